@@ -1,0 +1,92 @@
+// The ixy device API: open a NIC by PCI address, receive and transmit batches of packets, read statistics.
+//
+// ixy_init() reads the PCI IDs of the device, picks the driver (ixgbe or VirtIO) and returns a struct ixy_device
+// whose function pointers lead straight into that driver: an app is one call away from the descriptor rings.
+#ifndef IXY_IXY_H
+#define IXY_IXY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memory.h"
+#include "stats.h"
+
+#define IXY_MAX_QUEUES 64
+
+struct ixy_device {
+	const char* pci_addr;     // "0000:03:00.0", owned by the device
+	const char* driver_name;  // "ixgbe" or "virtio"
+	uint16_t num_rx_queues;
+	uint16_t num_tx_queues;
+	// Receives up to num_bufs packets from an RX queue into bufs; returns how many. The caller owns them.
+	uint32_t (*rx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
+	// Queues up to num_bufs packets for sending; returns how many it took. The driver frees those once sent;
+	// the caller still owns bufs[ret ..].
+	uint32_t (*tx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
+	// Adds the counters since the last call to *stats.
+	void (*read_stats)(struct ixy_device* dev, struct device_stats* stats);
+	int (*set_promisc)(struct ixy_device* dev, bool enabled);
+	// Link speed in Mbit/s, 0 when the link is down.
+	uint32_t (*get_link_speed)(const struct ixy_device* dev);
+	int (*get_mac_addr)(const struct ixy_device* dev, uint8_t mac[6]);
+	int (*set_mac_addr)(struct ixy_device* dev, const uint8_t mac[6]);
+	// Stops all DMA of the device, then frees its memory and the struct itself.
+	void (*close)(struct ixy_device* dev);
+};
+
+struct ixy_config {
+	const char* pci_addr;
+	uint16_t rx_queues;     // 0..IXY_MAX_QUEUES
+	uint16_t tx_queues;     // 0..IXY_MAX_QUEUES
+	uint32_t ring_size;     // descriptors per queue (ixgbe: power of two, 64..4096); 0 means the default
+	bool force_unbind;      // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
+};
+
+#define IXY_DEFAULT_RING_SIZE 512
+
+// Opens the device with rx_queues and tx_queues queues. Returns NULL with a message on stderr if it cannot;
+// nothing is left half-initialised.
+struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
+struct ixy_device* ixy_init_config(const struct ixy_config* config);
+
+// Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits). Prints nothing.
+bool ixy_valid_pci_addr(const char* s);
+
+static inline uint32_t ixy_rx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
+				    uint32_t num_bufs) {
+	return dev->rx_batch(dev, queue_id, bufs, num_bufs);
+}
+
+static inline uint32_t ixy_tx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
+				    uint32_t num_bufs) {
+	return dev->tx_batch(dev, queue_id, bufs, num_bufs);
+}
+
+static inline void ixy_read_stats(struct ixy_device* dev, struct device_stats* stats) {
+	dev->read_stats(dev, stats);
+}
+
+static inline int ixy_set_promisc(struct ixy_device* dev, bool enabled) {
+	return dev->set_promisc(dev, enabled);
+}
+
+static inline uint32_t ixy_get_link_speed(const struct ixy_device* dev) {
+	return dev->get_link_speed(dev);
+}
+
+static inline int ixy_get_mac_addr(const struct ixy_device* dev, uint8_t mac[6]) {
+	return dev->get_mac_addr(dev, mac);
+}
+
+static inline int ixy_set_mac_addr(struct ixy_device* dev, const uint8_t mac[6]) {
+	return dev->set_mac_addr(dev, mac);
+}
+
+// Stops the device (no DMA after this returns) and frees everything ixy_init allocated. dev may be NULL.
+static inline void ixy_close(struct ixy_device* dev) {
+	if (dev) {
+		dev->close(dev);
+	}
+}
+
+#endif

@@ -1,0 +1,35 @@
+// PCI access through sysfs (/sys/bus/pci/devices/<addr>/...). Every function prints what went wrong,
+// naming the device and the file, and returns -1 (or NULL) on failure.
+//
+// Test builds (IXY_SEAM) link a software device model's implementation of these functions instead of pci.c.
+#ifndef IXY_PCI_H
+#define IXY_PCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pci_ids {
+	uint16_t vendor_id;
+	uint16_t device_id;
+	uint32_t class_code;   // base class << 16 | sub class << 8 | programming interface
+};
+
+#define PCI_BASE_CLASS_NETWORK 0x02
+
+// Reads vendor, device and class from config space. Touches nothing.
+int pci_read_ids(const char* pci_addr, struct pci_ids* ids);
+// Fails with a message unless this process may take a device (root).
+int pci_check_permissions(const char* pci_addr);
+// Unbinds the kernel driver, if any. Refuses if the device's network interface is up or has an address,
+// unless force is set.
+int pci_unbind_driver(const char* pci_addr, bool force);
+// Sets or clears Bus Master Enable in the command register (PCI 3.0 spec 6.2.2): the device may only DMA with it.
+int pci_set_bus_master(const char* pci_addr, bool enable);
+// Maps BAR0 (memory-mapped registers). *size receives the length for pci_unmap_bar0.
+uint8_t* pci_map_bar0(const char* pci_addr, size_t* size);
+void pci_unmap_bar0(uint8_t* bar, size_t size);
+// Opens BAR0 when it is an IO-port BAR; use pread/pwrite at the register offset. Returns the fd.
+int pci_open_io_bar0(const char* pci_addr);
+
+#endif

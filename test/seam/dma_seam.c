@@ -1,0 +1,87 @@
+// DMA memory for test builds: aligned heap memory, device address == virtual address, every allocation recorded.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ixy/memory.h>
+
+#include "seam.h"
+
+#define MAX_ALLOCATIONS 4096
+
+static struct dma_memory live[MAX_ALLOCATIONS];
+static unsigned fail_next;
+
+void seam_dma_fail_next(unsigned n) {
+	fail_next = n;
+}
+
+int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
+	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
+	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
+		fprintf(stderr, "seam: contiguous DMA allocation of %zu bytes is larger than a huge page\n", size);
+		return -1;
+	}
+	if (fail_next > 0) {
+		fail_next--;
+		fprintf(stderr, "seam: DMA allocation failed on purpose\n");
+		return -1;
+	}
+	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
+		if (live[i].virt == NULL) {
+			void* virt = aligned_alloc(IXY_HUGE_PAGE_SIZE, size);
+			if (!virt) {
+				return -1;
+			}
+			memset(virt, 0, size);
+			live[i] = (struct dma_memory){.virt = virt, .phy = (uintptr_t)virt, .size = size};
+			*mem = live[i];
+			return 0;
+		}
+	}
+	fprintf(stderr, "seam: too many DMA allocations\n");
+	return -1;
+}
+
+void memory_free_dma(struct dma_memory* mem) {
+	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
+		if (mem->virt != NULL && live[i].virt == mem->virt) {
+			// Poison freed memory: a device model that still DMAs here, or a driver that reads it, shows up.
+			memset(live[i].virt, 0xa5, live[i].size);
+			free(live[i].virt);
+			live[i] = (struct dma_memory){0};
+			break;
+		}
+	}
+	*mem = (struct dma_memory){0};
+}
+
+uintptr_t virt_to_phys(const void* virt) {
+	return (uintptr_t)virt;
+}
+
+bool seam_dma_contains(uintptr_t addr, size_t len) {
+	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
+		uintptr_t start = live[i].phy;
+		if (live[i].virt && addr >= start && len <= live[i].size && addr - start <= live[i].size - len) {
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t seam_dma_live_allocations(void) {
+	size_t n = 0;
+	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
+		n += live[i].virt != NULL;
+	}
+	return n;
+}
+
+size_t seam_dma_live_bytes(void) {
+	size_t bytes = 0;
+	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
+		bytes += live[i].size;
+	}
+	return bytes;
+}

@@ -1,0 +1,99 @@
+// Mempool: alloc/free, batches, exhaustion, LIFO order, buffer layout.
+#include <stdlib.h>
+#include <string.h>
+
+#include <ixy/memory.h>
+
+#include "../check.h"
+#include "seam.h"
+
+static void test_layout_and_single_alloc(void) {
+	struct mempool* pool = memory_allocate_mempool(16, 2048);
+	CHECK(pool != NULL);
+	CHECK_EQ(mempool_free_count(pool), 16);
+	struct pkt_buf* buf = pkt_buf_alloc(pool);
+	CHECK(buf != NULL);
+	CHECK_EQ(mempool_free_count(pool), 15);
+	CHECK(buf->mempool == pool);
+	CHECK_EQ((uintptr_t)buf->data - (uintptr_t)buf, 64);
+	// In test builds the device address is the virtual address.
+	CHECK_EQ(buf->buf_addr_phy, (uintptr_t)buf);
+	CHECK((uint8_t*)buf == (uint8_t*)pool->dma.virt + (size_t)buf->mempool_idx * 2048);
+	pkt_buf_free(buf);
+	CHECK_EQ(mempool_free_count(pool), 16);
+	memory_free_mempool(pool);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+}
+
+static void test_batch_and_exhaustion(void) {
+	struct mempool* pool = memory_allocate_mempool(100, 0);
+	CHECK_EQ(pool->buf_size, 2048);
+	struct pkt_buf* bufs[128];
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 64), 64);
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs + 64, 64), 36);
+	CHECK_EQ(mempool_free_count(pool), 0);
+	CHECK(pkt_buf_alloc(pool) == NULL);
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 5), 0);
+	// All 100 distinct, all indices in range.
+	int seen[100] = {0};
+	for (int i = 0; i < 100; i++) {
+		CHECK(bufs[i]->mempool_idx < 100);
+		seen[bufs[i]->mempool_idx]++;
+	}
+	int distinct = 0;
+	for (int i = 0; i < 100; i++) {
+		distinct += seen[i] == 1;
+	}
+	CHECK_EQ(distinct, 100);
+	for (int i = 0; i < 100; i++) {
+		pkt_buf_free(bufs[i]);
+	}
+	CHECK_EQ(mempool_free_count(pool), 100);
+	memory_free_mempool(pool);
+}
+
+static void test_lifo(void) {
+	struct mempool* pool = memory_allocate_mempool(8, 2048);
+	struct pkt_buf* a = pkt_buf_alloc(pool);
+	struct pkt_buf* b = pkt_buf_alloc(pool);
+	pkt_buf_free(a);
+	CHECK(pkt_buf_alloc(pool) == a);   // the buffer freed last comes back first
+	pkt_buf_free(b);
+	pkt_buf_free(a);
+	memory_free_mempool(pool);
+}
+
+static void test_buffers_spanning_pages(void) {
+	// 3000 buffers of 2 KiB are three huge pages: every buffer keeps its own address and pool.
+	struct mempool* pool = memory_allocate_mempool(3000, 2048);
+	CHECK(pool != NULL);
+	CHECK_EQ(pool->dma.size, 3 * IXY_HUGE_PAGE_SIZE);
+	struct pkt_buf* bufs[3000];
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 3000), 3000);
+	int ok = 1;
+	for (int i = 0; i < 3000; i++) {
+		ok &= bufs[i]->buf_addr_phy == (uintptr_t)bufs[i];
+		ok &= bufs[i]->mempool == pool;
+	}
+	CHECK(ok);
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 1), 0);
+	memory_free_mempool(pool);
+}
+
+static void test_bad_arguments(void) {
+	CHECK(memory_allocate_mempool(0, 2048) == NULL);
+	CHECK(memory_allocate_mempool(10, 3000) == NULL);   // does not divide the huge page size
+	CHECK(memory_allocate_mempool(10, 64) == NULL);     // no room for data
+	seam_dma_fail_next(1);
+	CHECK(memory_allocate_mempool(10, 2048) == NULL);   // DMA memory unavailable
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+}
+
+int main(void) {
+	test_layout_and_single_alloc();
+	test_batch_and_exhaustion();
+	test_lifo();
+	test_buffers_spanning_pages();
+	test_bad_arguments();
+	return check_summary();
+}
