@@ -40,17 +40,6 @@ static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 	return NULL;
 }
 
-static void print_supported(void) {
-	fprintf(stderr, "ixy: supported devices (vendor:device):\n");
-	for (size_t d = 0; d < NUM_DRIVERS; d++) {
-		fprintf(stderr, "  %s:", drivers[d]->name);
-		for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
-			fprintf(stderr, " %04x:%04x", drivers[d]->vendor_id, drivers[d]->device_ids[i]);
-		}
-		fprintf(stderr, "\n");
-	}
-}
-
 struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
@@ -60,8 +49,8 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 		return NULL;
 	}
 	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES) {
-		ixy_error("%s: %u RX / %u TX queues requested, at most %d each are supported", pci_addr, config->rx_queues,
-			  config->tx_queues, IXY_MAX_QUEUES);
+		ixy_error("%s: %u RX / %u TX queues requested, at most %d each are supported", pci_addr,
+			  config->rx_queues, config->tx_queues, IXY_MAX_QUEUES);
 		return NULL;
 	}
 	// Look before touching: only the IDs and class are read until we know this is a NIC we drive.
@@ -76,9 +65,15 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	}
 	const struct ixy_driver* driver = find_driver(&ids);
 	if (!driver) {
-		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports", pci_addr, ids.vendor_id,
-			  ids.device_id);
-		print_supported();
+		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
+			  ids.vendor_id, ids.device_id);
+		for (size_t d = 0; d < NUM_DRIVERS; d++) {
+			for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
+				fprintf(stderr, " %04x:%04x (%s)", drivers[d]->vendor_id, drivers[d]->device_ids[i],
+					drivers[d]->name);
+			}
+		}
+		fputc('\n', stderr);
 		return NULL;
 	}
 	if (pci_check_permissions(pci_addr) != 0) {

@@ -17,32 +17,7 @@
 
 #include "log.h"
 
-#define HUGETLBFS_MAGIC 0x958458f6   // linux/magic.h
-#define FREE_HUGEPAGES_PATH "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
-
-static long free_huge_pages(void) {
-	FILE* f = fopen(FREE_HUGEPAGES_PATH, "r");
-	if (!f) {
-		return -1;
-	}
-	long pages = -1;
-	if (fscanf(f, "%ld", &pages) != 1) {
-		pages = -1;
-	}
-	fclose(f);
-	return pages;
-}
-
-static int check_hugetlbfs(void) {
-	struct statfs fs;
-	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
-		ixy_error("hugetlbfs is not mounted at %s: DMA memory needs huge pages. "
-			  "Run scripts/setup-hugetlbfs.sh as root",
-			  IXY_HUGETLBFS_PATH);
-		return -1;
-	}
-	return 0;
-}
+#define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
 uintptr_t virt_to_phys(const void* virt) {
 	long page_size = sysconf(_SC_PAGESIZE);
@@ -51,7 +26,8 @@ uintptr_t virt_to_phys(const void* virt) {
 		ixy_error("cannot open /proc/self/pagemap: %s", strerror(errno));
 		return 0;
 	}
-	// One 64 bit entry per virtual page: bits 0-54 are the page frame number (Documentation/admin-guide/mm/pagemap.rst)
+	// One 64 bit entry per virtual page: bits 0-54 are the page frame number
+	// (Documentation/admin-guide/mm/pagemap.rst)
 	uint64_t entry = 0;
 	off_t offset = (off_t)((uintptr_t)virt / (uintptr_t)page_size * sizeof(entry));
 	ssize_t got = pread(fd, &entry, sizeof(entry), offset);
@@ -63,7 +39,8 @@ uintptr_t virt_to_phys(const void* virt) {
 	}
 	uint64_t pfn = entry & ((1ull << 55) - 1);
 	if (pfn == 0) {
-		ixy_error("/proc/self/pagemap shows no physical address for %p (not root, or the page is not present)", virt);
+		ixy_error("/proc/self/pagemap shows no physical address for %p (not root, or the page is not present)",
+			  virt);
 		return 0;
 	}
 	return (uintptr_t)(pfn * (uint64_t)page_size + (uintptr_t)virt % (uintptr_t)page_size);
@@ -72,55 +49,54 @@ uintptr_t virt_to_phys(const void* virt) {
 int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
 	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
 	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
-		ixy_error("cannot allocate %zu bytes of physically contiguous DMA memory: at most one huge page (%u bytes)",
-			  size, IXY_HUGE_PAGE_SIZE);
+		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
 		return -1;
 	}
-	if (check_hugetlbfs() != 0) {
+	struct statfs fs;
+	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
+		ixy_error("hugetlbfs is not mounted at %s: run scripts/setup-hugetlbfs.sh as root", IXY_HUGETLBFS_PATH);
 		return -1;
 	}
-	// A file per allocation; unlinked right after mapping, so nothing is left behind if we crash.
+	// One file per allocation, removed right after mapping: the mapping keeps the pages, a crash leaves no file.
 	static atomic_uint allocation_id;
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/ixy-%d-%u", IXY_HUGETLBFS_PATH, (int)getpid(), atomic_fetch_add(&allocation_id, 1));
+	snprintf(path, sizeof(path), "%s/ixy-%d-%u", IXY_HUGETLBFS_PATH, (int)getpid(),
+		 atomic_fetch_add(&allocation_id, 1));
 	int fd = open(path, O_CREAT | O_RDWR | O_EXCL, S_IRWXU);
-	if (fd < 0) {
-		ixy_error("cannot create %s for DMA memory: %s", path, strerror(errno));
+	if (fd < 0 || unlink(path) != 0) {
+		ixy_error("cannot create and remove %s for DMA memory: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
 		return -1;
 	}
 	void* virt = MAP_FAILED;
-	int result = -1;
-	if (ftruncate(fd, (off_t)size) != 0) {
-		ixy_error("cannot size %s to %zu bytes: %s", path, size, strerror(errno));
-	} else if ((virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0)) == MAP_FAILED) {
-		long pages_needed = (long)(size / IXY_HUGE_PAGE_SIZE);
-		ixy_error("cannot map %ld huge page(s) of DMA memory: %s (%ld free). Reserve more, e.g. "
-			  "echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
-			  pages_needed, strerror(errno), free_huge_pages());
-	} else if (mlock(virt, size) != 0) {
-		ixy_error("cannot lock %zu bytes of DMA memory: %s", size, strerror(errno));
-	} else {
-		result = 0;
+	if (ftruncate(fd, (off_t)size) == 0) {
+		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	}
-	if (unlink(path) != 0) {
-		ixy_warn("cannot remove %s: %s", path, strerror(errno));
-	}
+	int map_errno = errno;
 	close(fd);
-	if (result == 0) {
-		memset(virt, 0, size);
-		uintptr_t phy = virt_to_phys(virt);
-		if (phy == 0) {
-			result = -1;
-		} else {
-			mem->virt = virt;
-			mem->phy = phy;
-			mem->size = size;
-		}
+	if (virt == MAP_FAILED) {
+		ixy_error("cannot get %zu free huge page(s) for DMA memory: %s. Reserve more with "
+			  "scripts/setup-hugetlbfs.sh <pages> (free: "
+			  "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)",
+			  size / IXY_HUGE_PAGE_SIZE, strerror(map_errno));
+		return -1;
 	}
-	if (result != 0 && virt != MAP_FAILED) {
+	// Locked: never swapped out (hugetlbfs pages are not anyway, but this states the requirement).
+	if (mlock(virt, size) != 0) {
+		ixy_error("cannot lock %zu bytes of DMA memory: %s", size, strerror(errno));
 		munmap(virt, size);
+		return -1;
 	}
-	return result;
+	uintptr_t phy = virt_to_phys(virt);
+	if (phy == 0) {
+		munmap(virt, size);
+		return -1;
+	}
+	memset(virt, 0, size);
+	*mem = (struct dma_memory){.virt = virt, .phy = phy, .size = size};
+	return 0;
 }
 
 void memory_free_dma(struct dma_memory* mem) {
