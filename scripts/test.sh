@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs all of ixy's tests: style and static checks, unit and model tests, the line budget, the same tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer and under valgrind, bounded fuzzing, and the end-to-end test in a
+# QEMU guest. Installs what it needs (Debian packages) when run as root. Exits non-zero when anything fails.
+#
+# Usage: scripts/test.sh [--quick]     --quick: build, unit and model tests only
+set -uo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump qemu-system-x86 busybox-static cpio"
+if [ "$(id -u)" = 0 ]; then
+	missing=""
+	for p in $packages; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "== installing:$missing"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null ||
+			{ echo "apt-get install failed"; exit 1; }
+	fi
+	scripts/setup-hugetlbfs.sh 256 || exit 1
+fi
+
+failed=()
+stage() {   # stage NAME COMMAND...: runs a command, records a failure
+	local name=$1
+	shift
+	echo "== $name"
+	if "$@"; then
+		echo "== $name: ok"
+	else
+		echo "== $name: FAILED"
+		failed+=("$name")
+	fi
+}
+
+sources() { git ls-files '*.c' '*.h'; }
+check_format() {
+	local bad
+	bad=$(sources | xargs clang-format --dry-run 2>&1 | grep -c 'warning:')
+	[ "$bad" = 0 ] || { sources | xargs clang-format --dry-run 2>&1 | head -20; return 1; }
+}
+run_cppcheck() {
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --inline-suppr \
+		--suppress=missingIncludeSystem -D__linux__ -I include -I src -I test/seam $(sources | grep '\.c$')
+}
+build() {   # build DIR CMAKE-ARGS...
+	local dir=$1
+	shift
+	cmake -S . -B "$dir" "$@" >/dev/null && make -C "$dir" -j2 --no-print-directory >/dev/null
+}
+
+# Every unit and model test under valgrind: a failing test, any memory error or a definite leak fails the stage.
+# Tests labelled novalgrind (long-running) are left out.
+memcheck() {
+	(cd build-test && ctest --output-on-failure -LE 'vm|novalgrind' -T memcheck --overwrite \
+		MemoryCheckCommandOptions='--error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite' \
+		>memcheck.log 2>&1)
+	local rc=$?
+	sed -n '/Memory checking results/,$p' build-test/memcheck.log
+	[ $rc = 0 ] && ! grep -qE ' - [0-9]+$' build-test/memcheck.log
+}
+
+stage "clang-format" check_format
+stage "cppcheck" run_cppcheck
+stage "build (release)" build build-test -DCMAKE_BUILD_TYPE=Release
+stage "unit and model tests" bash -c "cd build-test && ctest --output-on-failure -LE vm"
+[ -x scripts/count-lines.sh ] && stage "line budget" scripts/count-lines.sh
+if [ $quick = 0 ]; then
+	stage "build (ASan+UBSan)" build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DIXY_SANITIZE=ON
+	stage "unit and model tests (ASan+UBSan)" bash -c "cd build-sanitize && ctest --output-on-failure -LE vm"
+	stage "unit and model tests (valgrind memcheck)" memcheck
+	[ -x test/fuzz/run.sh ] && stage "fuzzing" test/fuzz/run.sh
+	stage "VM end-to-end tests" bash -c "cd build-test && ctest --output-on-failure -L vm"
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED stages: ${failed[*]}"
+	exit 1
+fi
+echo "all stages passed"
