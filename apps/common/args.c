@@ -1,0 +1,68 @@
+// Strict parsing of numbers and PCI addresses on the command line (see args.h).
+#include <stdio.h>
+
+#include <ixy/ixy.h>
+
+#include "args.h"
+
+enum parse_status parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value) {
+	if (text[0] == '\0') {
+		return PARSE_EMPTY;
+	}
+	uint64_t result = 0;
+	for (const char* c = text; *c; c++) {
+		if (*c < '0' || *c > '9') {
+			return PARSE_NOT_DECIMAL;
+		}
+	}
+	for (const char* c = text; *c; c++) {
+		uint64_t digit = (uint64_t)(*c - '0');
+		// result * 10 + digit must stay <= UINT64_MAX
+		if (result > (UINT64_MAX - digit) / 10) {
+			return PARSE_OVERFLOW;
+		}
+		result = result * 10 + digit;
+	}
+	if (result < min || result > max) {
+		return PARSE_OUT_OF_RANGE;
+	}
+	*value = result;
+	return PARSE_OK;
+}
+
+bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value) {
+	const char* problem = NULL;
+	switch (parse_u64(text, min, max, value)) {
+		case PARSE_OK:
+			return true;
+		case PARSE_EMPTY:
+			problem = "is empty";
+			break;
+		case PARSE_NOT_DECIMAL:
+			problem = "is not a decimal number";
+			break;
+		case PARSE_OVERFLOW:
+		case PARSE_OUT_OF_RANGE:
+			problem = "is out of range";
+			break;
+	}
+	fprintf(stderr, "%s: %s '%s' %s (allowed: %llu to %llu)\n", prog, what, text, problem, (unsigned long long)min,
+		(unsigned long long)max);
+	return false;
+}
+
+bool arg_pci_addr(const char* prog, const char* text) {
+	if (ixy_valid_pci_addr(text)) {
+		return true;
+	}
+	fprintf(stderr,
+		"%s: '%s' is not a PCI address: expected domain:bus:device.function in hex, e.g. 0000:03:00.0 "
+		"(lspci -D lists them)\n",
+		prog, text);
+	return false;
+}
+
+int usage(const char* usage_text) {
+	fprintf(stderr, "usage: %s\n", usage_text);
+	return EXIT_USAGE;
+}

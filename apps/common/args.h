@@ -1,0 +1,37 @@
+// Strict command-line parsing for the apps.
+//
+// A number argument must be all decimal digits (no sign, no spaces, no "0x", nothing after the digits), must fit
+// into 64 bits and must lie in the range the app allows. Anything else is refused with a one-line message, so a
+// typo like "10k" never silently becomes 10. PCI addresses are checked with ixy_valid_pci_addr() before the app
+// touches any device.
+#ifndef IXY_APPS_ARGS_H
+#define IXY_APPS_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+// Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
+#define EXIT_USAGE 2
+
+enum parse_status {
+	PARSE_OK,
+	PARSE_EMPTY,        // ""
+	PARSE_NOT_DECIMAL,  // a character that is not 0-9 ("-1", "+1", " 1", "1k", "0x10")
+	PARSE_OVERFLOW,     // more than 2^64 - 1
+	PARSE_OUT_OF_RANGE, // a number, but not within [min, max]
+};
+
+// Parses text as a decimal number in [min, max]. On PARSE_OK stores it in *value; otherwise *value is untouched.
+enum parse_status parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value);
+
+// parse_u64() for a command-line argument: on failure prints one line to stderr, e.g.
+// "ixy-pcap: packet count '10k' is not a decimal number (allowed: 1 to 18446744073709551615)", and returns false.
+bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value);
+
+// Checks that text is a PCI address like 0000:03:00.0; if not, prints one line to stderr and returns false.
+bool arg_pci_addr(const char* prog, const char* text);
+
+// Prints "usage: <usage>" to stderr and returns EXIT_USAGE, for `return usage(...)` in main.
+int usage(const char* usage_text);
+
+#endif

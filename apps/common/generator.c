@@ -1,0 +1,53 @@
+// Packet generator step of ixy-pktgen (see generator.h).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generator.h"
+#include "packet.h"
+
+int generator_init(struct generator* gen, struct mempool* pool, const uint8_t src_mac[6]) {
+	*gen = (struct generator){.pool = pool};
+	if (mempool_free_count(pool) != pool->num_entries || pool->buf_size < sizeof(struct pkt_buf) + PACKET_SIZE) {
+		fprintf(stderr, "generator: the mempool must be unused and hold %d byte packets\n", PACKET_SIZE);
+		return -1;
+	}
+	struct pkt_buf** bufs = calloc(pool->num_entries, sizeof(*bufs));
+	if (!bufs) {
+		fprintf(stderr, "generator: out of memory\n");
+		return -1;
+	}
+	uint8_t template[PACKET_SIZE];
+	packet_build_template(template, src_mac);
+	// Take every buffer at once (the pool hands a buffer out again right after it was freed), fill each, give
+	// all back. Drivers only read the data of packets they send, so the template stays: later only the
+	// sequence number is rewritten.
+	uint32_t num_bufs = pkt_buf_alloc_batch(pool, bufs, pool->num_entries);
+	for (uint32_t i = 0; i < num_bufs; i++) {
+		memcpy(bufs[i]->data, template, PACKET_SIZE);
+		bufs[i]->size = PACKET_SIZE;
+	}
+	for (uint32_t i = 0; i < num_bufs; i++) {
+		pkt_buf_free(bufs[i]);
+	}
+	free(bufs);
+	return 0;
+}
+
+uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t queue) {
+	struct pkt_buf* bufs[GENERATOR_BATCH_SIZE];
+	// The pool may be empty while all buffers wait in the TX ring; tx_batch is called anyway because it is also
+	// where the driver takes sent buffers back.
+	uint32_t num_bufs = pkt_buf_alloc_batch(gen->pool, bufs, GENERATOR_BATCH_SIZE);
+	for (uint32_t i = 0; i < num_bufs; i++) {
+		packet_stamp_seq(bufs[i]->data, gen->next_seq + i);
+	}
+	uint32_t num_sent = ixy_tx_batch(dev, queue, bufs, num_bufs);
+	for (uint32_t i = num_sent; i < num_bufs; i++) {
+		pkt_buf_free(bufs[i]);
+	}
+	gen->next_seq += num_sent;
+	gen->sent += num_sent;
+	gen->not_taken += num_bufs - num_sent;
+	return num_sent;
+}

@@ -1,0 +1,32 @@
+// The sending side of ixy-pktgen.
+//
+// All buffers of a mempool are filled once with the packet template (packet.h). Each send step then takes a batch
+// of buffers from the pool, writes the next sequence numbers into them (the only bytes that change) and hands the
+// batch to a TX queue. The driver returns the buffers to the pool once the NIC has sent them, so a buffer is never
+// rewritten while the NIC may still read it.
+#ifndef IXY_APPS_GENERATOR_H
+#define IXY_APPS_GENERATOR_H
+
+#include <stdint.h>
+
+#include <ixy/ixy.h>
+
+#define GENERATOR_BATCH_SIZE 64
+
+struct generator {
+	struct mempool* pool;
+	uint32_t next_seq;  // sequence number of the next packet the TX queue takes; wraps at 2^32
+	uint64_t sent;      // packets the TX queue took
+	uint64_t not_taken; // packets stamped but refused by a full TX queue; their numbers were used again
+};
+
+// Writes the template with src_mac into every buffer of pool, which must have all its buffers free.
+// Returns 0, or -1 with a message.
+int generator_init(struct generator* gen, struct mempool* pool, const uint8_t src_mac[6]);
+
+// Sends one batch of up to GENERATOR_BATCH_SIZE packets on the TX queue; returns how many the queue took.
+// Sequence numbers on the wire stay gapless: packets the queue refuses go back to the pool and their numbers
+// go to the next batch.
+uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t queue);
+
+#endif

@@ -1,0 +1,52 @@
+// The test packet of ixy-pktgen and the IPv4 header checksum.
+//
+// Layout of the 60 byte packet (the NIC appends the 4 byte CRC, making a minimum-sized 64 byte frame):
+//   offset  size  field
+//    0       6    Ethernet destination  02:00:00:00:00:02 (locally administered unicast: receivers run promiscuous)
+//    6       6    Ethernet source       the sending NIC's MAC address
+//   12       2    EtherType             0x0800 (IPv4)
+//   14      20    IPv4 header           version 4, IHL 5, total length 46, TTL 64, protocol 17 (UDP),
+//                                       header checksum (RFC 791), 10.0.0.1 -> 10.0.0.2
+//   34       8    UDP header            port 42 -> 1337, length 26, checksum 0 ("not computed", RFC 768)
+//   42      18    payload               "ixy", then zeros, and in the LAST 4 bytes (56..59) a 32-bit
+//                                       little-endian sequence number
+// Multi-byte header fields are big-endian (network byte order); only the sequence number is little-endian, as the
+// tools that check ixy's output expect.
+#ifndef IXY_APPS_PACKET_H
+#define IXY_APPS_PACKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PACKET_SIZE 60
+#define PACKET_ETH_HEADER_OFFSET 0
+#define PACKET_IPV4_HEADER_OFFSET 14
+#define PACKET_IPV4_HEADER_SIZE 20
+#define PACKET_UDP_HEADER_OFFSET 34
+#define PACKET_UDP_LENGTH (PACKET_SIZE - PACKET_UDP_HEADER_OFFSET) // 26: UDP header and payload
+#define PACKET_PAYLOAD_OFFSET 42
+#define PACKET_SEQ_OFFSET (PACKET_SIZE - 4) // 56
+
+// Writes the template above into pkt with sequence number 0.
+void packet_build_template(uint8_t pkt[PACKET_SIZE], const uint8_t src_mac[6]);
+
+// Writes seq as 32-bit little-endian into the last 4 bytes of the packet. Changes no checksum: the IPv4 checksum
+// covers only the IPv4 header, and the UDP checksum is not used.
+static inline void packet_stamp_seq(uint8_t pkt[PACKET_SIZE], uint32_t seq) {
+	pkt[PACKET_SEQ_OFFSET + 0] = (uint8_t)seq;
+	pkt[PACKET_SEQ_OFFSET + 1] = (uint8_t)(seq >> 8);
+	pkt[PACKET_SEQ_OFFSET + 2] = (uint8_t)(seq >> 16);
+	pkt[PACKET_SEQ_OFFSET + 3] = (uint8_t)(seq >> 24);
+}
+
+static inline uint32_t packet_read_seq(const uint8_t pkt[PACKET_SIZE]) {
+	return (uint32_t)pkt[PACKET_SEQ_OFFSET] | (uint32_t)pkt[PACKET_SEQ_OFFSET + 1] << 8 |
+	       (uint32_t)pkt[PACKET_SEQ_OFFSET + 2] << 16 | (uint32_t)pkt[PACKET_SEQ_OFFSET + 3] << 24;
+}
+
+// The Internet checksum (RFC 1071) over len bytes: the ones' complement of the ones' complement sum of the data
+// as big-endian 16-bit words (an odd last byte is padded with a zero byte). The result is in host order; store it
+// big-endian. Over an IPv4 header that carries its correct checksum, the result is 0.
+uint16_t ipv4_checksum(const void* data, size_t len);
+
+#endif

@@ -1,0 +1,101 @@
+// Classic pcap writer (format in pcap.h).
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pcap.h"
+
+// 1 MiB: about 13000 minimum-sized packets per write() system call.
+#define PCAP_BUFFER_SIZE (1u << 20)
+
+static void put_le16(uint8_t* p, uint16_t value) {
+	p[0] = (uint8_t)value;
+	p[1] = (uint8_t)(value >> 8);
+}
+
+static void put_le32(uint8_t* p, uint32_t value) {
+	put_le16(p, (uint16_t)value);
+	put_le16(p + 2, (uint16_t)(value >> 16));
+}
+
+static int write_bytes(struct pcap_writer* writer, const void* data, size_t len) {
+	if (fwrite(data, 1, len, writer->file) != len) {
+		fprintf(stderr, "pcap: cannot write to %s: %s\n", writer->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pcap_open(struct pcap_writer* writer, const char* path) {
+	*writer = (struct pcap_writer){.path = path};
+	writer->file = fopen(path, "wb");
+	if (!writer->file) {
+		fprintf(stderr, "pcap: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	writer->buffer = malloc(PCAP_BUFFER_SIZE);
+	if (writer->buffer && setvbuf(writer->file, writer->buffer, _IOFBF, PCAP_BUFFER_SIZE) != 0) {
+		// Not fatal: stdio keeps its own (smaller) buffer.
+		free(writer->buffer);
+		writer->buffer = NULL;
+	}
+	uint8_t header[PCAP_GLOBAL_HEADER_SIZE];
+	put_le32(header + 0, PCAP_MAGIC);
+	put_le16(header + 4, PCAP_VERSION_MAJOR);
+	put_le16(header + 6, PCAP_VERSION_MINOR);
+	put_le32(header + 8, 0);  // time zone offset: timestamps are UTC
+	put_le32(header + 12, 0); // timestamp accuracy: unused, always 0
+	put_le32(header + 16, PCAP_SNAPLEN);
+	put_le32(header + 20, PCAP_LINKTYPE_ETHERNET);
+	if (write_bytes(writer, header, sizeof(header)) != 0 || pcap_flush(writer) != 0) {
+		pcap_close(writer);
+		return -1;
+	}
+	return 0;
+}
+
+int pcap_write_packet(struct pcap_writer* writer, const uint8_t* data, uint32_t len, uint64_t timestamp_ns) {
+	uint32_t stored = len < PCAP_SNAPLEN ? len : PCAP_SNAPLEN;
+	uint8_t header[PCAP_RECORD_HEADER_SIZE];
+	put_le32(header + 0, (uint32_t)(timestamp_ns / 1000000000u));
+	put_le32(header + 4, (uint32_t)(timestamp_ns % 1000000000u / 1000u));
+	put_le32(header + 8, stored);
+	put_le32(header + 12, len);
+	if (write_bytes(writer, header, sizeof(header)) != 0 || write_bytes(writer, data, stored) != 0) {
+		return -1;
+	}
+	writer->packets_written++;
+	return 0;
+}
+
+int pcap_flush(struct pcap_writer* writer) {
+	if (fflush(writer->file) != 0) {
+		fprintf(stderr, "pcap: cannot write to %s: %s\n", writer->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pcap_close(struct pcap_writer* writer) {
+	if (!writer->file) {
+		return 0;
+	}
+	int result = pcap_flush(writer);
+	if (fclose(writer->file) != 0 && result == 0) {
+		fprintf(stderr, "pcap: cannot close %s: %s\n", writer->path, strerror(errno));
+		result = -1;
+	}
+	writer->file = NULL;
+	free(writer->buffer);
+	writer->buffer = NULL;
+	return result;
+}
+
+uint64_t pcap_time_now_ns(void) {
+	struct timespec ts;
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0) {
+		return 0; // cannot happen for CLOCK_REALTIME; a zero timestamp is harmless
+	}
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

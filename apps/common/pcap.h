@@ -1,0 +1,45 @@
+// A writer for classic pcap files (the format of tcpdump -w and Wireshark's "pcap", not pcapng).
+//
+// File layout, every field written little-endian (readers recognise the byte order by the magic number):
+//   global header, 24 bytes: magic 0xa1b2c3d4 (timestamps in microseconds), version 2.4, time zone offset 0,
+//                            timestamp accuracy 0, snaplen 65535, link type 1 (Ethernet)
+//   per packet, 16 bytes:    seconds, microseconds, bytes stored (at most snaplen), bytes on the wire
+//                            followed by the stored bytes
+// Writes go through a large stdio buffer, so capturing costs no system call per packet; pcap_flush() pushes the
+// buffer to the file (ixy-pcap does so once per second and on exit).
+#ifndef IXY_APPS_PCAP_H
+#define IXY_APPS_PCAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define PCAP_MAGIC 0xa1b2c3d4u
+#define PCAP_VERSION_MAJOR 2
+#define PCAP_VERSION_MINOR 4
+#define PCAP_SNAPLEN 65535u
+#define PCAP_LINKTYPE_ETHERNET 1
+#define PCAP_GLOBAL_HEADER_SIZE 24
+#define PCAP_RECORD_HEADER_SIZE 16
+
+struct pcap_writer {
+	FILE* file;
+	const char* path; // for messages
+	char* buffer;     // the stdio buffer of file
+	uint64_t packets_written;
+};
+
+// Creates (or truncates) the file at path and writes the global header, flushed, so that a path that cannot be
+// written fails here. Returns 0, or -1 with a message on stderr.
+int pcap_open(struct pcap_writer* writer, const char* path);
+// Appends one packet of len bytes (stored up to PCAP_SNAPLEN) received at timestamp_ns (ns since 1970).
+// Returns 0, or -1 with a message if the write failed (e.g. disk full).
+int pcap_write_packet(struct pcap_writer* writer, const uint8_t* data, uint32_t len, uint64_t timestamp_ns);
+// Pushes buffered packets to the file. Returns 0, or -1 with a message.
+int pcap_flush(struct pcap_writer* writer);
+// Flushes and closes the file. Returns 0, or -1 with a message if the last writes failed.
+int pcap_close(struct pcap_writer* writer);
+
+// Wall-clock time in ns since 1970, for packet timestamps.
+uint64_t pcap_time_now_ns(void);
+
+#endif

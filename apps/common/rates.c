@@ -1,0 +1,40 @@
+// Ticker and per-device rate printing for the apps (see rates.h).
+#include "rates.h"
+
+void ticker_start(struct ticker* ticker, uint64_t interval_ns) {
+	*ticker = (struct ticker){
+	    .interval_ns = interval_ns, .last_ns = monotonic_time_ns(), .until_check = TICKER_CHECK_EVERY};
+}
+
+bool ticker_due(struct ticker* ticker, uint64_t* elapsed_ns) {
+	if (--ticker->until_check > 0) {
+		return false;
+	}
+	ticker->until_check = TICKER_CHECK_EVERY;
+	uint64_t now = monotonic_time_ns();
+	if (now - ticker->last_ns < ticker->interval_ns) {
+		return false;
+	}
+	*elapsed_ns = now - ticker->last_ns;
+	ticker->last_ns = now;
+	return true;
+}
+
+void rate_meter_init(struct rate_meter* meter, struct ixy_device* dev) {
+	meter->dev = dev;
+	stats_init(&meter->total, dev);
+	stats_init(&meter->at_last_print, dev);
+}
+
+void rate_meter_print(struct rate_meter* meter, uint64_t elapsed_ns, FILE* out) {
+	ixy_read_stats(meter->dev, &meter->total);
+	print_stats_diff(out, &meter->total, &meter->at_last_print, elapsed_ns);
+	meter->at_last_print = meter->total;
+	(void)fflush(out); // so that a pipe or log file shows each second; a failing stdout must not stop the loop
+}
+
+void rate_meter_print_total(struct rate_meter* meter, FILE* out) {
+	ixy_read_stats(meter->dev, &meter->total);
+	print_stats_total(out, &meter->total);
+	(void)fflush(out);
+}

@@ -1,0 +1,21 @@
+// Stopping an app cleanly: SIGINT (Ctrl-C) and SIGTERM set a flag that the packet loop polls. The app then leaves
+// its loop, prints its totals and closes its devices (which stops their DMA) instead of dying mid-way.
+// The handler is installed with SA_RESETHAND: a second Ctrl-C kills the app the default way, should the way out
+// hang. SIGPIPE is ignored: printing to a closed pipe fails quietly instead of killing the app before it closed
+// its devices.
+#ifndef IXY_APPS_SIGNALS_H
+#define IXY_APPS_SIGNALS_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+extern volatile sig_atomic_t stop_signal; // the signal number received, 0 while none
+
+// Installs the handler for SIGINT and SIGTERM and ignores SIGPIPE. Returns 0, or -1 with a message on stderr.
+int stop_on_signals(void);
+
+static inline bool stop_requested(void) {
+	return stop_signal != 0;
+}
+
+#endif

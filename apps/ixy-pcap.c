@@ -1,0 +1,73 @@
+// ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark.
+//
+//   ixy-pcap <pci> <file> [n]
+//
+// Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is created before the
+// device is taken, so that a path that cannot be written fails without touching the NIC. All packets of a batch
+// get the time the batch was received as their timestamp.
+#include <stdio.h>
+
+#include "common/args.h"
+#include "common/open.h"
+#include "common/pcap.h"
+#include "common/rates.h"
+#include "common/signals.h"
+
+#define USAGE "ixy-pcap <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
+#define BATCH_SIZE 32
+
+int main(int argc, char* argv[]) {
+	if (argc != 3 && argc != 4) {
+		return usage(USAGE);
+	}
+	if (!arg_pci_addr("ixy-pcap", argv[1])) {
+		return usage(USAGE);
+	}
+	uint64_t limit = UINT64_MAX; // no n: until stopped (2^64 - 1 packets is as good as forever)
+	if (argc == 4 && !arg_u64("ixy-pcap", "packet count", argv[3], 1, UINT64_MAX, &limit)) {
+		return usage(USAGE);
+	}
+	if (stop_on_signals() != 0) {
+		return 1;
+	}
+	struct pcap_writer pcap;
+	if (pcap_open(&pcap, argv[2]) != 0) {
+		return 1;
+	}
+	struct ixy_device* dev = open_promiscuous(argv[1]);
+	if (!dev) {
+		pcap_close(&pcap);
+		return 1;
+	}
+	struct rate_meter meter;
+	rate_meter_init(&meter, dev);
+	struct ticker ticker;
+	ticker_start(&ticker, ONE_SECOND_NS);
+	uint64_t elapsed_ns;
+	uint64_t not_captured = 0; // received but not written: after the n-th packet (same batch) or a write error
+	int failed = 0;
+	while (!stop_requested() && !failed && pcap.packets_written < limit) {
+		struct pkt_buf* bufs[BATCH_SIZE];
+		uint32_t num_rx = ixy_rx_batch(dev, 0, bufs, BATCH_SIZE);
+		uint64_t timestamp_ns = num_rx > 0 ? pcap_time_now_ns() : 0;
+		for (uint32_t i = 0; i < num_rx; i++) {
+			if (!failed && pcap.packets_written < limit) {
+				failed = pcap_write_packet(&pcap, bufs[i]->data, bufs[i]->size, timestamp_ns) != 0;
+			} else {
+				not_captured++;
+			}
+			pkt_buf_free(bufs[i]);
+		}
+		if (ticker_due(&ticker, &elapsed_ns)) {
+			rate_meter_print(&meter, elapsed_ns, stdout);
+			failed = failed || pcap_flush(&pcap) != 0;
+		}
+	}
+	failed = pcap_close(&pcap) != 0 || failed;
+	rate_meter_print_total(&meter, stdout);
+	printf("[%s] captured %llu packets into %s, %llu more received but not written%s\n", argv[1],
+	       (unsigned long long)pcap.packets_written, argv[2], (unsigned long long)not_captured,
+	       failed ? " (writing failed: the file is incomplete)" : "");
+	ixy_close(dev);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,70 @@
+// ixy-pktgen: sends minimum-sized UDP packets as fast as the NIC takes them, printing rates every second.
+//
+//   ixy-pktgen <pci>
+//
+// Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
+// little-endian, wrapping at 2^32) in its last 4 bytes. Ctrl-C or SIGTERM stops it: it prints totals and closes
+// the device.
+#include <stdio.h>
+
+#include "common/args.h"
+#include "common/generator.h"
+#include "common/rates.h"
+#include "common/signals.h"
+
+#define USAGE "ixy-pktgen <pci>   (PCI address like 0000:03:00.0)"
+
+// Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4 MiB, two huge pages.
+#define NUM_BUFS 2048
+
+static void print_totals(struct rate_meter* meter, const struct generator* gen) {
+	rate_meter_print_total(meter, stdout);
+	printf("[%s] sent %llu packets (next sequence number %u), %llu refused by a full TX queue and retried\n",
+	       meter->dev->pci_addr, (unsigned long long)gen->sent, gen->next_seq, (unsigned long long)gen->not_taken);
+}
+
+int main(int argc, char* argv[]) {
+	if (argc != 2) {
+		return usage(USAGE);
+	}
+	if (!arg_pci_addr("ixy-pktgen", argv[1])) {
+		return usage(USAGE);
+	}
+	if (stop_on_signals() != 0) {
+		return 1;
+	}
+	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
+	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
+	struct ixy_device* dev = ixy_init(argv[1], 1, 1);
+	if (!dev) {
+		return 1;
+	}
+	uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+	if (ixy_get_mac_addr(dev, mac) != 0) {
+		fprintf(stderr, "ixy-pktgen: cannot read the MAC address of %s, sending from 02:00:00:00:00:01\n",
+			argv[1]);
+	}
+	struct mempool* pool = memory_allocate_mempool(NUM_BUFS, 0);
+	struct generator gen;
+	if (!pool || generator_init(&gen, pool, mac) != 0) {
+		ixy_close(dev);
+		memory_free_mempool(pool);
+		return 1;
+	}
+	struct rate_meter meter;
+	rate_meter_init(&meter, dev);
+	struct ticker ticker;
+	ticker_start(&ticker, ONE_SECOND_NS);
+	uint64_t elapsed_ns;
+	while (!stop_requested()) {
+		generator_send(&gen, dev, 0);
+		if (ticker_due(&ticker, &elapsed_ns)) {
+			rate_meter_print(&meter, elapsed_ns, stdout);
+		}
+	}
+	print_totals(&meter, &gen);
+	// The device first: closing it stops DMA and may hand the buffers still in its TX ring back to the pool.
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	return 0;
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The apps refuse wrong command lines (exit code 2, a one-line reason, the usage line) and an unwritable capture
+# file (exit code 1) before they touch any device. Only the PCI address ffff:ff:1f.7 is used: well-formed, but no
+# machine has it, so even a broken app could not reach a real device.
+# Usage: test_app_usage.sh <directory with ixy-fwd, ixy-pktgen, ixy-pcap>
+bin=$1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+addr=ffff:ff:1f.7
+
+# expect <exit code> <text expected on stderr> <command...>
+expect() {
+	code=$1 text=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq "$code" ] && grep -qF -- "$text" "$tmp/err"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAILED: $* -> exit $got (expected $code), stderr:" >&2
+		cat "$tmp/err" >&2
+	fi
+}
+
+expect 2 "usage: ixy-fwd <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr"
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr" "$addr" "$addr"
+expect 2 "ixy-fwd: '03:00.0' is not a PCI address" "$bin/ixy-fwd" "$addr" 03:00.0
+expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
+expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
+expect 2 "ixy-pktgen: '--help' is not a PCI address" "$bin/ixy-pktgen" --help
+expect 2 "usage: ixy-pcap <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" "$addr" "$tmp/a.pcap" 1 2
+expect 2 "ixy-pcap: packet count '10k' is not a decimal number" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" 10k
+expect 2 "ixy-pcap: packet count '0' is out of range" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" 0
+expect 2 "ixy-pcap: packet count '-1' is not a decimal number" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" -1
+expect 2 "is out of range" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" 18446744073709551616
+expect 2 "ixy-pcap: 'x' is not a PCI address" "$bin/ixy-pcap" x "$tmp/b.pcap"
+# A refused command line creates no file.
+if [ -e "$tmp/b.pcap" ]; then
+	failed=$((failed + 1))
+	echo "FAILED: ixy-pcap created its file despite a wrong command line" >&2
+else
+	passed=$((passed + 1))
+fi
+# The capture file is opened before the device: an impossible path fails with exit code 1 and names the file.
+expect 1 "cannot create $tmp/missing/c.pcap" "$bin/ixy-pcap" "$addr" "$tmp/missing/c.pcap" 5
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,153 @@
+// The classic pcap writer of ixy-pcap (apps/common/pcap.h): byte-exact file contents, and tcpdump reads it.
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../check.h"
+#include "common/packet.h"
+#include "common/pcap.h"
+
+static uint32_t le32(const uint8_t* p) {
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint8_t* read_file(const char* path, size_t* size) {
+	FILE* f = fopen(path, "rb");
+	if (!f) {
+		return NULL;
+	}
+	static uint8_t contents[1 << 20];
+	*size = fread(contents, 1, sizeof(contents), f);
+	fclose(f);
+	return contents;
+}
+
+static void make_temp_path(char* path, size_t len) {
+	const char* dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(path, len, "%s/test_pcap_XXXXXX", dir);
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		close(fd);
+	}
+}
+
+#define NUM_PACKETS 5
+
+// Writes NUM_PACKETS ixy-pktgen packets (sequence numbers 0..4) of growing length, then checks every byte.
+static void test_write_and_read_back(const char* path) {
+	struct pcap_writer writer;
+	CHECK_EQ(pcap_open(&writer, path), 0);
+	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
+	uint8_t pkt[PACKET_SIZE + NUM_PACKETS];
+	packet_build_template(pkt, mac);
+	const uint64_t t0 = 1700000000ull * 1000000000ull + 123456789; // 2023-11-14, .123456789 s
+	for (uint32_t i = 0; i < NUM_PACKETS; i++) {
+		packet_stamp_seq(pkt, i);
+		pkt[PACKET_SIZE + i] = (uint8_t)(0xa0 + i);
+		CHECK_EQ(pcap_write_packet(&writer, pkt, PACKET_SIZE + i, t0 + i * 1000500ull), 0);
+	}
+	CHECK_EQ(writer.packets_written, NUM_PACKETS);
+	CHECK_EQ(pcap_close(&writer), 0);
+	CHECK(writer.file == NULL);
+
+	size_t size = 0;
+	const uint8_t* file = read_file(path, &size);
+	CHECK(file != NULL);
+	if (!file) {
+		return;
+	}
+	size_t expected_size = 24;
+	for (uint32_t i = 0; i < NUM_PACKETS; i++) {
+		expected_size += 16 + PACKET_SIZE + i;
+	}
+	CHECK_EQ(size, expected_size);
+	if (size != expected_size) {
+		return;
+	}
+	const uint8_t global_header[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2,    0,    4, 0, 0, 0, 0, 0,
+					   0,    0,    0,    0,    0xff, 0xff, 0, 0, 1, 0, 0, 0};
+	CHECK(memcmp(file, global_header, 24) == 0);
+	const uint8_t* record = file + 24;
+	for (uint32_t i = 0; i < NUM_PACKETS; i++) {
+		uint64_t t = t0 + i * 1000500ull;
+		CHECK_EQ(le32(record + 0), t / 1000000000u);
+		CHECK_EQ(le32(record + 4), t % 1000000000u / 1000u); // microseconds, rounded down
+		CHECK_EQ(le32(record + 8), PACKET_SIZE + i);
+		CHECK_EQ(le32(record + 12), PACKET_SIZE + i);
+		const uint8_t* data = record + 16;
+		CHECK(memcmp(data, pkt, PACKET_SIZE - 4) == 0); // all but the sequence number are the template
+		CHECK_EQ(packet_read_seq(data), i);
+		CHECK(memcmp(data + PACKET_SIZE, pkt + PACKET_SIZE, i) == 0); // the extra bytes 0xa0, 0xa1, ...
+		record += 16 + PACKET_SIZE + i;
+	}
+	CHECK_EQ(le32(file + 24 + 0), 1700000000);
+	CHECK_EQ(le32(file + 24 + 4), 123456);
+}
+
+// tcpdump, if installed, must read the file and show the UDP packets.
+static void test_tcpdump_reads_it(const char* path) {
+	if (system("command -v tcpdump >/dev/null 2>&1") != 0) {
+		printf("SKIP tcpdump part: tcpdump is not installed\n");
+		return;
+	}
+	char command[512];
+	snprintf(command, sizeof(command), "tcpdump -r '%s' -nn 2>/dev/null", path);
+	FILE* out = popen(command, "r");
+	CHECK(out != NULL);
+	if (!out) {
+		return;
+	}
+	char line[512];
+	int udp_lines = 0, lines = 0;
+	while (fgets(line, sizeof(line), out)) {
+		lines++;
+		udp_lines += strstr(line, "10.0.0.1.42 > 10.0.0.2.1337: UDP, length 18") != NULL;
+	}
+	CHECK_EQ(pclose(out), 0);
+	CHECK_EQ(lines, NUM_PACKETS);
+	CHECK_EQ(udp_lines, NUM_PACKETS);
+	printf("tcpdump read %d packets\n", lines);
+}
+
+// Packets longer than the snap length are stored cut to 65535 bytes, with their full length in the header.
+static void test_snaplen(const char* path) {
+	static uint8_t big[70000];
+	memset(big, 0x5a, sizeof(big));
+	struct pcap_writer writer;
+	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK_EQ(pcap_write_packet(&writer, big, sizeof(big), 0), 0);
+	CHECK_EQ(pcap_close(&writer), 0);
+	size_t size = 0;
+	const uint8_t* file = read_file(path, &size);
+	CHECK(file != NULL);
+	CHECK_EQ(size, 24 + 16 + 65535);
+	if (file && size >= 40) {
+		CHECK_EQ(le32(file + 24 + 8), 65535);
+		CHECK_EQ(le32(file + 24 + 12), 70000);
+	}
+}
+
+// A file that cannot be created fails at pcap_open (before ixy-pcap would take the device).
+static void test_open_fails(void) {
+	struct pcap_writer writer;
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(pcap_open(&writer, "/nonexistent-directory/x.pcap"), -1);
+	CHECK_EQ(pcap_open(&writer, "/"), -1); // a directory
+	CHECK_EQ(pcap_close(&writer), 0);      // closing a writer that failed to open is harmless
+	if (access("/dev/full", W_OK) == 0) {
+		// The header is flushed at open, so a full disk shows there already.
+		CHECK_EQ(pcap_open(&writer, "/dev/full"), -1);
+	}
+}
+
+int main(void) {
+	char path[256];
+	make_temp_path(path, sizeof(path));
+	test_write_and_read_back(path);
+	test_tcpdump_reads_it(path);
+	test_snaplen(path);
+	test_open_fails();
+	unlink(path);
+	return check_summary();
+}

@@ -1,0 +1,116 @@
+// Rate arithmetic (src/stats.c) and the apps' once-per-second printing (apps/common/rates.h).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ixy/ixy.h>
+
+#include "../check.h"
+#include "common/rates.h"
+
+#define NEAR(a, b, tolerance) (fabs((a) - (b)) <= (tolerance))
+
+static void test_line_rate(void) {
+	// 10 Gbit/s line rate with 64 byte frames: 10^10 / ((64 + 20) * 8) = 14880952 packets per second.
+	// The counters hold 64 bytes per packet (60 bytes of data + 4 byte CRC, like the hardware counters).
+	struct device_stats before = {0}, now = {0};
+	now.rx_pkts = 14880952;
+	now.rx_bytes = 14880952ull * (60 + IXY_ETHER_CRC_BYTES);
+	now.tx_pkts = 14880952 / 2;
+	now.tx_bytes = 14880952ull / 2 * 64;
+	struct stats_rates r = stats_compute_rates(&now, &before, 1000000000ull);
+	CHECK(NEAR(r.rx_mpps, 14.88, 0.005));
+	CHECK(NEAR(r.rx_mbit, 10000.0, 0.5)); // prints as 10000
+	CHECK(NEAR(r.tx_mpps, 7.44, 0.005));
+	CHECK(NEAR(r.tx_mbit, 5000.0, 0.5));
+	// The same packets over 2 s: half the rate. Differences: only what happened between the snapshots counts.
+	before.rx_pkts = 1000;
+	before.rx_bytes = 64000;
+	now.rx_pkts += 1000;
+	now.rx_bytes += 64000;
+	r = stats_compute_rates(&now, &before, 2000000000ull);
+	CHECK(NEAR(r.rx_mpps, 7.44, 0.005));
+	CHECK(NEAR(r.rx_mbit, 5000.0, 0.5));
+	// 1518 byte frames: (1518 + 20) * 8 bits each, 812743 per second at 10 Gbit/s.
+	struct device_stats big = {.rx_pkts = 812743, .rx_bytes = 812743ull * 1518};
+	r = stats_compute_rates(&big, &(struct device_stats){0}, 1000000000ull);
+	CHECK(NEAR(r.rx_mbit, 10000.0, 0.5));
+	CHECK(NEAR(r.rx_mpps, 0.81, 0.005));
+}
+
+static void test_zero_elapsed(void) {
+	struct device_stats before = {0}, now = {.rx_pkts = 100, .rx_bytes = 6400, .tx_pkts = 5, .tx_bytes = 320};
+	struct stats_rates r = stats_compute_rates(&now, &before, 0);
+	CHECK(r.rx_mpps == 0.0 && r.tx_mpps == 0.0 && r.rx_mbit == 0.0 && r.tx_mbit == 0.0);
+	r = stats_compute_rates(&before, &before, 1000000000ull);
+	CHECK(r.rx_mpps == 0.0 && r.rx_mbit == 0.0);
+}
+
+// A device whose read_stats adds a fixed amount each call, to drive the rate meter.
+static void fake_read_stats(struct ixy_device* dev, struct device_stats* stats) {
+	(void)dev;
+	stats->rx_pkts += 14880952;
+	stats->rx_bytes += 14880952ull * 64;
+	stats->tx_pkts += 1000000;
+	stats->tx_bytes += 1000000ull * 64;
+}
+
+static void test_rate_meter_output(void) {
+	struct ixy_device dev = {.pci_addr = "0000:03:00.0", .read_stats = fake_read_stats};
+	struct rate_meter meter;
+	rate_meter_init(&meter, &dev);
+	char* text = NULL;
+	size_t len = 0;
+	FILE* out = open_memstream(&text, &len);
+	CHECK(out != NULL);
+	if (!out) {
+		return;
+	}
+	rate_meter_print(&meter, 1000000000ull, out);
+	rate_meter_print(&meter, 2000000000ull, out);
+	rate_meter_print_total(&meter, out);
+	fclose(out);
+	const char* expected_start = "[0000:03:00.0] RX: 10000 Mbit/s 14.88 Mpps\n"
+				     "[0000:03:00.0] TX: 672 Mbit/s 1.00 Mpps\n"
+				     "[0000:03:00.0] RX: 5000 Mbit/s 7.44 Mpps\n"
+				     "[0000:03:00.0] TX: 336 Mbit/s 0.50 Mpps\n"
+				     "[0000:03:00.0] total: RX 44642856 packets";
+	CHECK(strncmp(text, expected_start, strlen(expected_start)) == 0);
+	if (strncmp(text, expected_start, strlen(expected_start)) != 0) {
+		fprintf(stderr, "got:\n%s", text);
+	}
+	CHECK_EQ(meter.total.rx_pkts, 3 * 14880952ull);
+	free(text);
+}
+
+static void test_ticker(void) {
+	struct ticker ticker;
+	uint64_t elapsed = 12345;
+	// Interval 0: due at every clock read, and the clock is read only every TICKER_CHECK_EVERY calls.
+	ticker_start(&ticker, 0);
+	for (int round = 0; round < 3; round++) {
+		int due_early = 0;
+		for (int i = 0; i < TICKER_CHECK_EVERY - 1; i++) {
+			due_early += ticker_due(&ticker, &elapsed);
+		}
+		CHECK_EQ(due_early, 0);
+		CHECK(ticker_due(&ticker, &elapsed));
+	}
+	// An interval of an hour is not due within a few thousand calls, and elapsed is left alone.
+	ticker_start(&ticker, 3600 * ONE_SECOND_NS);
+	elapsed = 12345;
+	int due = 0;
+	for (int i = 0; i < 10 * TICKER_CHECK_EVERY; i++) {
+		due += ticker_due(&ticker, &elapsed);
+	}
+	CHECK_EQ(due, 0);
+	CHECK_EQ(elapsed, 12345);
+}
+
+int main(void) {
+	test_line_rate();
+	test_zero_elapsed();
+	test_rate_meter_output();
+	test_ticker();
+	return check_summary();
+}
