@@ -1,12 +1,495 @@
-// PLACEHOLDER: replaced by the real ixgbe driver.
-#include "driver.h"
+// ixgbe: driver for the Intel 82599 10 GbE NIC family (also X540 and X550).
+//
+// ixgbe_init() brings the NIC up in the order of datasheet section 4.6.3 (82599 datasheet rev 3.3; all section
+// numbers here refer to it), with one receive and one transmit descriptor ring per queue. The fast path is
+// ixgbe_rx_batch() and ixgbe_tx_batch(): they exchange packet buffers with the NIC through the rings and write the
+// tail register once per batch. Only CRC offloading is used. Registers and descriptors are in ixgbe_regs.h;
+// register access goes through device_io.h, so tests can run this file against a software model of the NIC.
+#include <stdlib.h>
+#include <string.h>
+
+#include "../device_io.h"
 #include "../log.h"
+#include "../pci.h"
+#include "driver.h"
+#include "ixgbe_regs.h"
 
-static const uint16_t ixgbe_ids[] = {0};
+// Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
+// buffer must hold that much after its 64 byte header: 4 KB buffers take 3 KB packets, larger than any frame the MAC
+// accepts with jumbo frames off (1522 bytes). 2 KB buffers would leave only 1984 bytes, less than the 2 KB step.
+#define RX_BUF_SIZE 4096
+#define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
+#define RX_BSIZEPACKET_KB (RX_BUF_DATA_ROOM / 1024)
+// Sent descriptors are cleaned (their buffers freed) in batches of this many: less often touching the ring.
+#define TX_CLEAN_BATCH 32
+// Every wait for the NIC polls a register once per millisecond, up to a timeout.
+#define POLL_INTERVAL_US 1000
+#define LINK_TIMEOUT_MS 10000
 
-static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
-	ixy_error("%s: the ixgbe driver is not written yet", config->pci_addr);
-	return NULL;
+// 82599 (the first 16), X540 (0x1528, 0x1560), X550 (0x1563, 0x15D1) and X550EM_x (0x15AA..0x15AE), as listed in
+// Linux's ixgbe_type.h. X550EM_a (0x15C2..0x15CE) is left out: it moved EEC and other registers this driver uses.
+static const uint16_t ixgbe_device_ids[] = {0x10F7, 0x10F8, 0x10F9, 0x10FB, 0x10FC, 0x1507, 0x1514, 0x1517, 0x151C,
+					    0x1529, 0x152A, 0x154A, 0x154D, 0x154F, 0x1557, 0x1558, 0x1528, 0x1560,
+					    0x1563, 0x15D1, 0x15AA, 0x15AB, 0x15AC, 0x15AD, 0x15AE};
+
+struct ixgbe_rx_queue {
+	volatile union ixgbe_adv_rx_desc* descriptors; // the ring: NIC reads buffer addresses, writes back status
+	struct dma_memory ring_memory;
+	struct mempool* mempool; // buffers for this queue's descriptors
+	struct pkt_buf** bufs;   // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
+	uint16_t num_entries;
+	uint16_t rx_index;         // next descriptor to look at for a received packet
+	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
+	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length)
+};
+
+struct ixgbe_tx_queue {
+	volatile union ixgbe_adv_tx_desc* descriptors; // the ring: NIC reads packet addresses, writes back DD
+	struct dma_memory ring_memory;
+	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
+	uint16_t num_entries;
+	uint16_t clean_index; // oldest descriptor not yet cleaned
+	uint16_t tx_index;    // next descriptor to fill
+};
+
+struct ixgbe_device {
+	struct ixy_device ixy;
+	uint8_t* bar; // BAR0: the NIC's registers
+	size_t bar_size;
+	struct ixgbe_rx_queue* rx_queues;
+	struct ixgbe_tx_queue* tx_queues;
+};
+
+// Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. False on timeout.
+static bool wait_for_reg(const uint8_t* bar, uint32_t reg, uint32_t mask, uint32_t expected, uint32_t timeout_ms) {
+	for (uint32_t waited_us = 0; waited_us <= timeout_ms * 1000; waited_us += POLL_INTERVAL_US) {
+		if ((get_reg32(bar, reg) & mask) == expected) {
+			return true;
+		}
+		ixy_usleep(POLL_INTERVAL_US);
+	}
+	return false;
 }
 
-const struct ixy_driver ixgbe_driver = {"ixgbe", 0xffff, ixgbe_ids, 0, ixgbe_init};
+static uint32_t ring_index(uint32_t index, uint32_t num_entries) {
+	return index & (num_entries - 1); // ring sizes are powers of two
+}
+
+// 4.6.3.1 and 4.6.3.2: mask all interrupts (ixy polls), reset the whole device, mask them again.
+static int reset_device(struct ixgbe_device* dev) {
+	set_reg32(dev->bar, IXGBE_EIMC, IXGBE_EIMC_ALL);
+	set_flags32(dev->bar, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST);
+	// 4.6.3.2: wait at least 10 ms after a global reset before touching the device again.
+	ixy_usleep(10000);
+	if (!wait_for_reg(dev->bar, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST, 0, 1000)) {
+		ixy_error("%s: the NIC did not finish its reset", dev->ixy.pci_addr);
+		return -1;
+	}
+	set_reg32(dev->bar, IXGBE_EIMC, IXGBE_EIMC_ALL);
+	return 0;
+}
+
+// 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation. Copper X540/X550 negotiate in their PHY.
+static void init_link(struct ixgbe_device* dev) {
+	uint32_t autoc = get_reg32(dev->bar, IXGBE_AUTOC);
+	autoc = (autoc & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
+	set_reg32(dev->bar, IXGBE_AUTOC, autoc);
+	set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+}
+
+// Adds the NIC's counters since the last call (they clear on read, 8.2.3.23) to stats; stats may be NULL.
+static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	uint64_t missed = 0;
+	for (int i = 0; i < 8; i++) {
+		missed += get_reg32(dev->bar, IXGBE_MPC(i));
+	}
+	uint32_t rx_pkts = get_reg32(dev->bar, IXGBE_GPRC);
+	uint32_t tx_pkts = get_reg32(dev->bar, IXGBE_GPTC);
+	// The low half first: reading the high half clears the 36 bit counter.
+	uint64_t rx_bytes = get_reg32(dev->bar, IXGBE_GORCL);
+	rx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GORCH) << 32;
+	uint64_t tx_bytes = get_reg32(dev->bar, IXGBE_GOTCL);
+	tx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GOTCH) << 32;
+	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
+		missed += dev->rx_queues[i].dropped;
+		dev->rx_queues[i].dropped = 0;
+	}
+	if (stats) {
+		stats->rx_pkts += rx_pkts;
+		stats->tx_pkts += tx_pkts;
+		stats->rx_bytes += rx_bytes;
+		stats->tx_bytes += tx_bytes;
+		stats->rx_dropped += missed;
+	}
+}
+
+// 4.6.7 and 8.2.3.7.1: FCTRL may only change while the receiver is off.
+static int ixgbe_set_promisc(struct ixy_device* ixy, bool enabled) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	uint32_t rxctrl = get_reg32(dev->bar, IXGBE_RXCTRL);
+	set_reg32(dev->bar, IXGBE_RXCTRL, rxctrl & ~IXGBE_RXCTRL_RXEN);
+	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL);
+	uint32_t promisc = IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE;
+	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | promisc : fctrl & ~promisc);
+	set_reg32(dev->bar, IXGBE_RXCTRL, rxctrl);
+	return 0;
+}
+
+// LINKS.SPEED (8.2.3.22.20) is 01b for 100 Mb/s, 10b for 1 Gb/s, 11b for 10 Gb/s.
+static uint32_t ixgbe_get_link_speed(const struct ixy_device* ixy) {
+	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
+	static const uint32_t speed_mbit[4] = {0, 100, 1000, 10000};
+	uint32_t links = get_reg32(dev->bar, IXGBE_LINKS);
+	return (links & IXGBE_LINKS_UP) ? speed_mbit[(links & IXGBE_LINKS_SPEED_MASK) >> IXGBE_LINKS_SPEED_SHIFT] : 0;
+}
+
+// Receive address entry 0 holds the NIC's own MAC address (8.2.3.7.9, 8.2.3.7.10), lowest byte first.
+static int ixgbe_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
+	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
+	uint32_t low = get_reg32(dev->bar, IXGBE_RAL0);
+	uint32_t high = get_reg32(dev->bar, IXGBE_RAH0);
+	for (int i = 0; i < 4; i++) {
+		mac[i] = (uint8_t)(low >> (8 * i));
+	}
+	mac[4] = (uint8_t)high;
+	mac[5] = (uint8_t)(high >> 8);
+	return 0;
+}
+
+static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	uint32_t low = mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24;
+	uint32_t high = mac[4] | mac[5] << 8 | IXGBE_RAH_AV;
+	set_reg32(dev->bar, IXGBE_RAL0, low);
+	set_reg32(dev->bar, IXGBE_RAH0, high);
+	return 0;
+}
+
+// Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
+// memory. Each packet handed out is replaced by a fresh buffer from the queue's pool. If the pool is empty, the
+// batch stops and the descriptor keeps its packet: the next call delivers it once the app has freed buffers.
+static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	struct ixgbe_rx_queue* queue = &dev->rx_queues[queue_id];
+	uint32_t rx_index = queue->rx_index;
+	uint32_t received = 0;
+	while (received < num_bufs) {
+		volatile union ixgbe_adv_rx_desc* desc = &queue->descriptors[rx_index];
+		uint32_t status = desc->wb.status_error;
+		if (!(status & IXGBE_RXD_STAT_DD)) {
+			break;
+		}
+		struct pkt_buf* buf = queue->bufs[rx_index];
+		uint16_t length = desc->wb.length;
+		bool end_of_packet = status & IXGBE_RXD_STAT_EOP;
+		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
+		// all its parts are dropped and their buffers reused. A length beyond the buffer would be a NIC bug.
+		if (queue->in_multi_desc_packet || !end_of_packet || length == 0 || length > RX_BUF_DATA_ROOM) {
+			queue->dropped += end_of_packet;
+		} else {
+			struct pkt_buf* fresh = pkt_buf_alloc(queue->mempool);
+			if (!fresh) {
+				break;
+			}
+			buf->size = length;
+			bufs[received++] = buf;
+			buf = fresh;
+			queue->bufs[rx_index] = buf;
+		}
+		queue->in_multi_desc_packet = !end_of_packet;
+		// Rewriting the read format also clears DD (bit 0 of hdr_addr) for the next round.
+		desc->read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+		desc->read.hdr_addr = 0;
+		rx_index = ring_index(rx_index + 1, queue->num_entries);
+	}
+	if (rx_index != queue->rx_index) {
+		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
+		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
+		set_reg32(dev->bar, IXGBE_RDT(queue_id), ring_index(rx_index - 1, queue->num_entries));
+		queue->rx_index = rx_index;
+	}
+	return received;
+}
+
+// Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
+// NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
+static void tx_clean(struct ixgbe_tx_queue* queue) {
+	while (true) {
+		uint32_t cleanable = ring_index(queue->tx_index - queue->clean_index, queue->num_entries);
+		if (cleanable < TX_CLEAN_BATCH) {
+			return;
+		}
+		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, queue->num_entries);
+		if (!(queue->descriptors[last].wb.status & IXGBE_ADVTXD_STAT_DD)) {
+			return;
+		}
+		for (uint32_t i = 0; i < TX_CLEAN_BATCH; i++) {
+			pkt_buf_free(queue->bufs[ring_index(queue->clean_index + i, queue->num_entries)]);
+		}
+		queue->clean_index = ring_index(last + 1, queue->num_entries);
+	}
+}
+
+// Queues up to num_bufs packets for sending (7.2). Returns how many it took; the rest stay with the caller. A
+// packet the NIC cannot send (empty, or longer than its buffer) ends the batch.
+static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	struct ixgbe_tx_queue* queue = &dev->tx_queues[queue_id];
+	tx_clean(queue);
+	uint32_t sent = 0;
+	while (sent < num_bufs) {
+		uint32_t next_index = ring_index(queue->tx_index + 1, queue->num_entries);
+		// One descriptor stays free: tail == head means an empty ring to the NIC.
+		if (next_index == queue->clean_index) {
+			break;
+		}
+		struct pkt_buf* buf = bufs[sent];
+		if (buf->size == 0 || buf->size > buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
+			break;
+		}
+		volatile union ixgbe_adv_tx_desc* desc = &queue->descriptors[queue->tx_index];
+		desc->read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+		desc->read.cmd_type_len = IXGBE_ADVTXD_DCMD_EOP | IXGBE_ADVTXD_DCMD_RS | IXGBE_ADVTXD_DCMD_IFCS |
+					  IXGBE_ADVTXD_DCMD_DEXT | IXGBE_ADVTXD_DTYP_DATA | buf->size;
+		desc->read.olinfo_status = buf->size << IXGBE_ADVTXD_PAYLEN_SHIFT;
+		queue->bufs[queue->tx_index] = buf;
+		queue->tx_index = next_index;
+		sent++;
+	}
+	if (sent > 0) {
+		set_reg32(dev->bar, IXGBE_TDT(queue_id), queue->tx_index);
+	}
+	return sent;
+}
+
+// Allocates a descriptor ring of num_entries 16 byte descriptors, physically contiguous, and its buffer table.
+static int alloc_ring(struct dma_memory* ring, struct pkt_buf*** bufs, uint32_t num_entries) {
+	*bufs = calloc(num_entries, sizeof(**bufs));
+	if (!*bufs) {
+		ixy_error("out of memory for a buffer table of %u entries", num_entries);
+		return -1;
+	}
+	return memory_allocate_dma(num_entries * 16, true, ring);
+}
+
+// 4.6.7: global receive setup and each queue's registers. The receiver stays off (RXEN = 0) until start_rx().
+static int init_rx(struct ixgbe_device* dev, uint32_t ring_size) {
+	uint8_t* bar = dev->bar;
+	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	// One packet buffer of 128 KB (PB0); the other seven are only used with DCB or virtualisation.
+	set_reg32(bar, IXGBE_RXPBSIZE(0), 128 << 10);
+	for (int i = 1; i < 8; i++) {
+		set_reg32(bar, IXGBE_RXPBSIZE(i), 0);
+	}
+	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_RXCRCSTRP);
+	set_flags32(bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_CRCSTRIP);
+	// Broadcasts and promiscuous mode: FCTRL is set here, while RXEN is 0 (8.2.3.7.1).
+	set_flags32(bar, IXGBE_FCTRL, IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
+	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
+		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
+		queue->num_entries = (uint16_t)ring_size;
+		if (alloc_ring(&queue->ring_memory, &queue->bufs, ring_size) != 0) {
+			return -1;
+		}
+		queue->descriptors = queue->ring_memory.virt;
+		// Enough buffers to refill the ring while the app holds a ring's worth (e.g. in another NIC's TX ring).
+		queue->mempool = memory_allocate_mempool(2 * ring_size + 1024, RX_BUF_SIZE);
+		if (!queue->mempool) {
+			return -1;
+		}
+		// Advanced descriptors, one buffer each; when the ring is full, drop packets instead of stalling.
+		uint32_t srrctl = get_reg32(bar, IXGBE_SRRCTL(i));
+		srrctl &= ~(IXGBE_SRRCTL_DESCTYPE_MASK | IXGBE_SRRCTL_BSIZEPACKET_MASK);
+		srrctl |= IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN | RX_BSIZEPACKET_KB;
+		set_reg32(bar, IXGBE_SRRCTL(i), srrctl);
+		set_reg32(bar, IXGBE_RDBAL(i), (uint32_t)queue->ring_memory.phy);
+		set_reg32(bar, IXGBE_RDBAH(i), (uint32_t)((uint64_t)queue->ring_memory.phy >> 32));
+		set_reg32(bar, IXGBE_RDLEN(i), ring_size * sizeof(union ixgbe_adv_rx_desc));
+		set_reg32(bar, IXGBE_RDH(i), 0);
+		set_reg32(bar, IXGBE_RDT(i), 0);
+		// 4.6.7: bit 12 of DCA_RXCTRL resets to 1 but must be 0.
+		clear_flags32(bar, IXGBE_DCA_RXCTRL(i), IXGBE_DCA_RXCTRL_BIT12);
+	}
+	// 4.6.7: No Snoop off; RDRXCTL fields the datasheet says software must set (8.2.3.8.8).
+	set_flags32(bar, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
+	uint32_t rdrxctl = get_reg32(bar, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
+	set_reg32(bar, IXGBE_RDRXCTL, rdrxctl | IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
+	return 0;
+}
+
+// 4.6.7.1: give every descriptor a buffer, enable each queue, hand the ring to the NIC; then turn the receiver on.
+static int start_rx(struct ixgbe_device* dev) {
+	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
+		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
+		for (uint32_t d = 0; d < queue->num_entries; d++) {
+			// Cannot fail: the pool is larger than the ring.
+			struct pkt_buf* buf = pkt_buf_alloc(queue->mempool);
+			queue->descriptors[d].read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+			queue->descriptors[d].read.hdr_addr = 0;
+			queue->bufs[d] = buf;
+		}
+		set_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
+		if (!wait_for_reg(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000)) {
+			ixy_error("%s: RX queue %u did not enable", dev->ixy.pci_addr, i);
+			return -1;
+		}
+		set_reg32(dev->bar, IXGBE_RDT(i), queue->num_entries - 1u);
+	}
+	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	return 0;
+}
+
+// 4.6.8: global transmit setup, each queue's registers, then the transmit path on and each queue enabled.
+static int init_tx(struct ixgbe_device* dev, uint32_t ring_size) {
+	uint8_t* bar = dev->bar;
+	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
+	// One packet buffer of 160 KB (PB0), the others unused.
+	set_reg32(bar, IXGBE_TXPBSIZE(0), 160 << 10);
+	for (int i = 1; i < 8; i++) {
+		set_reg32(bar, IXGBE_TXPBSIZE(i), 0);
+	}
+	// The descriptor arbiter is off while the DMA configuration changes (4.6.8).
+	set_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+	set_reg32(bar, IXGBE_DTXMXSZRQ, IXGBE_DTXMXSZRQ_MAX);
+	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
+		struct ixgbe_tx_queue* queue = &dev->tx_queues[i];
+		queue->num_entries = (uint16_t)ring_size;
+		if (alloc_ring(&queue->ring_memory, &queue->bufs, ring_size) != 0) {
+			return -1;
+		}
+		queue->descriptors = queue->ring_memory.virt;
+		set_reg32(bar, IXGBE_TDBAL(i), (uint32_t)queue->ring_memory.phy);
+		set_reg32(bar, IXGBE_TDBAH(i), (uint32_t)((uint64_t)queue->ring_memory.phy >> 32));
+		set_reg32(bar, IXGBE_TDLEN(i), ring_size * sizeof(union ixgbe_adv_tx_desc));
+		set_reg32(bar, IXGBE_TDH(i), 0);
+		set_reg32(bar, IXGBE_TDT(i), 0);
+		// Prefetch, host and write-back thresholds as Intel's driver sets them: write-back in groups of 4.
+		uint32_t txdctl = get_reg32(bar, IXGBE_TXDCTL(i)) & ~IXGBE_TXDCTL_THRESH_MASK;
+		txdctl |= 36u << IXGBE_TXDCTL_PTHRESH_SHIFT | 8u << IXGBE_TXDCTL_HTHRESH_SHIFT |
+			  4u << IXGBE_TXDCTL_WTHRESH_SHIFT;
+		set_reg32(bar, IXGBE_TXDCTL(i), txdctl);
+	}
+	clear_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+	set_flags32(bar, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
+		set_flags32(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
+		if (!wait_for_reg(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, IXGBE_TXDCTL_ENABLE, 1000)) {
+			ixy_error("%s: TX queue %u did not enable", dev->ixy.pci_addr, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+// Frees everything; the NIC must no longer DMA (reset or never started).
+static void free_device(struct ixgbe_device* dev) {
+	for (uint16_t i = 0; dev->rx_queues && i < dev->ixy.num_rx_queues; i++) {
+		memory_free_dma(&dev->rx_queues[i].ring_memory);
+		memory_free_mempool(dev->rx_queues[i].mempool);
+		free(dev->rx_queues[i].bufs);
+	}
+	for (uint16_t i = 0; dev->tx_queues && i < dev->ixy.num_tx_queues; i++) {
+		memory_free_dma(&dev->tx_queues[i].ring_memory);
+		free(dev->tx_queues[i].bufs);
+	}
+	if (dev->bar) {
+		pci_unmap_bar0(dev->bar, dev->bar_size);
+	}
+	free(dev->rx_queues);
+	free(dev->tx_queues);
+	free((char*)dev->ixy.pci_addr);
+	free(dev);
+}
+
+// Stops all DMA, then frees. Packets still in a TX ring are not freed: their pool may belong to a device that was
+// closed already (ixy-fwd's two devices hold each other's buffers).
+static void ixgbe_close(struct ixy_device* ixy) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
+	uint8_t* bar = dev->bar;
+	// Receiver off, then each RX queue; each TX queue may first drain (head reaches tail). The global reset
+	// afterwards stops any queue that did not stop in time.
+	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
+		clear_flags32(bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
+		wait_for_reg(bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, 0, 100);
+	}
+	for (uint16_t i = 0; i < ixy->num_tx_queues; i++) {
+		wait_for_reg(bar, IXGBE_TDH(i), ~0u, dev->tx_queues[i].tx_index, 100);
+		clear_flags32(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
+		wait_for_reg(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, 0, 100);
+	}
+	reset_device(dev);
+	pci_set_bus_master(ixy->pci_addr, false);
+	free_device(dev);
+}
+
+static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
+	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	if (ring_size < 64 || ring_size > 4096 || (ring_size & (ring_size - 1)) != 0) {
+		ixy_error("%s: ring size %u: ixgbe needs a power of two from 64 to 4096", config->pci_addr, ring_size);
+		return NULL;
+	}
+	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		ixy_error("%s: out of memory", config->pci_addr);
+		return NULL;
+	}
+	dev->ixy = (struct ixy_device){
+	    .pci_addr = strdup(config->pci_addr),
+	    .driver_name = "ixgbe",
+	    .num_rx_queues = config->rx_queues,
+	    .num_tx_queues = config->tx_queues,
+	    .rx_batch = ixgbe_rx_batch,
+	    .tx_batch = ixgbe_tx_batch,
+	    .read_stats = ixgbe_read_stats,
+	    .set_promisc = ixgbe_set_promisc,
+	    .get_link_speed = ixgbe_get_link_speed,
+	    .get_mac_addr = ixgbe_get_mac_addr,
+	    .set_mac_addr = ixgbe_set_mac_addr,
+	    .close = ixgbe_close,
+	};
+	// One spare entry each: calloc(0, ...) may return NULL, which would look like running out of memory.
+	dev->rx_queues = calloc(config->rx_queues + 1u, sizeof(*dev->rx_queues));
+	dev->tx_queues = calloc(config->tx_queues + 1u, sizeof(*dev->tx_queues));
+	if (!dev->ixy.pci_addr || !dev->rx_queues || !dev->tx_queues) {
+		ixy_error("%s: out of memory", config->pci_addr);
+		free_device(dev);
+		return NULL;
+	}
+	dev->bar = pci_map_bar0(config->pci_addr, &dev->bar_size);
+	if (!dev->bar) {
+		free_device(dev);
+		return NULL;
+	}
+	const char* failed = NULL;
+	// 4.6.3: reset, wait for the EEPROM auto-read and the DMA unit's init, then link, statistics, RX, TX.
+	if (reset_device(dev) != 0) {
+		failed = "reset";
+	} else if (!wait_for_reg(dev->bar, IXGBE_EEC, IXGBE_EEC_ARD, IXGBE_EEC_ARD, 1000)) {
+		failed = "EEPROM auto-read (EEC.ARD)";
+	} else if (!wait_for_reg(dev->bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_DMAIDONE, IXGBE_RDRXCTL_DMAIDONE, 1000)) {
+		failed = "DMA init (RDRXCTL.DMAIDONE)";
+	} else {
+		init_link(dev);
+		ixgbe_read_stats(&dev->ixy, NULL); // 4.6.5: reading clears the counters
+		if (init_rx(dev, ring_size) != 0 || init_tx(dev, ring_size) != 0 || start_rx(dev) != 0) {
+			failed = "queue setup";
+		}
+	}
+	if (failed) {
+		ixy_error("%s: ixgbe init failed at: %s", config->pci_addr, failed);
+		reset_device(dev); // stops any DMA that was started before memory is freed
+		free_device(dev);
+		return NULL;
+	}
+	// 4.6.4: the link may take seconds (auto-negotiation, SFP+ modules). Without it, nothing is sent or received.
+	if (!wait_for_reg(dev->bar, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_TIMEOUT_MS)) {
+		ixy_warn("%s: link still down after %d s: continuing; check the cable and the other end",
+			 config->pci_addr, LINK_TIMEOUT_MS / 1000);
+	}
+	return &dev->ixy;
+}
+
+const struct ixy_driver ixgbe_driver = {"ixgbe", 0x8086, ixgbe_device_ids,
+					sizeof(ixgbe_device_ids) / sizeof(ixgbe_device_ids[0]), ixgbe_init};

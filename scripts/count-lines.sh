@@ -1,0 +1,36 @@
+#!/bin/sh
+# Counts the code lines (cloc: without blank and comment lines) of what a reader must read to understand ixy on
+# an 82599: the forwarder, the library core and the ixgbe driver. Not counted: the VirtIO driver, ixgbe_regs.h
+# (register offsets and bits from the datasheet), the other apps and the tests.
+# Prints one line per file and the total; exits 1 if the total is above the budget of 1000 lines.
+set -eu
+
+BUDGET=1000
+cd "$(dirname "$0")/.."
+
+if ! command -v cloc >/dev/null 2>&1; then
+	echo "count-lines: cloc is missing; install it with: apt-get install -y cloc" >&2
+	exit 2
+fi
+
+files="apps/ixy-fwd.c"
+for optional in apps/fwd.c apps/fwd.h; do
+	if [ -f "$optional" ]; then
+		files="$files $optional"
+	fi
+done
+files="$files $(ls include/ixy/*.h src/*.c src/*.h) src/driver/driver.h src/driver/ixgbe.c"
+
+total=0
+for file in $files; do
+	# cloc --csv prints "files,language,blank,comment,code" per language and a SUM line; take the code column.
+	code=$(cloc --quiet --csv --hide-rate "$file" | awk -F, '$2 != "language" && $2 != "SUM" { n += $5 } END { print n + 0 }')
+	printf '%6d  %s\n' "$code" "$file"
+	total=$((total + code))
+done
+printf '%6d  total (budget %d)\n' "$total" "$BUDGET"
+
+if [ "$total" -gt "$BUDGET" ]; then
+	echo "count-lines: $total code lines, more than the budget of $BUDGET" >&2
+	exit 1
+fi

@@ -1,0 +1,151 @@
+// The registers and descriptors of the Intel 82599 (and X540/X550) that ixgbe.c uses, and nothing else.
+//
+// Every value comes from the "Intel 82599 10 GbE Controller Datasheet", revision 3.3 (March 2016); section numbers
+// below refer to it. Registers are byte offsets into BAR0, all 32 bits wide. Per-queue registers are given for
+// queues 0..63 (ixy uses at most IXY_MAX_QUEUES = 64); queues 64..127 live at other offsets we never use.
+// Access: RW read/write, RO read only, RC cleared when read, WO write only. A register's bits follow it, indented.
+#ifndef IXY_IXGBE_REGS_H
+#define IXY_IXGBE_REGS_H
+
+#include <stdint.h>
+
+// The tables below are kept aligned by hand: one register per line, its bits indented below it.
+// clang-format off
+//      name                               offset or value           access  long name
+
+// General control, 8.2.3.1, and EEPROM, 8.2.3.2
+#define IXGBE_CTRL                         0x00000                // RW      Device Control
+#define   IXGBE_CTRL_LRST                  (1u << 3)              //         Link Reset
+#define   IXGBE_CTRL_RST                   (1u << 26)             //         Device Reset (global), self-clearing
+#define IXGBE_CTRL_EXT                     0x00018                // RW      Extended Device Control
+#define   IXGBE_CTRL_EXT_NS_DIS            (1u << 16)             //         No Snoop Disable
+#define IXGBE_EEC                          0x10010                // RW      EEPROM/Flash Control
+#define   IXGBE_EEC_ARD                    (1u << 9)              //         EEPROM Auto Read Done
+
+// Interrupts, 8.2.3.5
+#define IXGBE_EIMC                         0x00888                // WO      Extended Interrupt Mask Clear
+#define   IXGBE_EIMC_ALL                   0x7FFFFFFFu            //         bits 30:0 (bit 31 is reserved)
+
+// Receive filters, 8.2.3.7
+#define IXGBE_FCTRL                        0x05080                // RW      Filter Control (write only while RXEN=0)
+#define   IXGBE_FCTRL_MPE                  (1u << 8)              //         Multicast Promiscuous Enable
+#define   IXGBE_FCTRL_UPE                  (1u << 9)              //         Unicast Promiscuous Enable
+#define   IXGBE_FCTRL_BAM                  (1u << 10)             //         Broadcast Accept Mode
+#define IXGBE_RAL0                         0x0A200                // RW      Receive Address Low [0]: MAC bytes 0-3
+#define IXGBE_RAH0                         0x0A204                // RW      Receive Address High [0]: MAC bytes 4-5
+#define   IXGBE_RAH_AV                     (1u << 31)             //         Address Valid
+
+// Receive DMA, 8.2.3.8, and DCA, 8.2.3.11. Queue n = 0..63.
+#define IXGBE_RDBAL(n)                     (0x01000 + 0x40 * (n)) // RW      Receive Descriptor Base Address Low
+#define IXGBE_RDBAH(n)                     (0x01004 + 0x40 * (n)) // RW      Receive Descriptor Base Address High
+#define IXGBE_RDLEN(n)                     (0x01008 + 0x40 * (n)) // RW      Receive Descriptor Length (bytes)
+#define IXGBE_DCA_RXCTRL(n)                (0x0100C + 0x40 * (n)) // RW      Rx DCA Control
+#define   IXGBE_DCA_RXCTRL_BIT12           (1u << 12)             //         reserved, resets to 1, must be 0 (4.6.7)
+#define IXGBE_RDH(n)                       (0x01010 + 0x40 * (n)) // RW      Receive Descriptor Head (written at init)
+#define IXGBE_SRRCTL(n)                    (0x01014 + 0x40 * (n)) // RW      Split and Replication Receive Control
+#define   IXGBE_SRRCTL_BSIZEPACKET_MASK    0x1Fu                  //         bits 4:0, buffer size in KB
+#define   IXGBE_SRRCTL_DESCTYPE_MASK       (7u << 25)             //         bits 27:25, descriptor type
+#define   IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF (1u << 25)             //         001b: advanced, one buffer
+#define   IXGBE_SRRCTL_DROP_EN             (1u << 28)             //         drop packets if no descriptor is free
+#define IXGBE_RDT(n)                       (0x01018 + 0x40 * (n)) // RW      Receive Descriptor Tail
+#define IXGBE_RXDCTL(n)                    (0x01028 + 0x40 * (n)) // RW      Receive Descriptor Control
+#define   IXGBE_RXDCTL_ENABLE              (1u << 25)             //         Receive Queue Enable
+#define IXGBE_RDRXCTL                      0x02F00                // RW      Receive DMA Control
+#define   IXGBE_RDRXCTL_CRCSTRIP           (1u << 1)              //         strip CRC (same as HLREG0.RXCRCSTRP)
+#define   IXGBE_RDRXCTL_DMAIDONE           (1u << 3)              //         DMA init done (read only)
+#define   IXGBE_RDRXCTL_RSCFRSTSIZE        (0x1Fu << 17)          //         bits 21:17, software must clear them
+#define   IXGBE_RDRXCTL_RSCACKC            (1u << 25)             //         software must set it
+#define   IXGBE_RDRXCTL_FCOE_WRFIX         (1u << 26)             //         software must set it
+#define IXGBE_RXCTRL                       0x03000                // RW      Receive Control
+#define   IXGBE_RXCTRL_RXEN                (1u << 0)              //         Receive Enable
+#define IXGBE_RXPBSIZE(n)                  (0x03C00 + 4 * (n))    // RW      Rx Packet Buffer Size, n = 0..7:
+                                                                  //         KB in bits 19:10
+
+// Transmit DMA, 8.2.3.9, and DCB, 8.2.3.10. Queue n = 0..63.
+#define IXGBE_TDBAL(n)                     (0x06000 + 0x40 * (n)) // RW      Transmit Descriptor Base Address Low
+#define IXGBE_TDBAH(n)                     (0x06004 + 0x40 * (n)) // RW      Transmit Descriptor Base Address High
+#define IXGBE_TDLEN(n)                     (0x06008 + 0x40 * (n)) // RW      Transmit Descriptor Length (bytes)
+#define IXGBE_TDH(n)                       (0x06010 + 0x40 * (n)) // RW      Transmit Descriptor Head (written at init)
+#define IXGBE_TDT(n)                       (0x06018 + 0x40 * (n)) // RW      Transmit Descriptor Tail
+#define IXGBE_TXDCTL(n)                    (0x06028 + 0x40 * (n)) // RW      Transmit Descriptor Control
+#define   IXGBE_TXDCTL_PTHRESH_SHIFT       0                      //         bits 6:0, prefetch threshold
+#define   IXGBE_TXDCTL_HTHRESH_SHIFT       8                      //         bits 14:8, host threshold
+#define   IXGBE_TXDCTL_WTHRESH_SHIFT       16                     //         bits 22:16, write-back threshold
+#define   IXGBE_TXDCTL_THRESH_MASK         0x007F7F7Fu            //         all three thresholds
+#define   IXGBE_TXDCTL_ENABLE              (1u << 25)             //         Transmit Queue Enable
+#define IXGBE_RTTDCS                       0x04900                // RW      DCB Tx Descriptor Plane Control/Status
+#define   IXGBE_RTTDCS_ARBDIS              (1u << 6)              //         descriptor arbiter disable
+#define IXGBE_DMATXCTL                     0x04A80                // RW      DMA Tx Control
+#define   IXGBE_DMATXCTL_TE                (1u << 0)              //         Transmit Enable
+#define IXGBE_DTXMXSZRQ                    0x08100                // RW      DMA Tx Max Allowed Size Requests
+#define   IXGBE_DTXMXSZRQ_MAX              0xFFFu                 //         bits 11:0 (bits 15:12 are reserved)
+#define IXGBE_TXPBSIZE(n)                  (0x0CC00 + 4 * (n))    // RW      Tx Packet Buffer Size, n = 0..7:
+                                                                  //         KB in bits 19:10
+
+// MAC, 8.2.3.22
+#define IXGBE_HLREG0                       0x04240                // RW      MAC Core Control 0
+#define   IXGBE_HLREG0_TXCRCEN             (1u << 0)              //         append the CRC to sent frames
+#define   IXGBE_HLREG0_RXCRCSTRP           (1u << 1)              //         strip the CRC of received frames
+#define   IXGBE_HLREG0_TXPADEN             (1u << 10)             //         pad short frames to 64 bytes
+#define IXGBE_AUTOC                        0x042A0                // RW      Auto-Negotiation Control
+#define   IXGBE_AUTOC_AN_RESTART           (1u << 12)             //         restart auto-negotiation
+#define   IXGBE_AUTOC_LMS_MASK             (7u << 13)             //         bits 15:13, Link Mode Select
+#define   IXGBE_AUTOC_LMS_10G_SERIAL       (3u << 13)             //         011b: 10 GbE serial link
+#define IXGBE_LINKS                        0x042A4                // RO      Link Status
+#define   IXGBE_LINKS_SPEED_SHIFT          28                     //         bits 29:28: 01b 100M, 10b 1G, 11b 10G
+#define   IXGBE_LINKS_SPEED_MASK           (3u << 28)
+#define   IXGBE_LINKS_UP                   (1u << 30)             //         Link Up
+
+// Statistics, 8.2.3.23: all cleared when read. Octet counts include the CRC.
+#define IXGBE_MPC(n)                       (0x03FA0 + 4 * (n))    // RC      Missed Packets Count, Rx buffer n = 0..7
+#define IXGBE_GPRC                         0x04074                // RC      Good Packets Received Count
+#define IXGBE_GPTC                         0x04080                // RC      Good Packets Transmitted Count
+#define IXGBE_GORCL                        0x04088                // RC      Good Octets Received Count, bits 31:0
+#define IXGBE_GORCH                        0x0408C                // RC      Good Octets Received Count, bits 35:32
+#define IXGBE_GOTCL                        0x04090                // RC      Good Octets Transmitted Count, 31:0
+#define IXGBE_GOTCH                        0x04094                // RC      Good Octets Transmitted Count, 35:32
+// clang-format on
+
+// Advanced receive descriptor, 7.1.6. Software writes the read format; the NIC overwrites it with the write-back
+// format once it has stored a packet in the buffer.
+union ixgbe_adv_rx_desc {
+	struct {
+		uint64_t pkt_addr; // NIC writes the packet data here (physical address)
+		uint64_t hdr_addr; // header buffer for header split (unused: 0); bit 0 overlaps DD below
+	} read;
+	struct {
+		uint32_t info;         // packet type, RSS type, header length (unused)
+		uint32_t rss_hash;     // RSS hash or checksum (unused)
+		uint32_t status_error; // status bits 19:0, error bits 31:20
+		uint16_t length;       // bytes the NIC wrote into this descriptor's buffer
+		uint16_t vlan;         // stripped VLAN tag (unused)
+	} wb;
+};
+#define IXGBE_RXD_STAT_DD (1u << 0)  // Descriptor Done: the NIC is finished with it
+#define IXGBE_RXD_STAT_EOP (1u << 1) // End Of Packet: last descriptor of a packet
+
+// Advanced transmit data descriptor, 7.2.3.2.4 (read format) and its write-back, 7.2.3.2.5.
+union ixgbe_adv_tx_desc {
+	struct {
+		uint64_t buffer_addr;   // NIC reads the packet data from here (physical address)
+		uint32_t cmd_type_len;  // command bits, descriptor type, length of this buffer
+		uint32_t olinfo_status; // PAYLEN and offload options
+	} read;
+	struct {
+		uint64_t reserved;
+		uint32_t reserved2;
+		uint32_t status; // DD is bit 0
+	} wb;
+};
+#define IXGBE_ADVTXD_DTYP_DATA (3u << 20) // bits 23:20 = 0011b: advanced data descriptor
+#define IXGBE_ADVTXD_DCMD_EOP (1u << 24)  // End Of Packet
+#define IXGBE_ADVTXD_DCMD_IFCS (1u << 25) // Insert FCS: the NIC appends the CRC
+#define IXGBE_ADVTXD_DCMD_RS (1u << 27)   // Report Status: the NIC sets DD when done
+#define IXGBE_ADVTXD_DCMD_DEXT (1u << 29) // Descriptor Extension: advanced format
+#define IXGBE_ADVTXD_PAYLEN_SHIFT 14      // olinfo_status bits 31:14, packet length
+#define IXGBE_ADVTXD_STAT_DD (1u << 0)    // Descriptor Done
+
+_Static_assert(sizeof(union ixgbe_adv_rx_desc) == 16, "RX descriptors are 16 bytes");
+_Static_assert(sizeof(union ixgbe_adv_tx_desc) == 16, "TX descriptors are 16 bytes");
+
+#endif
