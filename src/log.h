@@ -16,10 +16,10 @@
 #define ixy_debug(fmt, ...) ((void)0)
 #endif
 
-#define ixy_panic(fmt, ...)                                                                                     \
-	do {                                                                                                   \
-		fprintf(stderr, "ixy: BUG at %s:%d %s(): " fmt "\n", __FILE__, __LINE__, __func__, ##__VA_ARGS__); \
-		abort();                                                                                       \
+#define ixy_panic(fmt, ...)                                                                                            \
+	do {                                                                                                           \
+		fprintf(stderr, "ixy: BUG at %s:%d %s(): " fmt "\n", __FILE__, __LINE__, __func__, ##__VA_ARGS__);     \
+		abort();                                                                                               \
 	} while (0)
 
 #endif

@@ -12,7 +12,7 @@
 struct pci_ids {
 	uint16_t vendor_id;
 	uint16_t device_id;
-	uint32_t class_code;   // base class << 16 | sub class << 8 | programming interface
+	uint32_t class_code; // base class << 16 | sub class << 8 | programming interface
 };
 
 #define PCI_BASE_CLASS_NETWORK 0x02

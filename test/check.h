@@ -8,26 +8,26 @@
 static int check_failures;
 static int check_passes;
 
-#define CHECK(cond)                                                                            \
-	do {                                                                                   \
-		if (cond) {                                                                    \
-			check_passes++;                                                        \
-		} else {                                                                       \
-			check_failures++;                                                      \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                              \
+#define CHECK(cond)                                                                                                    \
+	do {                                                                                                           \
+		if (cond) {                                                                                            \
+			check_passes++;                                                                                \
+		} else {                                                                                               \
+			check_failures++;                                                                              \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                       \
+		}                                                                                                      \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                                                           \
-	do {                                                                                                     \
-		uint64_t check_a_ = (uint64_t)(a), check_b_ = (uint64_t)(b);                                      \
-		if (check_a_ == check_b_) {                                                                      \
-			check_passes++;                                                                          \
-		} else {                                                                                         \
-			check_failures++;                                                                        \
-			fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (%" PRIu64 " != %" PRIu64 ")\n", __FILE__, \
-				__LINE__, #a, #b, check_a_, check_b_);                                           \
-		}                                                                                                \
+#define CHECK_EQ(a, b)                                                                                                 \
+	do {                                                                                                           \
+		uint64_t check_a_ = (uint64_t)(a), check_b_ = (uint64_t)(b);                                           \
+		if (check_a_ == check_b_) {                                                                            \
+			check_passes++;                                                                                \
+		} else {                                                                                               \
+			check_failures++;                                                                              \
+			fprintf(stderr, "%s:%d: CHECK_EQ failed: %s == %s (%" PRIu64 " != %" PRIu64 ")\n", __FILE__,   \
+				__LINE__, #a, #b, check_a_, check_b_);                                                 \
+		}                                                                                                      \
 	} while (0)
 
 // Prints "<checks> passed, <checks> failed" and returns the exit code.

@@ -14,8 +14,8 @@
 #define IXY_MAX_QUEUES 64
 
 struct ixy_device {
-	const char* pci_addr;     // "0000:03:00.0", owned by the device
-	const char* driver_name;  // "ixgbe" or "virtio"
+	const char* pci_addr;    // "0000:03:00.0", owned by the device
+	const char* driver_name; // "ixgbe" or "virtio"
 	uint16_t num_rx_queues;
 	uint16_t num_tx_queues;
 	// Receives up to num_bufs packets from an RX queue into bufs; returns how many. The caller owns them.
@@ -36,10 +36,10 @@ struct ixy_device {
 
 struct ixy_config {
 	const char* pci_addr;
-	uint16_t rx_queues;     // 0..IXY_MAX_QUEUES
-	uint16_t tx_queues;     // 0..IXY_MAX_QUEUES
-	uint32_t ring_size;     // descriptors per queue (ixgbe: power of two, 64..4096); 0 means the default
-	bool force_unbind;      // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
+	uint16_t rx_queues; // 0..IXY_MAX_QUEUES
+	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
+	uint32_t ring_size; // descriptors per queue (ixgbe: power of two, 64..4096); 0 means the default
+	bool force_unbind;  // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
 };
 
 #define IXY_DEFAULT_RING_SIZE 512

@@ -17,9 +17,9 @@
 #define IXY_HUGETLBFS_PATH "/mnt/huge"
 
 struct dma_memory {
-	void* virt;       // where the CPU sees it
-	uintptr_t phy;    // where the device sees it (physical address of virt)
-	size_t size;      // bytes mapped (a multiple of IXY_HUGE_PAGE_SIZE)
+	void* virt;    // where the CPU sees it
+	uintptr_t phy; // where the device sees it (physical address of virt)
+	size_t size;   // bytes mapped (a multiple of IXY_HUGE_PAGE_SIZE)
 };
 
 // Allocates size bytes (rounded up to whole huge pages) of locked DMA memory, zero-filled.
@@ -36,10 +36,10 @@ uintptr_t virt_to_phys(const void* virt);
 
 // One packet buffer. The first cache line is metadata; packet data starts at offset 64.
 struct pkt_buf {
-	uintptr_t buf_addr_phy;   // physical address of this struct: data is at buf_addr_phy + 64
-	struct mempool* mempool;  // the pool this buffer must be returned to
-	uint32_t mempool_idx;     // index of this buffer in its pool
-	uint32_t size;            // bytes of packet data
+	uintptr_t buf_addr_phy;  // physical address of this struct: data is at buf_addr_phy + 64
+	struct mempool* mempool; // the pool this buffer must be returned to
+	uint32_t mempool_idx;    // index of this buffer in its pool
+	uint32_t size;           // bytes of packet data
 	uint8_t head_room[PKT_BUF_HEAD_ROOM];
 	uint8_t data[] __attribute__((aligned(64)));
 };
@@ -48,10 +48,10 @@ _Static_assert(offsetof(struct pkt_buf, data) == 64, "packet data must start at 
 _Static_assert(offsetof(struct pkt_buf, head_room) + PKT_BUF_HEAD_ROOM == 64, "head room must end at the data");
 
 struct mempool {
-	struct dma_memory dma;     // the memory holding all buffers
-	uint32_t buf_size;         // bytes per buffer, including the 64 byte metadata line
-	uint32_t num_entries;      // buffers in the pool
-	uint32_t free_stack_top;   // number of free buffers; free_stack[0 .. top-1] are their indices
+	struct dma_memory dma;   // the memory holding all buffers
+	uint32_t buf_size;       // bytes per buffer, including the 64 byte metadata line
+	uint32_t num_entries;    // buffers in the pool
+	uint32_t free_stack_top; // number of free buffers; free_stack[0 .. top-1] are their indices
 	uint32_t* free_stack;
 };
 

@@ -12,9 +12,9 @@ struct device_stats {
 	const struct ixy_device* device;
 	uint64_t rx_pkts;
 	uint64_t tx_pkts;
-	uint64_t rx_bytes;     // frame bytes including the 4 byte CRC, as hardware counters count them
-	uint64_t tx_bytes;     // frame bytes including the 4 byte CRC
-	uint64_t rx_dropped;   // packets the device dropped because the RX ring was full (missed)
+	uint64_t rx_bytes;   // frame bytes including the 4 byte CRC, as hardware counters count them
+	uint64_t tx_bytes;   // frame bytes including the 4 byte CRC
+	uint64_t rx_dropped; // packets the device dropped because the RX ring was full (missed)
 };
 
 // Bytes per packet on the wire but not in the frame: preamble and start delimiter (8) and inter-frame gap (12).
@@ -29,7 +29,7 @@ void stats_init(struct device_stats* stats, const struct ixy_device* dev);
 struct stats_rates {
 	double rx_mpps;
 	double tx_mpps;
-	double rx_mbit;   // includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at line rate show 10000
+	double rx_mbit; // includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at line rate show 10000
 	double tx_mbit;
 };
 struct stats_rates stats_compute_rates(const struct device_stats* now, const struct device_stats* before,

@@ -46,7 +46,8 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 void memory_free_dma(struct dma_memory* mem) {
 	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
 		if (mem->virt != NULL && live[i].virt == mem->virt) {
-			// Poison freed memory: a device model that still DMAs here, or a driver that reads it, shows up.
+			// Poison freed memory: a device model that still DMAs here, or a driver that reads it, shows
+			// up.
 			memset(live[i].virt, 0xa5, live[i].size);
 			free(live[i].virt);
 			live[i] = (struct dma_memory){0};

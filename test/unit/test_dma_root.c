@@ -22,7 +22,7 @@ int main(void) {
 	CHECK(memory_allocate_dma(4096, true, &mem) == 0);
 	CHECK_EQ(mem.size, IXY_HUGE_PAGE_SIZE);
 	CHECK(mem.phy != 0);
-	CHECK_EQ(mem.phy % IXY_HUGE_PAGE_SIZE, 0);   // a huge page is physically aligned to its size
+	CHECK_EQ(mem.phy % IXY_HUGE_PAGE_SIZE, 0); // a huge page is physically aligned to its size
 	CHECK_EQ(virt_to_phys((uint8_t*)mem.virt + 12345), mem.phy + 12345);
 	memory_free_dma(&mem);
 

@@ -57,7 +57,7 @@ static void test_lifo(void) {
 	struct pkt_buf* a = pkt_buf_alloc(pool);
 	struct pkt_buf* b = pkt_buf_alloc(pool);
 	pkt_buf_free(a);
-	CHECK(pkt_buf_alloc(pool) == a);   // the buffer freed last comes back first
+	CHECK(pkt_buf_alloc(pool) == a); // the buffer freed last comes back first
 	pkt_buf_free(b);
 	pkt_buf_free(a);
 	memory_free_mempool(pool);
@@ -82,10 +82,10 @@ static void test_buffers_spanning_pages(void) {
 
 static void test_bad_arguments(void) {
 	CHECK(memory_allocate_mempool(0, 2048) == NULL);
-	CHECK(memory_allocate_mempool(10, 3000) == NULL);   // does not divide the huge page size
-	CHECK(memory_allocate_mempool(10, 64) == NULL);     // no room for data
+	CHECK(memory_allocate_mempool(10, 3000) == NULL); // does not divide the huge page size
+	CHECK(memory_allocate_mempool(10, 64) == NULL);   // no room for data
 	seam_dma_fail_next(1);
-	CHECK(memory_allocate_mempool(10, 2048) == NULL);   // DMA memory unavailable
+	CHECK(memory_allocate_mempool(10, 2048) == NULL); // DMA memory unavailable
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 }
 
