@@ -4,51 +4,84 @@
 //
 // Each device gets one RX and one TX queue and runs promiscuous. Every packet received on one device is sent on the
 // other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints totals and closes both devices.
+#include <signal.h>
 #include <stdio.h>
 
-#include "common/args.h"
-#include "common/open.h"
-#include "common/rates.h"
-#include "common/signals.h"
 #include "fwd.h"
 
-#define USAGE "ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0; forwards in both directions)"
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int signum) {
+	(void)signum;
+	stop_requested = 1;
+}
+
+static struct ixy_device* open_device(const char* pci_addr) {
+	struct ixy_device* dev = ixy_init(pci_addr, 1, 1);
+	if (dev && ixy_set_promisc(dev, true) != 0) {
+		fprintf(stderr, "ixy-fwd: %s: cannot enable promiscuous mode: only frames addressed to it arrive\n",
+			pci_addr);
+	}
+	return dev;
+}
 
 int main(int argc, char* argv[]) {
-	if (argc != 3 || !arg_pci_addr("ixy-fwd", argv[1]) || !arg_pci_addr("ixy-fwd", argv[2])) {
-		return usage(USAGE);
+	if (argc != 3) {
+		fprintf(
+		    stderr,
+		    "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0; forwards in both directions)\n");
+		return 2;
 	}
-	if (stop_on_signals() != 0) {
-		return 1;
-	}
-	struct ixy_device* dev1 = open_promiscuous(argv[1]);
-	struct ixy_device* dev2 = dev1 ? open_promiscuous(argv[2]) : NULL;
-	if (!dev2) {
-		ixy_close(dev1); // does nothing if dev1 is NULL
-		return 1;
-	}
-	struct rate_meter meter1, meter2;
-	rate_meter_init(&meter1, dev1);
-	rate_meter_init(&meter2, dev2);
-	struct fwd_counters one_to_two = {0}, two_to_one = {0};
-	struct ticker ticker;
-	ticker_start(&ticker, ONE_SECOND_NS);
-	uint64_t elapsed_ns;
-	while (!stop_requested()) {
-		forward(dev1, 0, dev2, 0, &one_to_two);
-		forward(dev2, 0, dev1, 0, &two_to_one);
-		if (ticker_due(&ticker, &elapsed_ns)) {
-			rate_meter_print(&meter1, elapsed_ns, stdout);
-			rate_meter_print(&meter2, elapsed_ns, stdout);
+	for (int i = 1; i < argc; i++) {
+		if (!ixy_valid_pci_addr(argv[i])) {
+			fprintf(stderr,
+				"ixy-fwd: '%s' is not a PCI address: expected domain:bus:device.function, e.g. "
+				"0000:03:00.0\n",
+				argv[i]);
+			return 2;
 		}
 	}
-	rate_meter_print_total(&meter1, stdout);
-	rate_meter_print_total(&meter2, stdout);
-	printf("%s -> %s: forwarded %llu packets, dropped %llu (TX queue full)\n", argv[1], argv[2],
-	       (unsigned long long)one_to_two.forwarded, (unsigned long long)one_to_two.dropped_tx_full);
-	printf("%s -> %s: forwarded %llu packets, dropped %llu (TX queue full)\n", argv[2], argv[1],
-	       (unsigned long long)two_to_one.forwarded, (unsigned long long)two_to_one.dropped_tx_full);
-	ixy_close(dev1);
-	ixy_close(dev2);
+	// SA_RESETHAND: a second Ctrl-C kills at once (e.g. while ixy_init waits for a link).
+	struct sigaction action = {.sa_handler = request_stop, .sa_flags = SA_RESETHAND};
+	if (sigaction(SIGINT, &action, NULL) != 0 || sigaction(SIGTERM, &action, NULL) != 0) {
+		perror("ixy-fwd: sigaction");
+		return 1;
+	}
+	struct ixy_device* devs[2] = {open_device(argv[1]), NULL};
+	devs[1] = devs[0] ? open_device(argv[2]) : NULL;
+	if (!devs[1]) {
+		ixy_close(devs[0]);
+		return 1;
+	}
+	struct device_stats stats[2], last_stats[2];
+	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
+	for (int i = 0; i < 2; i++) {
+		stats_init(&stats[i], devs[i]);
+		last_stats[i] = stats[i];
+	}
+	uint64_t last_print_ns = monotonic_time_ns();
+	for (uint32_t round = 1; !stop_requested; round++) {
+		forward(devs[0], 0, devs[1], 0, &counters[0]);
+		forward(devs[1], 0, devs[0], 0, &counters[1]);
+		// Reading the clock for every batch would cost more than the packets: look only every 4096 rounds.
+		uint64_t now_ns = round % 4096 == 0 ? monotonic_time_ns() : last_print_ns;
+		if (now_ns - last_print_ns >= 1000000000u) {
+			for (int i = 0; i < 2; i++) {
+				ixy_read_stats(devs[i], &stats[i]);
+				print_stats_diff(stdout, &stats[i], &last_stats[i], now_ns - last_print_ns);
+				last_stats[i] = stats[i];
+			}
+			fflush(stdout);
+			last_print_ns = now_ns;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		ixy_read_stats(devs[i], &stats[i]);
+		print_stats_total(stdout, &stats[i]);
+		printf("%s -> %s: forwarded %llu packets, dropped %llu (TX queue full)\n", argv[1 + i], argv[2 - i],
+		       (unsigned long long)counters[i].forwarded, (unsigned long long)counters[i].dropped_tx_full);
+	}
+	ixy_close(devs[0]);
+	ixy_close(devs[1]);
 	return 0;
 }

@@ -1,8 +1,8 @@
 // How drivers talk to a device: 32 bit memory-mapped registers, and delays.
 //
 // Production builds compile these to plain volatile loads and stores (one instruction each).
-// Test builds define IXY_SEAM: then every register access and delay goes to a software device model
-// (test/model), which checks what the driver does against the datasheet and advances a virtual clock.
+// Test builds define IXY_SEAM: then register accesses and delays go to a software device model (test/model),
+// which checks what the driver does against the datasheet and keeps a virtual clock.
 #ifndef IXY_DEVICE_IO_H
 #define IXY_DEVICE_IO_H
 
@@ -13,26 +13,25 @@
 uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg);
 void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value);
 void ixy_seam_usleep(uint32_t us);
-#endif
-
-static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
-#ifdef IXY_SEAM
-	ixy_seam_write32(bar, reg, value);
+#define get_reg32 ixy_seam_read32
+#define set_reg32 ixy_seam_write32
+#define ixy_usleep ixy_seam_usleep
 #else
+static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	// The compiler barrier keeps earlier memory writes (descriptors) before the register write.
 	__asm__ volatile("" : : : "memory");
 	*((volatile uint32_t*)(bar + reg)) = value;
-#endif
 }
 
 static inline uint32_t get_reg32(const uint8_t* bar, uint32_t reg) {
-#ifdef IXY_SEAM
-	return ixy_seam_read32(bar, reg);
-#else
 	__asm__ volatile("" : : : "memory");
 	return *((volatile uint32_t*)(bar + reg));
-#endif
 }
+
+static inline void ixy_usleep(uint32_t us) {
+	usleep(us);
+}
+#endif
 
 static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
 	set_reg32(bar, reg, get_reg32(bar, reg) | flags);
@@ -40,14 +39,6 @@ static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
 
 static inline void clear_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
 	set_reg32(bar, reg, get_reg32(bar, reg) & ~flags);
-}
-
-static inline void ixy_usleep(uint32_t us) {
-#ifdef IXY_SEAM
-	ixy_seam_usleep(us);
-#else
-	usleep(us);
-#endif
 }
 
 #endif
