@@ -12,31 +12,24 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 	if (buf_size == 0) {
 		buf_size = DEFAULT_BUF_SIZE;
 	}
-	if (buf_size < sizeof(struct pkt_buf) + 64 || IXY_HUGE_PAGE_SIZE % buf_size != 0) {
-		ixy_error("mempool buffer size %u must divide the huge page size (%u) and hold 64 bytes of packet data",
-			  buf_size, IXY_HUGE_PAGE_SIZE);
+	if (num_entries == 0 || buf_size < sizeof(struct pkt_buf) + 64 || IXY_HUGE_PAGE_SIZE % buf_size != 0) {
+		ixy_error(
+		    "cannot make a mempool of %u buffers of %u bytes: needs at least one buffer, and the size must "
+		    "divide the huge page size (%u) and hold 64 bytes of packet data",
+		    num_entries, buf_size, IXY_HUGE_PAGE_SIZE);
 		return NULL;
 	}
-	if (num_entries == 0) {
-		ixy_error("a mempool needs at least one buffer");
-		return NULL;
-	}
-	struct mempool* mempool = calloc(1, sizeof(*mempool));
-	uint32_t* free_stack = calloc(num_entries, sizeof(*free_stack));
-	if (!mempool || !free_stack) {
+	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
+	if (!mempool) {
 		ixy_error("out of memory for a mempool of %u buffers", num_entries);
-		free(mempool);
-		free(free_stack);
 		return NULL;
 	}
 	if (memory_allocate_dma((size_t)num_entries * buf_size, false, &mempool->dma) != 0) {
 		free(mempool);
-		free(free_stack);
 		return NULL;
 	}
 	mempool->buf_size = buf_size;
 	mempool->num_entries = num_entries;
-	mempool->free_stack = free_stack;
 	// Huge pages need not be contiguous with each other, but each one is: translate once per page.
 	uint8_t* base = mempool->dma.virt;
 	uintptr_t page_phy = 0;
@@ -55,7 +48,7 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 		buf->mempool_idx = i;
 		buf->size = 0;
 		// The stack is filled so that buffer 0 is handed out first.
-		free_stack[i] = num_entries - 1 - i;
+		mempool->free_stack[i] = num_entries - 1 - i;
 	}
 	mempool->free_stack_top = num_entries;
 	return mempool;
@@ -66,7 +59,6 @@ void memory_free_mempool(struct mempool* mempool) {
 		return;
 	}
 	memory_free_dma(&mempool->dma);
-	free(mempool->free_stack);
 	free(mempool);
 }
 

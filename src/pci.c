@@ -20,8 +20,6 @@
 // Config space offsets (PCI Local Bus spec 3.0, 6.1)
 #define PCI_CFG_COMMAND 0x04
 #define PCI_COMMAND_BUS_MASTER (1u << 2)
-// Flag in the third column of sysfs "resource" lines (linux/ioport.h IORESOURCE_IO)
-#define SYSFS_RESOURCE_IO 0x100
 
 // Opens /sys/bus/pci/devices/<pci_addr>/<file>; prints what went wrong and returns -1 on failure.
 static int sysfs_open(const char* pci_addr, const char* file, int flags) {
@@ -145,30 +143,8 @@ int pci_set_bus_master(const char* pci_addr, bool enable) {
 	return config_access(pci_addr, &command, sizeof(command), PCI_CFG_COMMAND, true);
 }
 
-// Opens resource0 after checking in "resource" (lines "start end flags", BAR0 first) that BAR0 is of the wanted kind.
-static int open_bar0(const char* pci_addr, bool want_io) {
-	int fd = sysfs_open(pci_addr, "resource", O_RDONLY);
-	if (fd < 0) {
-		return -1;
-	}
-	char line[128] = {0};
-	ssize_t got = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	unsigned long long start, end, flags;
-	if (got <= 0 || sscanf(line, "%llx %llx %llx", &start, &end, &flags) != 3) {
-		ixy_error("PCI device %s: cannot parse its sysfs resource file", pci_addr);
-		return -1;
-	}
-	if (!(flags & SYSFS_RESOURCE_IO) != !want_io) {
-		ixy_error("PCI device %s: BAR0 is %s, the driver needs %s", pci_addr,
-			  want_io ? "memory-mapped" : "an IO-port BAR", want_io ? "IO ports (legacy VirtIO)" : "MMIO");
-		return -1;
-	}
-	return sysfs_open(pci_addr, "resource0", O_RDWR);
-}
-
 uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
-	int fd = open_bar0(pci_addr, false);
+	int fd = sysfs_open(pci_addr, "resource0", O_RDWR);
 	if (fd < 0) {
 		return NULL;
 	}
@@ -193,5 +169,5 @@ void pci_unmap_bar0(uint8_t* bar, size_t size) {
 }
 
 int pci_open_io_bar0(const char* pci_addr) {
-	return open_bar0(pci_addr, true);
+	return sysfs_open(pci_addr, "resource0", O_RDWR);
 }

@@ -52,7 +52,7 @@ struct mempool {
 	uint32_t buf_size;       // bytes per buffer, including the 64 byte metadata line
 	uint32_t num_entries;    // buffers in the pool
 	uint32_t free_stack_top; // number of free buffers; free_stack[0 .. top-1] are their indices
-	uint32_t* free_stack;
+	uint32_t free_stack[];
 };
 
 // Creates a pool of num_entries buffers of buf_size bytes each (0: 2048). buf_size must divide the huge page size,
