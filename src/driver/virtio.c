@@ -1,12 +1,573 @@
-// PLACEHOLDER: replaced by the real virtio driver.
-#include "driver.h"
+// ixy's driver for VirtIO network devices, through the legacy PCI interface (QEMU, VirtualBox, cloud VMs).
+//
+// A VirtIO NIC has no packet registers: driver and device share "virtqueues" in memory (spec 2.4). Queue 0
+// receives, queue 1 transmits, queue 2 carries control commands (promiscuous mode, MAC address). A virtqueue is a
+// descriptor table (where the buffers are), an available ring (chains the driver offers to the device) and a used
+// ring (chains the device has finished). The registers live in an IO-port BAR, read and written with pread/pwrite
+// on its sysfs file; the hot path touches one register, "queue notify", at most once per batch.
+//
+// Every packet is a chain of two descriptors: the 10 byte virtio-net header, then the frame. A chain works on every
+// device; header and frame in one descriptor would need VIRTIO_F_ANY_LAYOUT, which VirtualBox does not offer.
+// Chain c always uses descriptors 2c and 2c+1, so a queue of n descriptors holds n/2 packets.
+//
+// Section numbers refer to the VirtIO 1.0 specification; src/driver/virtio_legacy.h has the definitions.
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../device_io.h"
 #include "../log.h"
+#include "../pci.h"
+#include "driver.h"
+#include "virtio_legacy.h"
 
-static const uint16_t virtio_ids[] = {0};
+#define RX_QUEUE 0
+#define TX_QUEUE 1
+#define CTRL_QUEUE 2
+#define NUM_QUEUES 3
 
-static struct ixy_device* virtio_init(const struct ixy_config* config) {
-	ixy_error("%s: the virtio driver is not written yet", config->pci_addr);
-	return NULL;
+#define NET_HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
+// Receive buffers (at least 4 per RX chain): for the RX ring, a TX ring of forwarded packets and the app's batches.
+#define RX_MEMPOOL_ENTRIES 4096
+// How long a control command may take. QEMU answers during the notify write itself.
+#define CTRL_TIMEOUT_US 1000000
+#define CTRL_POLL_US 100
+// The legacy interface has no link speed (only up/down): report this nominal value while the link is up.
+#define NOMINAL_LINK_SPEED_MBIT 1000
+
+// The features ixy uses, if the device offers them; nothing else is accepted (5.1.3). In particular no checksum
+// offloads and no mergeable RX buffers: QEMU's hub, socket and user networks do not offer them, ixy needs neither.
+#define WANTED_FEATURES                                                                                                \
+	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
+	 VIRTIO_NET_F_CTRL_MAC_ADDR)
+
+// Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
+// fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
+#define write_barrier() atomic_thread_fence(memory_order_release)
+#define read_barrier() atomic_thread_fence(memory_order_acquire)
+#define full_barrier() atomic_thread_fence(memory_order_seq_cst)
+
+// A control command, in the control queue's DMA memory behind its used ring (5.1.6.5).
+struct ctrl_command {
+	uint8_t class_and_command[2]; // the device reads them
+	uint8_t data[6];              // the device reads them (1 byte for promiscuous mode, 6 for a MAC)
+	uint8_t ack;                  // the device writes VIRTIO_NET_OK or VIRTIO_NET_ERR
+};
+
+struct virtqueue {
+	uint16_t index;        // 0 RX, 1 TX, 2 control
+	uint16_t size;         // descriptors, fixed by the device; a power of two
+	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
+	volatile struct vring_desc* desc;
+	volatile struct vring_avail* avail;
+	volatile struct vring_used* used;
+	uint16_t avail_idx; // our copy of avail->idx: chains offered so far, wrapping at 65536
+	uint16_t used_idx;  // used ring entries processed so far, wrapping at 65536 like used->idx
+	// After the rings: TX: one all-zero net header that every TX chain points to; control: the command.
+	volatile uint8_t* extra;
+	uintptr_t extra_phy;
+	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain (head descriptor / 2)
+	uint16_t* free_chains; // TX: a stack of chains the device does not hold
+	uint16_t num_free_chains;
+};
+
+struct virtio_device {
+	struct ixy_device ixy;
+	int io_fd;         // BAR0, the IO-port registers
+	uint32_t features; // negotiated
+	struct virtqueue queues[NUM_QUEUES];
+	bool has_ctrl_queue;
+	bool ctrl_broken; // a command timed out: the device may still use its buffers, send no more
+	struct mempool* rx_mempool;
+	// The device counts nothing; these are the packets and bytes since the last read_stats.
+	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes;
+};
+
+// ---- Registers: one pread/pwrite each on the IO-port BAR. Sizes must be 1, 2 or 4 bytes (sysfs allows no other).
+
+static int io_read(const struct virtio_device* dev, uint32_t offset, void* value, size_t len) {
+	ssize_t got = pread(dev->io_fd, value, len, offset);
+	if (got != (ssize_t)len) {
+		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", dev->ixy.pci_addr, len, offset,
+			  got < 0 ? strerror(errno) : "short read");
+		return -1;
+	}
+	return 0;
 }
 
-const struct ixy_driver virtio_driver = {"virtio", 0xffff, virtio_ids, 0, virtio_init};
+static int io_write(const struct virtio_device* dev, uint32_t offset, const void* value, size_t len) {
+	ssize_t put = pwrite(dev->io_fd, value, len, offset);
+	if (put != (ssize_t)len) {
+		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", dev->ixy.pci_addr, len, offset,
+			  put < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_status(const struct virtio_device* dev, uint8_t status) {
+	return io_write(dev, VIRTIO_PCI_STATUS, &status, sizeof(status));
+}
+
+// Writing 0 to the status resets the device: it forgets the queues and stops all DMA (2.1, 4.1.4.8).
+static int reset_device(const struct virtio_device* dev) {
+	if (write_status(dev, 0) != 0) {
+		return -1;
+	}
+	uint8_t status = 0xff;
+	if (io_read(dev, VIRTIO_PCI_STATUS, &status, sizeof(status)) != 0 || status != 0) {
+		ixy_error("%s: the device did not reset (status 0x%02x)", dev->ixy.pci_addr, status);
+		return -1;
+	}
+	return 0;
+}
+
+static void notify_queue(const struct virtio_device* dev, uint16_t queue_index) {
+	io_write(dev, VIRTIO_PCI_QUEUE_NOTIFY, &queue_index, sizeof(queue_index)); // prints on failure
+}
+
+// ---- Virtqueues
+
+static size_t align_up(size_t value, size_t alignment) {
+	return (value + alignment - 1) / alignment * alignment;
+}
+
+// Legacy layout (2.4.2): descriptor table, available ring (flags, idx, ring, used_event), then the used ring
+// (flags, idx, ring, avail_event) at the next 4096 byte boundary.
+static size_t used_ring_offset(uint16_t size) {
+	size_t avail_end =
+	    size * sizeof(struct vring_desc) + sizeof(struct vring_avail) + (size + 1u) * sizeof(uint16_t);
+	return align_up(avail_end, VIRTIO_LEGACY_QUEUE_ALIGN);
+}
+
+static size_t extra_offset(uint16_t size) {
+	size_t used_end = used_ring_offset(size) + sizeof(struct vring_used) + size * sizeof(struct vring_used_elem) +
+			  sizeof(uint16_t);
+	return align_up(used_end, 64);
+}
+
+// Makes the chains added since the last call visible to the device, then notifies it unless it said it does not
+// need that (3.2.1.3, 3.2.1.4). One notification per batch, and usually none: the device polls while busy.
+static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
+	write_barrier(); // descriptors and ring entries before the index that makes them visible
+	q->avail->idx = q->avail_idx;
+	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
+	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
+		notify_queue(dev, q->index);
+	}
+}
+
+// The chain a used ring entry returns. Anything but the head of a chain we gave the device is a device bug.
+static uint16_t used_chain(const struct virtqueue* q, uint32_t head) {
+	if (head >= q->size || head % 2 != 0 || (q->bufs && !q->bufs[head / 2])) {
+		ixy_panic("virtqueue %u: device returned descriptor %u, which is not the head of a chain it holds",
+			  q->index, head);
+	}
+	return (uint16_t)(head / 2);
+}
+
+// 4.1.5.1.3 (legacy): select the queue, read its size, give the device the ring's page frame number.
+static int setup_queue(struct virtio_device* dev, uint16_t index) {
+	struct virtqueue* q = &dev->queues[index];
+	q->index = index;
+	if (io_write(dev, VIRTIO_PCI_QUEUE_SELECT, &index, sizeof(index)) != 0 ||
+	    io_read(dev, VIRTIO_PCI_QUEUE_SIZE, &q->size, sizeof(q->size)) != 0) {
+		return -1;
+	}
+	if (q->size == 0 || (q->size & (q->size - 1)) != 0) {
+		ixy_error("%s: virtqueue %u has size %u, expected a power of two", dev->ixy.pci_addr, index, q->size);
+		return -1;
+	}
+	// The device needs the rings physically contiguous: one huge page, which holds even the largest legacy queue.
+	size_t extra_at = extra_offset(q->size);
+	if (memory_allocate_dma(extra_at + sizeof(struct ctrl_command), true, &q->mem) != 0) {
+		return -1;
+	}
+	if ((q->mem.phy >> VIRTIO_LEGACY_PFN_SHIFT) > UINT32_MAX) {
+		ixy_error("%s: ring memory at 0x%lx is beyond the 32 bit page number of the legacy interface",
+			  dev->ixy.pci_addr, (unsigned long)q->mem.phy);
+		return -1;
+	}
+	uint8_t* base = q->mem.virt;
+	q->desc = (volatile struct vring_desc*)base;
+	q->avail = (volatile struct vring_avail*)(base + q->size * sizeof(struct vring_desc));
+	q->used = (volatile struct vring_used*)(base + used_ring_offset(q->size));
+	q->extra = base + extra_at;
+	q->extra_phy = q->mem.phy + extra_at;
+	q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT; // ixy polls: interrupts would only cost time
+
+	uint16_t num_chains = q->size / 2;
+	if (index == RX_QUEUE || index == TX_QUEUE) {
+		q->bufs = calloc(num_chains, sizeof(*q->bufs));
+		if (!q->bufs) {
+			ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
+			return -1;
+		}
+	}
+	if (index == TX_QUEUE) {
+		q->free_chains = calloc(num_chains, sizeof(*q->free_chains));
+		if (!q->free_chains) {
+			ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
+			return -1;
+		}
+	}
+	// The header descriptor of each chain is set up once: it links to the data descriptor. RX headers go into
+	// each buffer's head room (the device writes them); all TX chains share the one all-zero header in `extra`.
+	for (uint16_t chain = 0; chain < num_chains && index != CTRL_QUEUE; chain++) {
+		volatile struct vring_desc* header = &q->desc[2 * chain];
+		header->len = NET_HDR_LEN;
+		header->next = (uint16_t)(2 * chain + 1);
+		if (index == RX_QUEUE) {
+			header->flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE;
+			q->desc[2 * chain + 1].flags = VRING_DESC_F_WRITE;
+		} else {
+			header->flags = VRING_DESC_F_NEXT;
+			header->addr = q->extra_phy;
+			q->free_chains[q->num_free_chains++] = chain;
+		}
+	}
+	uint32_t pfn = (uint32_t)(q->mem.phy >> VIRTIO_LEGACY_PFN_SHIFT);
+	return io_write(dev, VIRTIO_PCI_QUEUE_PFN, &pfn, sizeof(pfn));
+}
+
+static void free_queue(struct virtqueue* q) {
+	// Buffers in RX chains come from rx_mempool, freed as a whole. Buffers still in TX chains are not returned:
+	// their pool may be gone already (ixy-fwd closes one device after the other); its owner frees the whole pool.
+	memory_free_dma(&q->mem);
+	free(q->bufs);
+	free(q->free_chains);
+	q->bufs = NULL;
+	q->free_chains = NULL;
+}
+
+// ---- Receive and transmit
+
+// Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
+// head room, right in front of the packet data, and the frame into the data.
+static void rx_offer(struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
+	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+	q->desc[2 * chain].addr = data_phy - NET_HDR_LEN;
+	q->desc[2 * chain + 1].addr = data_phy;
+	q->desc[2 * chain + 1].len = buf->mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
+	q->bufs[chain] = buf;
+	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+}
+
+static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (queue_id >= ixy->num_rx_queues) {
+		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
+	}
+	struct virtqueue* q = &dev->queues[RX_QUEUE];
+	uint16_t device_used_idx = q->used->idx; // once per batch
+	read_barrier();                          // the index before the entries it covers (3.2.2)
+	uint32_t received = 0;
+	while (received < num_bufs && q->used_idx != device_used_idx) {
+		// Refill first: if the app holds every buffer, the packet waits in the used ring until it frees some.
+		struct pkt_buf* fresh = pkt_buf_alloc(dev->rx_mempool);
+		if (!fresh) {
+			break;
+		}
+		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx & (q->size - 1)];
+		uint16_t chain = used_chain(q, done->id);
+		struct pkt_buf* buf = q->bufs[chain];
+		uint32_t written = done->len; // header plus frame (5.1.6.4)
+		if (written < NET_HDR_LEN || written - NET_HDR_LEN > q->desc[2 * chain + 1].len) {
+			ixy_panic("%s: device reports %u bytes in an RX buffer", ixy->pci_addr, written);
+		}
+		buf->size = written - NET_HDR_LEN;
+		dev->rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+		bufs[received++] = buf;
+		rx_offer(q, chain, fresh);
+		q->used_idx++;
+	}
+	if (received > 0) {
+		dev->rx_pkts += received;
+		publish_and_notify(dev, q);
+	}
+	return received;
+}
+
+static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (queue_id >= ixy->num_tx_queues) {
+		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
+	}
+	struct virtqueue* q = &dev->queues[TX_QUEUE];
+	// 1. Chains in the used ring have been sent (5.1.6.2.2): free their buffers, count them.
+	uint16_t device_used_idx = q->used->idx;
+	read_barrier();
+	while (q->used_idx != device_used_idx) {
+		uint16_t chain = used_chain(q, q->used->ring[q->used_idx & (q->size - 1)].id);
+		struct pkt_buf* sent = q->bufs[chain];
+		dev->tx_pkts++;
+		dev->tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
+		pkt_buf_free(sent);
+		q->bufs[chain] = NULL;
+		q->free_chains[q->num_free_chains++] = chain;
+		q->used_idx++;
+	}
+	// 2. Offer as many packets as there are free chains (5.1.6.2). The header descriptor is already set up.
+	uint32_t queued = 0;
+	while (queued < num_bufs && q->num_free_chains > 0) {
+		struct pkt_buf* buf = bufs[queued++];
+		uint16_t chain = q->free_chains[--q->num_free_chains];
+		q->desc[2 * chain + 1].addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+		q->desc[2 * chain + 1].len = buf->size;
+		q->bufs[chain] = buf;
+		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+	}
+	if (queued > 0) {
+		publish_and_notify(dev, q);
+	}
+	return queued;
+}
+
+static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (stats) {
+		stats->rx_pkts += dev->rx_pkts;
+		stats->tx_pkts += dev->tx_pkts;
+		stats->rx_bytes += dev->rx_bytes;
+		stats->tx_bytes += dev->tx_bytes;
+	}
+	dev->rx_pkts = dev->tx_pkts = dev->rx_bytes = dev->tx_bytes = 0;
+}
+
+// ---- Control queue
+
+// Sends one command and waits for the device's ack (5.1.6.5). The chain is descriptors 0, 1, 2: class and command,
+// data, ack, each in a descriptor of its own, as the legacy interface requires without VIRTIO_F_ANY_LAYOUT
+// (5.1.6.6). Only one command is ever in flight, so it always uses the same descriptors.
+static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t command, const uint8_t* data, uint32_t len) {
+	if (!dev->has_ctrl_queue || dev->ctrl_broken) {
+		ixy_error("%s: %s", dev->ixy.pci_addr,
+			  dev->ctrl_broken ? "an earlier control command timed out, sending no more"
+					   : "the device has no control queue (no VIRTIO_NET_F_CTRL_VQ)");
+		return -1;
+	}
+	struct virtqueue* q = &dev->queues[CTRL_QUEUE];
+	volatile struct ctrl_command* cmd = (volatile struct ctrl_command*)q->extra;
+	if (len > sizeof(cmd->data)) {
+		ixy_panic("control command data of %u bytes does not fit", len);
+	}
+	cmd->class_and_command[0] = class;
+	cmd->class_and_command[1] = command;
+	for (uint32_t i = 0; i < len; i++) {
+		cmd->data[i] = data[i];
+	}
+	cmd->ack = 0xff; // neither OK nor ERR: shows whether the device wrote it
+	q->desc[0] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, class_and_command), 2,
+					 VRING_DESC_F_NEXT, 1};
+	q->desc[1] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, data), len, VRING_DESC_F_NEXT, 2};
+	q->desc[2] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, ack), 1, VRING_DESC_F_WRITE, 0};
+	q->avail->ring[q->avail_idx++ & (q->size - 1)] = 0;
+	publish_and_notify(dev, q);
+	for (uint32_t waited_us = 0; q->used->idx == q->used_idx; waited_us += CTRL_POLL_US) {
+		if (waited_us >= CTRL_TIMEOUT_US) {
+			ixy_error("%s: no answer to control command %u/%u within %u ms", dev->ixy.pci_addr, class,
+				  command, CTRL_TIMEOUT_US / 1000);
+			dev->ctrl_broken = true;
+			return -1;
+		}
+		ixy_usleep(CTRL_POLL_US);
+	}
+	read_barrier();
+	q->used_idx++;
+	if (cmd->ack != VIRTIO_NET_OK) {
+		ixy_error("%s: the device refused control command %u/%u (ack %u)", dev->ixy.pci_addr, class, command,
+			  cmd->ack);
+		return -1;
+	}
+	return 0;
+}
+
+static int virtio_set_promisc(struct ixy_device* ixy, bool enabled) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (!(dev->features & VIRTIO_NET_F_CTRL_RX)) {
+		ixy_error("%s: the device cannot switch promiscuous mode (no VIRTIO_NET_F_CTRL_RX)", ixy->pci_addr);
+		return -1;
+	}
+	uint8_t on = enabled ? 1 : 0;
+	return ctrl_command(dev, VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &on, 1);
+}
+
+// ---- Device configuration: MAC address and link status (5.1.4)
+
+static int virtio_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
+	const struct virtio_device* dev = IXY_TO_DRIVER(const struct virtio_device, ixy);
+	if (!(dev->features & VIRTIO_NET_F_MAC)) {
+		ixy_error("%s: the device has no MAC address in its configuration (no VIRTIO_NET_F_MAC)",
+			  ixy->pci_addr);
+		return -1;
+	}
+	for (uint32_t i = 0; i < 6; i++) {
+		if (io_read(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_MAC + i, &mac[i], 1) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int virtio_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (dev->features & VIRTIO_NET_F_CTRL_MAC_ADDR) {
+		return ctrl_command(dev, VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, mac, 6);
+	}
+	// Without the command, the legacy interface lets the driver write the mac field of the configuration (5.1.4).
+	for (uint32_t i = 0; i < 6; i++) {
+		if (io_write(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_MAC + i, &mac[i], 1) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+// VirtIO has no link speed in the legacy interface. With VIRTIO_NET_F_STATUS the device says whether the link is
+// up, and we report the nominal NOMINAL_LINK_SPEED_MBIT; without it the link is up by definition (5.1.4).
+static uint32_t virtio_get_link_speed(const struct ixy_device* ixy) {
+	const struct virtio_device* dev = IXY_TO_DRIVER(const struct virtio_device, ixy);
+	if (!(dev->features & VIRTIO_NET_F_STATUS)) {
+		return NOMINAL_LINK_SPEED_MBIT;
+	}
+	uint16_t status = 0;
+	if (io_read(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_STATUS, &status, sizeof(status)) != 0) {
+		return 0;
+	}
+	return (status & VIRTIO_NET_S_LINK_UP) ? NOMINAL_LINK_SPEED_MBIT : 0;
+}
+
+// ---- Init and close
+
+// Resets the device (so it stops using our memory), then frees everything. Also the cleanup of a failed init.
+static void teardown(struct virtio_device* dev, bool clear_bus_master) {
+	if (dev->io_fd >= 0) {
+		reset_device(dev); // prints on failure; nothing else we could do
+	}
+	for (int i = 0; i < NUM_QUEUES; i++) {
+		free_queue(&dev->queues[i]);
+	}
+	memory_free_mempool(dev->rx_mempool);
+	if (clear_bus_master) {
+		pci_set_bus_master(dev->ixy.pci_addr, false);
+	}
+	if (dev->io_fd >= 0 && close(dev->io_fd) != 0) {
+		ixy_warn("%s: closing the IO BAR failed: %s", dev->ixy.pci_addr, strerror(errno));
+	}
+	free((char*)dev->ixy.pci_addr);
+	free(dev);
+}
+
+static void virtio_close(struct ixy_device* ixy) {
+	teardown(IXY_TO_DRIVER(struct virtio_device, ixy), true);
+}
+
+// Negotiates features and sets up the queues; the steps of 3.1.1 with the legacy changes of 3.1.2.
+static int start_device(struct virtio_device* dev) {
+	const char* pci_addr = dev->ixy.pci_addr;
+	// 1.-3. Reset, then tell the device we noticed it and can drive it.
+	if (reset_device(dev) != 0 || write_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
+	    write_status(dev, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER) != 0) {
+		return -1;
+	}
+	// 4. Accept only the features we use. (5./6. FEATURES_OK does not exist in the legacy interface.)
+	uint32_t offered;
+	if (io_read(dev, VIRTIO_PCI_HOST_FEATURES, &offered, sizeof(offered)) != 0) {
+		return -1;
+	}
+	dev->features = offered & WANTED_FEATURES;
+	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
+		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
+	}
+	if (io_write(dev, VIRTIO_PCI_GUEST_FEATURES, &dev->features, sizeof(dev->features)) != 0) {
+		return -1;
+	}
+	ixy_debug("%s: device offers features 0x%08x, using 0x%08x", pci_addr, offered, dev->features);
+	// 7. Device-specific setup: the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
+	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
+	if (setup_queue(dev, RX_QUEUE) != 0 || setup_queue(dev, TX_QUEUE) != 0 ||
+	    (dev->has_ctrl_queue && setup_queue(dev, CTRL_QUEUE) != 0)) {
+		return -1;
+	}
+	struct virtqueue* rx = &dev->queues[RX_QUEUE];
+	uint32_t pool_entries = RX_MEMPOOL_ENTRIES > 4u * rx->size ? RX_MEMPOOL_ENTRIES : 4u * rx->size;
+	dev->rx_mempool = memory_allocate_mempool(pool_entries, 0);
+	if (!dev->rx_mempool) {
+		return -1;
+	}
+	for (uint16_t chain = 0; chain < rx->size / 2; chain++) {
+		rx_offer(rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
+	}
+	write_barrier();
+	rx->avail->idx = rx->avail_idx;
+	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
+	uint8_t status = VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK;
+	if (write_status(dev, status) != 0 || io_read(dev, VIRTIO_PCI_STATUS, &status, sizeof(status)) != 0) {
+		return -1;
+	}
+	if (!(status & VIRTIO_STATUS_DRIVER_OK) || (status & (VIRTIO_STATUS_NEEDS_RESET | VIRTIO_STATUS_FAILED))) {
+		ixy_error("%s: the device did not accept DRIVER_OK (status 0x%02x)", pci_addr, status);
+		return -1;
+	}
+	notify_queue(dev, RX_QUEUE);
+	// Receive everything, as the ixgbe driver does. Only possible with the control queue.
+	if (dev->features & VIRTIO_NET_F_CTRL_RX) {
+		return virtio_set_promisc(&dev->ixy, true);
+	}
+	ixy_warn("%s: the device has no control queue, cannot switch on promiscuous mode", pci_addr);
+	return 0;
+}
+
+static struct ixy_device* virtio_init(const struct ixy_config* config) {
+	if (config->rx_queues > 1 || config->tx_queues > 1) {
+		ixy_error("%s: a legacy VirtIO NIC has one RX and one TX queue, %u and %u were requested",
+			  config->pci_addr, config->rx_queues, config->tx_queues);
+		return NULL;
+	}
+	struct virtio_device* dev = calloc(1, sizeof(*dev));
+	char* pci_addr = strdup(config->pci_addr);
+	if (!dev || !pci_addr) {
+		ixy_error("%s: out of memory", config->pci_addr);
+		free(dev);
+		free(pci_addr);
+		return NULL;
+	}
+	dev->ixy = (struct ixy_device){
+	    .pci_addr = pci_addr,
+	    .driver_name = virtio_driver.name,
+	    .num_rx_queues = config->rx_queues,
+	    .num_tx_queues = config->tx_queues,
+	    .rx_batch = virtio_rx_batch,
+	    .tx_batch = virtio_tx_batch,
+	    .read_stats = virtio_read_stats,
+	    .set_promisc = virtio_set_promisc,
+	    .get_link_speed = virtio_get_link_speed,
+	    .get_mac_addr = virtio_get_mac_addr,
+	    .set_mac_addr = virtio_set_mac_addr,
+	    .close = virtio_close,
+	};
+	dev->io_fd = pci_open_io_bar0(pci_addr);
+	if (dev->io_fd < 0 || start_device(dev) != 0) {
+		teardown(dev, false); // ixy_init_config clears bus mastering itself when init fails
+		return NULL;
+	}
+	if (config->ring_size != 0 && config->ring_size != dev->queues[RX_QUEUE].size) {
+		ixy_warn("%s: ring size %u requested, but a legacy VirtIO device fixes it: using %u", pci_addr,
+			 config->ring_size, dev->queues[RX_QUEUE].size);
+	}
+	return &dev->ixy;
+}
+
+static const uint16_t virtio_device_ids[] = {VIRTIO_PCI_DEVICE_ID_NET_LEGACY};
+
+const struct ixy_driver virtio_driver = {
+    .name = "virtio",
+    .vendor_id = VIRTIO_PCI_VENDOR_ID,
+    .device_ids = virtio_device_ids,
+    .num_device_ids = sizeof(virtio_device_ids) / sizeof(virtio_device_ids[0]),
+    .init = virtio_init,
+};

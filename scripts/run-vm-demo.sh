@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs ixy for real without any NIC: builds ixy (in build/), boots a QEMU guest (software emulation) with four
+# VirtIO NICs and runs the apps there: ixy-pktgen sends, ixy-fwd forwards, ixy-pcap captures. Shows the guest's
+# console, the rates and totals the apps printed, and a check of every captured packet against what QEMU saw on
+# its virtual wire. The work is done by test/vm/run-vm.sh (the end-to-end test); this script only builds first.
+#
+#   sudo scripts/run-vm-demo.sh [--mode kmod] [--packets N]
+#
+# --mode kmod loads the guest kernel's VirtIO drivers first, as on a normal VM, so ixy has to unbind them.
+# Needs root and a Debian-like system: installs cmake, gcc, QEMU, busybox-static and cpio when missing, and
+# fetches a Debian kernel package once (cached in /var/cache/ixy-vm). Takes about half a minute.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ]; then
+	echo "run-vm-demo: needs root (installs packages, boots QEMU); try: sudo $0" >&2
+	exit 1
+fi
+missing=()
+for tool in cmake:cmake gcc:gcc make:make; do
+	command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "run-vm-demo: installing ${missing[*]}"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "run-vm-demo: building ixy in build/"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIXY_STATIC_APPS=ON -DIXY_SANITIZE=OFF >/dev/null
+make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest >/dev/null
+rc=0
+test/vm/run-vm.sh --build-dir build --out build/vm-demo "$@" || rc=$?
+if [ $rc = 77 ]; then
+	echo "run-vm-demo: QEMU could not be installed" >&2
+	exit 1
+fi
+echo "run-vm-demo: the guest's files (capture.pcap, the apps' logs) are in build/vm-demo/guest/,"
+echo "run-vm-demo: QEMU's own records of the wire in build/vm-demo/host-a.pcap and host-d.pcap (tcpdump -r FILE)"
+exit $rc

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, the
+# kernel's VirtIO modules and test/vm/guest-init.sh as /init.
+#
+#   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
+#
+# The kernel comes from Debian's package (the one `apt-cache depends linux-image-amd64` names), fetched with
+# `apt-get download` and unpacked with dpkg -x into the cache (default /var/cache/ixy-vm), so reruns do not fetch
+# it again. The initramfs is rebuilt every time (a second): it holds the binaries of the build directory.
+# Writes OUT/vmlinuz and OUT/initrd.gz. Needs root only to install missing packages.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build_dir=
+out=
+cache=/var/cache/ixy-vm
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--build-dir) build_dir=$2; shift 2 ;;
+		--out) out=$2; shift 2 ;;
+		--cache) cache=$2; shift 2 ;;
+		*) echo "usage: $0 --build-dir DIR --out DIR [--cache DIR]" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$build_dir" ] || [ -z "$out" ]; then
+	echo "usage: $0 --build-dir DIR --out DIR [--cache DIR]" >&2
+	exit 2
+fi
+build_dir=$(cd "$build_dir" && pwd)
+mkdir -p "$out" "$cache"
+out=$(cd "$out" && pwd)
+
+say() { echo "build-guest: $*"; }
+
+# The guest's programs must not need shared libraries: there are none in the initramfs.
+binaries=("$build_dir/apps/ixy-pktgen" "$build_dir/apps/ixy-fwd" "$build_dir/apps/ixy-pcap"
+	"$build_dir/test/vm/vm_selftest")
+for bin in "${binaries[@]}"; do
+	[ -x "$bin" ] || { say "missing $bin: build first (make -C $build_dir)"; exit 1; }
+	if readelf -l "$bin" | grep -q INTERP; then
+		say "$bin is dynamically linked; configure with -DIXY_STATIC_APPS=ON"
+		exit 1
+	fi
+done
+busybox=$(command -v busybox || true)
+if [ -z "$busybox" ] || readelf -l "$busybox" | grep -q INTERP; then
+	say "needs a static busybox (apt-get install busybox-static)"
+	exit 1
+fi
+
+# 1. Kernel, cached per package version.
+package=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+if [ -z "$package" ]; then
+	say "apt-cache does not know linux-image-amd64; running apt-get update"
+	apt-get update -qq >/dev/null
+	package=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+fi
+[ -n "$package" ] || { say "cannot find the Debian kernel package"; exit 1; }
+kernel_dir=$cache/$package
+if [ ! -f "$kernel_dir/vmlinuz" ]; then
+	say "fetching $package"
+	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
+	(cd "$tmp" && apt-get download "$package" >/dev/null 2>&1) || { say "apt-get download $package failed"; exit 1; }
+	dpkg -x "$tmp"/*.deb "$tmp/root"
+	mkdir -p "$kernel_dir.new/modules"
+	cp "$tmp"/root/boot/vmlinuz-* "$kernel_dir.new/vmlinuz"
+	# Keep only the VirtIO network modules and what they depend on.
+	find "$tmp/root/lib/modules" -name '*.ko*' \( -path '*/drivers/virtio/*' -o -path '*/drivers/net/*' \
+		-o -path '*/net/core/*' \) -exec cp {} "$kernel_dir.new/modules/" \;
+	rm -rf "$tmp" "$kernel_dir"
+	mv "$kernel_dir.new" "$kernel_dir"
+fi
+cp "$kernel_dir/vmlinuz" "$out/vmlinuz"
+
+# 2. Initramfs.
+root=$out/initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,mnt/huge,modules}
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+cp "${binaries[@]}" "$root/bin/"
+cp "$here/guest-init.sh" "$root/init"
+chmod 755 "$root/init"
+
+# The modules for the kmod variant, and the order to load them in: busybox insmod does not follow dependencies,
+# so each module's depends= line (modinfo) is resolved here, dependencies first.
+declare -A loaded=()
+order=()
+load() {
+	local module=$1 file dep
+	[ -n "${loaded[$module]:-}" ] && return
+	loaded[$module]=1
+	file=$(find "$kernel_dir/modules" -name "$module.ko*" | head -1)
+	[ -n "$file" ] || { say "kernel module $module not found"; exit 1; }
+	case "$file" in
+		*.xz) xz -dc "$file" >"$root/modules/$module.ko" ;;
+		*.zst) zstd -qdc "$file" >"$root/modules/$module.ko" ;;
+		*) cp "$file" "$root/modules/$module.ko" ;;
+	esac
+	for dep in $(strings "$root/modules/$module.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		load "$dep"
+	done
+	order+=("$module")
+}
+load virtio_pci
+load virtio_net
+printf '%s\n' "${order[@]}" >"$root/modules/order"
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 >"$out/initrd.gz")
+say "kernel $package, initramfs $(du -k "$out/initrd.gz" | cut -f1) KiB, modules: ${order[*]}"
