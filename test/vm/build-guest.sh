@@ -56,17 +56,43 @@ if [ -z "$package" ]; then
 fi
 [ -n "$package" ] || { say "cannot find the Debian kernel package"; exit 1; }
 kernel_dir=$cache/$package
-if [ ! -f "$kernel_dir/vmlinuz" ]; then
+
+# The VirtIO network modules for the kmod variant, and the order to load them in: busybox insmod does not follow
+# dependencies, so each module's depends= line is resolved here, dependencies first. Writes modules/order.
+declare -A taken=()
+order=()
+take_module() {   # take_module UNPACKED_ROOT DEST NAME
+	local file dep
+	[ -n "${taken[$3]:-}" ] && return
+	taken[$3]=1
+	file=$(find "$1/lib/modules" -name "$3.ko*" | head -1)
+	[ -n "$file" ] || { say "kernel module $3 not found in $package"; exit 1; }
+	case "$file" in
+		*.xz) xz -dc "$file" >"$2/$3.ko" ;;
+		*.zst) zstd -qdc "$file" >"$2/$3.ko" ;;
+		*) cp "$file" "$2/$3.ko" ;;
+	esac
+	for dep in $(strings "$2/$3.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		take_module "$1" "$2" "$dep"
+	done
+	order+=("$3")
+}
+
+if [ ! -f "$kernel_dir/modules/order" ]; then
 	say "fetching $package"
 	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
-	(cd "$tmp" && apt-get download "$package" >/dev/null 2>&1) || { say "apt-get download $package failed"; exit 1; }
+	if ! (cd "$tmp" && apt-get download "$package" >/dev/null 2>&1); then
+		apt-get update -qq >/dev/null 2>&1   # the package lists may name a version the mirror no longer has
+		(cd "$tmp" && apt-get download "$package" >/dev/null 2>&1) || { say "apt-get download $package failed"; exit 1; }
+	fi
 	dpkg -x "$tmp"/*.deb "$tmp/root"
+	rm -rf "$kernel_dir" "$kernel_dir.new"
 	mkdir -p "$kernel_dir.new/modules"
 	cp "$tmp"/root/boot/vmlinuz-* "$kernel_dir.new/vmlinuz"
-	# Keep only the VirtIO network modules and what they depend on.
-	find "$tmp/root/lib/modules" -name '*.ko*' \( -path '*/drivers/virtio/*' -o -path '*/drivers/net/*' \
-		-o -path '*/net/core/*' \) -exec cp {} "$kernel_dir.new/modules/" \;
-	rm -rf "$tmp" "$kernel_dir"
+	take_module "$tmp/root" "$kernel_dir.new/modules" virtio_pci
+	take_module "$tmp/root" "$kernel_dir.new/modules" virtio_net
+	printf '%s\n' "${order[@]}" >"$kernel_dir.new/modules/order"
+	rm -rf "$tmp"
 	mv "$kernel_dir.new" "$kernel_dir"
 fi
 cp "$kernel_dir/vmlinuz" "$out/vmlinuz"
@@ -83,29 +109,7 @@ cp "${binaries[@]}" "$root/bin/"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
 
-# The modules for the kmod variant, and the order to load them in: busybox insmod does not follow dependencies,
-# so each module's depends= line (modinfo) is resolved here, dependencies first.
-declare -A loaded=()
-order=()
-load() {
-	local module=$1 file dep
-	[ -n "${loaded[$module]:-}" ] && return
-	loaded[$module]=1
-	file=$(find "$kernel_dir/modules" -name "$module.ko*" | head -1)
-	[ -n "$file" ] || { say "kernel module $module not found"; exit 1; }
-	case "$file" in
-		*.xz) xz -dc "$file" >"$root/modules/$module.ko" ;;
-		*.zst) zstd -qdc "$file" >"$root/modules/$module.ko" ;;
-		*) cp "$file" "$root/modules/$module.ko" ;;
-	esac
-	for dep in $(strings "$root/modules/$module.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
-		load "$dep"
-	done
-	order+=("$module")
-}
-load virtio_pci
-load virtio_net
-printf '%s\n' "${order[@]}" >"$root/modules/order"
+cp "$kernel_dir"/modules/* "$root/modules/"
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 >"$out/initrd.gz")
-say "kernel $package, initramfs $(du -k "$out/initrd.gz" | cut -f1) KiB, modules: ${order[*]}"
+say "kernel $package, initramfs $(du -k "$out/initrd.gz" | cut -f1) KiB, modules: $(tr '\n' ' ' <"$kernel_dir/modules/order")"
