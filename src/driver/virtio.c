@@ -298,7 +298,7 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[TX_QUEUE];
-	// 1. Chains in the used ring have been sent (5.1.6.2.2): free their buffers, count them.
+	// 1. Chains in the used ring have been sent (5.1.6.2): free their buffers, count them.
 	uint16_t device_used_idx = q->used->idx;
 	read_barrier();
 	while (q->used_idx != device_used_idx) {
