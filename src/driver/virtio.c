@@ -327,6 +327,8 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	return queued;
 }
 
+// TX packets count once the device has taken them (used ring). rx_dropped stays untouched: a VirtIO device does not
+// report the frames it could not deliver for lack of RX buffers.
 static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (stats) {
