@@ -81,6 +81,9 @@ int main(int argc, char* argv[]) {
 		printf("%s -> %s: forwarded %llu packets, dropped %llu (TX queue full)\n", argv[1 + i], argv[2 - i],
 		       (unsigned long long)counters[i].forwarded, (unsigned long long)counters[i].dropped_tx_full);
 	}
+	// Stop both before closing either: buffers of one device's pool may still sit in the other's TX ring.
+	ixy_stop(devs[0]);
+	ixy_stop(devs[1]);
 	ixy_close(devs[0]);
 	ixy_close(devs[1]);
 	return 0;

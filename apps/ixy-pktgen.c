@@ -63,7 +63,9 @@ int main(int argc, char* argv[]) {
 		}
 	}
 	print_totals(&meter, &gen);
-	// The device first: closing it stops DMA and may hand the buffers still in its TX ring back to the pool.
+	// Stop the device first: no more DMA, and the buffers still in its TX ring are back in the pool.
+	ixy_stop(dev);
+	printf("[%s] packet mempool: %u of %u buffers free\n", argv[1], mempool_free_count(pool), pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	return 0;

@@ -58,6 +58,10 @@ void memory_free_mempool(struct mempool* mempool) {
 	if (!mempool) {
 		return;
 	}
+	if (mempool->free_stack_top != mempool->num_entries) {
+		ixy_warn("freeing a mempool while %u of its %u buffers are in use (leaked, or still held)",
+			 mempool->num_entries - mempool->free_stack_top, mempool->num_entries);
+	}
 	memory_free_dma(&mempool->dma);
 	free(mempool);
 }

@@ -30,7 +30,9 @@ struct ixy_device {
 	uint32_t (*get_link_speed)(const struct ixy_device* dev);
 	int (*get_mac_addr)(const struct ixy_device* dev, uint8_t mac[6]);
 	int (*set_mac_addr)(struct ixy_device* dev, const uint8_t mac[6]);
-	// Stops all DMA of the device, then frees its memory and the struct itself.
+	// Stops all DMA of the device and gives the buffers its rings hold back to their pools. Afterwards only close.
+	void (*stop)(struct ixy_device* dev);
+	// Stops the device if it is not stopped yet, then frees its memory and the struct itself.
 	void (*close)(struct ixy_device* dev);
 };
 
@@ -82,7 +84,14 @@ static inline int ixy_set_mac_addr(struct ixy_device* dev, const uint8_t mac[6])
 	return dev->set_mac_addr(dev, mac);
 }
 
-// Stops the device (no DMA after this returns) and frees everything ixy_init allocated. dev may be NULL.
+// Stops the device: no DMA after this returns, and every buffer it held is back in its pool.
+// Apps that pass packets between devices stop them all before closing any (ixy-fwd): a buffer of one device's pool
+// may sit in another device's TX ring, and that device must not read it after the pool is gone.
+static inline void ixy_stop(struct ixy_device* dev) {
+	dev->stop(dev);
+}
+
+// Stops the device if needed and frees everything ixy_init allocated. dev may be NULL.
 static inline void ixy_close(struct ixy_device* dev) {
 	if (dev) {
 		dev->close(dev);

@@ -58,6 +58,7 @@ struct ixgbe_device {
 	size_t bar_size;
 	struct ixgbe_rx_queue* rx_queues;
 	struct ixgbe_tx_queue* tx_queues;
+	bool stopped; // ixgbe_stop ran: no DMA any more, the rings hold no buffers
 };
 
 // Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. False on timeout.
@@ -402,11 +403,15 @@ static void free_device(struct ixgbe_device* dev) {
 	free(dev);
 }
 
-// Stops all DMA, then frees. Packets still in a TX ring are not freed: their pool may belong to a device that was
-// closed already (ixy-fwd's two devices hold each other's buffers).
-static void ixgbe_close(struct ixy_device* ixy) {
+// Stops all DMA, then gives the buffers in the rings back to their pools: each RX descriptor holds one, TX
+// descriptors from clean_index to tx_index hold packets not cleaned yet.
+static void ixgbe_stop(struct ixy_device* ixy) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	uint8_t* bar = dev->bar;
+	if (dev->stopped) {
+		return;
+	}
+	dev->stopped = true;
 	// Receiver off, then each RX queue; each TX queue may first drain (head reaches tail). The global reset
 	// afterwards stops any queue that did not stop in time.
 	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
@@ -420,8 +425,24 @@ static void ixgbe_close(struct ixy_device* ixy) {
 		wait_for_reg(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, 0, 100);
 	}
 	reset_device(dev);
+	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
+		for (uint32_t d = 0; d < dev->rx_queues[i].num_entries; d++) {
+			pkt_buf_free(dev->rx_queues[i].bufs[d]);
+		}
+	}
+	for (uint16_t i = 0; i < ixy->num_tx_queues; i++) {
+		struct ixgbe_tx_queue* queue = &dev->tx_queues[i];
+		for (uint32_t d = queue->clean_index; d != queue->tx_index; d = ring_index(d + 1, queue->num_entries)) {
+			pkt_buf_free(queue->bufs[d]);
+		}
+		queue->clean_index = queue->tx_index;
+	}
+}
+
+static void ixgbe_close(struct ixy_device* ixy) {
+	ixgbe_stop(ixy);
 	pci_set_bus_master(ixy->pci_addr, false);
-	free_device(dev);
+	free_device(IXY_TO_DRIVER(struct ixgbe_device, ixy));
 }
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
@@ -447,6 +468,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	    .get_link_speed = ixgbe_get_link_speed,
 	    .get_mac_addr = ixgbe_get_mac_addr,
 	    .set_mac_addr = ixgbe_set_mac_addr,
+	    .stop = ixgbe_stop,
 	    .close = ixgbe_close,
 	};
 	// One spare entry each: calloc(0, ...) may return NULL, which would look like running out of memory.

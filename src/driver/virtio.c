@@ -82,6 +82,7 @@ struct virtio_device {
 	struct virtqueue queues[NUM_QUEUES];
 	bool has_ctrl_queue;
 	bool ctrl_broken; // a command timed out: the device may still use its buffers, send no more
+	bool stopped;     // reset by virtio_stop: it no longer touches our memory
 	struct mempool* rx_mempool;
 	// The device counts nothing; these are the packets and bytes since the last read_stats.
 	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes;
@@ -235,8 +236,6 @@ static int setup_queue(struct virtio_device* dev, uint16_t index) {
 }
 
 static void free_queue(struct virtqueue* q) {
-	// Buffers in RX chains come from rx_mempool, freed as a whole. Buffers still in TX chains are not returned:
-	// their pool may be gone already (ixy-fwd closes one device after the other); its owner frees the whole pool.
 	memory_free_dma(&q->mem);
 	free(q->bufs);
 	free(q->free_chains);
@@ -445,13 +444,37 @@ static uint32_t virtio_get_link_speed(const struct ixy_device* ixy) {
 
 // ---- Init and close
 
-// Resets the device (so it stops using our memory), then frees everything. Also the cleanup of a failed init.
-static void teardown(struct virtio_device* dev, bool clear_bus_master) {
+// Resets the device, so that it stops using our memory (3.1.1: writing 0 to status resets it), then gives the buffers
+// in its RX and TX chains back to their pools: every RX chain holds one, a TX chain one until the device sent it.
+static void virtio_stop(struct ixy_device* ixy) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (dev->stopped) {
+		return;
+	}
+	dev->stopped = true;
 	if (dev->io_fd >= 0) {
 		reset_device(dev); // prints on failure; nothing else we could do
 	}
+	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
+		struct virtqueue* q = &dev->queues[i];
+		for (uint32_t chain = 0; q->bufs && chain < q->size / 2u; chain++) {
+			if (q->bufs[chain]) {
+				pkt_buf_free(q->bufs[chain]);
+				q->bufs[chain] = NULL;
+			}
+		}
+	}
+}
+
+// Stops the device, then frees everything. Also the cleanup of a failed init.
+static void teardown(struct virtio_device* dev, bool clear_bus_master) {
+	virtio_stop(&dev->ixy);
 	for (int i = 0; i < NUM_QUEUES; i++) {
 		free_queue(&dev->queues[i]);
+	}
+	if (dev->rx_mempool) {
+		ixy_info("%s: closed; RX mempool: %u of %u buffers free", dev->ixy.pci_addr,
+			 mempool_free_count(dev->rx_mempool), dev->rx_mempool->num_entries);
 	}
 	memory_free_mempool(dev->rx_mempool);
 	if (clear_bus_master) {
@@ -550,6 +573,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config) {
 	    .get_link_speed = virtio_get_link_speed,
 	    .get_mac_addr = virtio_get_mac_addr,
 	    .set_mac_addr = virtio_set_mac_addr,
+	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};
 	dev->io_fd = pci_open_io_bar0(pci_addr);
