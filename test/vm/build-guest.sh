@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, the
-# kernel's VirtIO modules and test/vm/guest-init.sh as /init.
+# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe,
+# the kernel's VirtIO modules, test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
 #
@@ -33,7 +33,7 @@ say() { echo "build-guest: $*"; }
 
 # The guest's programs must not need shared libraries: there are none in the initramfs.
 binaries=("$build_dir/apps/ixy-pktgen" "$build_dir/apps/ixy-fwd" "$build_dir/apps/ixy-pcap"
-	"$build_dir/test/vm/vm_selftest")
+	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe")
 for bin in "${binaries[@]}"; do
 	[ -x "$bin" ] || { say "missing $bin: build first (make -C $build_dir)"; exit 1; }
 	if readelf -l "$bin" | grep -q INTERP; then
@@ -100,7 +100,7 @@ cp "$kernel_dir/vmlinuz" "$out/vmlinuz"
 # 2. Initramfs.
 root=$out/initramfs
 rm -rf "$root"
-mkdir -p "$root"/{bin,dev,proc,sys,tmp,mnt/huge,modules}
+mkdir -p "$root"/{bin,dev,etc,proc,sys,tmp,mnt/huge,modules,scenarios}
 cp "$busybox" "$root/bin/busybox"
 for applet in $("$busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
@@ -108,6 +108,15 @@ done
 cp "${binaries[@]}" "$root/bin/"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
+for scenario in "$here"/scenario-*.sh; do
+	name=${scenario##*/scenario-}
+	cp "$scenario" "$root/scenarios/$name"
+done
+chmod 1777 "$root/tmp"
+# A user other than root, for the tests that run the apps without root (busybox su).
+echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 
 cp "$kernel_dir"/modules/* "$root/modules/"
 

@@ -1,42 +1,69 @@
 #!/usr/bin/env bash
-# The end-to-end test: boots the test guest under QEMU (TCG, never KVM) with four legacy VirtIO NICs and checks
-# what ixy did there.
+# The VM tests: boots the test guest under QEMU (TCG, never KVM) with legacy VirtIO NICs and checks what ixy did
+# there. One scenario per boot (guest-init.sh runs test/vm/scenario-<name>.sh in the guest):
 #
-#   run-vm.sh --build-dir DIR [--mode bare|kmod] [--packets N] [--out DIR] [--cache DIR]
+#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--packets N] [--soak-seconds N] [--out DIR]
+#             [--cache DIR]
+#
+#   e2e (default)  vm_selftest on A and B, then ixy-pcap on D, ixy-fwd on B and C, ixy-pktgen on A;
+#                  check_capture.py compares the guest's capture with the host's records. --mode kmod loads the
+#                  kernel's virtio_pci/virtio_net first, so ixy must unbind them.
+#   bad-inputs     each app with bad inputs: one message, exit code 2 or 1, nothing changed (always kmod; adds an
+#                  e1000 NIC that no ixy driver supports). Writes OUT/bad-inputs.md, the cases and messages.
+#   in-use         NICs whose kernel interface is up or has an address are refused, unless IXY_FORCE=1 (kmod).
+#   quiet          after each app ends, its devices are reset, their queues unset and bus mastering is off, and
+#                  traffic sent to them afterwards (from two kernel-driven NICs, E and F) changes nothing.
+#   soak           --soak-seconds (default 120) of traffic through all apps; check_soak.py accounts for every
+#                  packet with the apps' counters and QEMU's records of the wire, and checks the mempool reports.
 #
 # Network (nothing reaches the host's network): NIC A and B on QEMU hub 0, NIC C and D on hub 1. Each hub also
 # has a UDP socket port sending to 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls
-# its sender while a guest receiver is busy. QEMU's filter-dump records, on the host, what NIC A sends and what
-# reaches NIC D: an observer the guest cannot fake. (A netdev filter's "rx" queue holds what the NIC sends to the
-# hub port, its "tx" queue what the hub port passes to the NIC.)
+# its sender while a guest receiver is busy. QEMU's filter-dump records, on the host, what crosses a NIC's netdev:
+# an observer the guest cannot fake. (A netdev filter's "rx" queue holds what the NIC sends to the hub port, its
+# "tx" queue what the hub port passes to the NIC.)
 #
-# The guest (guest-init.sh) runs vm_selftest on A and B, then ixy-pcap on D, ixy-fwd on B and C, and ixy-pktgen
-# on A; check_capture.py then compares the guest's capture with the host's records. --mode kmod loads the
-# kernel's virtio_pci/virtio_net first, so ixy must unbind them.
-#
-# Exit: 0 passed, 1 failed, 77 skipped (not root, or QEMU cannot be installed).
+# The guest's own checks arrive as "IXY-VM: PASS|FAIL ..." lines. Exit: 0 passed, 1 failed, 77 skipped (not root,
+# or QEMU cannot be installed).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build_dir=
-mode=bare
+scenario=e2e
+mode=
 packets=30000
+soak_s=120
 out=
 cache=/var/cache/ixy-vm
-time_limit=300   # seconds for the whole QEMU run
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
+		--scenario) scenario=$2; shift 2 ;;
 		--mode) mode=$2; shift 2 ;;
 		--packets) packets=$2; shift 2 ;;
+		--soak-seconds) soak_s=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		--cache) cache=$2; shift 2 ;;
-		*) echo "usage: $0 --build-dir DIR [--mode bare|kmod] [--packets N] [--out DIR] [--cache DIR]" >&2; exit 2 ;;
+		*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 [ -n "$build_dir" ] || { echo "run-vm.sh: --build-dir is required" >&2; exit 2; }
+case "$scenario" in
+	e2e) mode=${mode:-bare} ;;
+	bad-inputs | in-use) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
+	quiet | soak) mode=${mode:-bare} ;;
+	*) echo "$usage" >&2; exit 2 ;;
+esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
-out=${out:-$build_dir/vm-$mode}
+case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
+# Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
+time_limit=300
+[ "$scenario" = soak ] && time_limit=$((soak_s + 150))
+if [ "$scenario" = e2e ]; then
+	out=${out:-$build_dir/vm-$mode}
+else
+	out=${out:-$build_dir/vm-$scenario}
+fi
 
 say() { echo "run-vm: $*"; }
 
@@ -72,10 +99,13 @@ mac_b=52:54:00:12:34:0b
 qemu_args=(-accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
 	-serial stdio -serial "file:$out/serial1.txt"
 	-kernel "$out/vmlinuz" -initrd "$out/initrd.gz"
-	-append "console=ttyS0 quiet panic=-1 ixy_mode=$mode ixy_packets=$packets ixy_mac_a=$mac_a ixy_mac_b=$mac_b"
+	-append "console=ttyS0 quiet panic=-1 ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b"
 	-nic none)
 nic() {   # nic NAME HUB PCI_SLOT MAC: a hub port and a legacy-only (disable-modern) VirtIO NIC on it
 	qemu_args+=(-netdev "hubport,id=$1,hubid=$2" -device "virtio-net-pci,netdev=$1,disable-modern=on,addr=$3,mac=$4")
+}
+dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
+	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
 nic nic_a 0 0x8 $mac_a
 nic nic_b 0 0x9 $mac_b
@@ -83,15 +113,50 @@ nic nic_c 1 0xa 52:54:00:12:34:0c
 nic nic_d 1 0xb 52:54:00:12:34:0d
 qemu_args+=(
 	-netdev "socket,id=sink0,udp=127.0.0.1:9,localaddr=127.0.0.1:$port0" -netdev "hubport,id=hub0_sink,hubid=0,netdev=sink0"
-	-netdev "socket,id=sink1,udp=127.0.0.1:9,localaddr=127.0.0.1:$port1" -netdev "hubport,id=hub1_sink,hubid=1,netdev=sink1"
-	-object "filter-dump,id=dump_a,netdev=nic_a,queue=rx,file=$out/host-a.pcap"
-	-object "filter-dump,id=dump_d,netdev=nic_d,queue=tx,file=$out/host-d.pcap")
-say "booting the guest (mode $mode, TCG, at most $time_limit s); console:"
+	-netdev "socket,id=sink1,udp=127.0.0.1:9,localaddr=127.0.0.1:$port1" -netdev "hubport,id=hub1_sink,hubid=1,netdev=sink1")
+counters=()
+case "$scenario" in
+	e2e)
+		dump nic_a rx "$out/host-a.pcap"
+		dump nic_d tx "$out/host-d.pcap"
+		;;
+	bad-inputs)
+		# An Intel 82540EM (8086:100e), a NIC no ixy driver supports; alone on hub 2. The guest has no e1000 module.
+		qemu_args+=(-netdev "hubport,id=nic_e1000,hubid=2" -device "e1000,netdev=nic_e1000,addr=0xc,mac=52:54:00:12:34:0e")
+		;;
+	quiet)
+		# E and F, driven by the guest kernel, send traffic towards the stopped NICs on hub 0 and hub 1.
+		nic nic_e 0 0xc 52:54:00:12:34:0e
+		nic nic_f 1 0xd 52:54:00:12:34:0f
+		dump nic_b tx "$out/host-b.pcap"
+		dump nic_d tx "$out/host-d.pcap"
+		;;
+	soak)
+		# Millions of frames: QEMU writes each record into a pipe whose reader only counts the bytes. Every frame is
+		# 60 bytes, so a record is 16 + 60 bytes after the 24 byte file header. a: what NIC A sends, b: what hub 0
+		# passes to NIC B, c: what NIC C sends, d: what hub 1 passes to NIC D.
+		for point in a:nic_a:rx b:nic_b:tx c:nic_c:rx d:nic_d:tx; do
+			IFS=: read -r name netdev queue <<<"$point"
+			mkfifo "$out/host-$name.fifo"
+			wc -c <"$out/host-$name.fifo" >"$out/host-$name.bytes" &
+			counters+=($!)
+			dump $netdev $queue "$out/host-$name.fifo"
+		done
+		;;
+esac
+say "booting the guest (scenario $scenario, mode $mode, TCG, at most $time_limit s); console:"
 start=$(date +%s)
 timeout --kill-after=10 $time_limit qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 | tee "$out/console.log"
 qemu_rc=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
 say "QEMU exited with $qemu_rc after $elapsed s"
+for point in a b c d; do   # a counter still waiting for QEMU to open its pipe: QEMU never started
+	[ -p "$out/host-$point.fifo" ] && timeout 1 sh -c ": >'$out/host-$point.fifo'" 2>/dev/null
+done
+for pid in "${counters[@]}"; do
+	wait "$pid"
+done
+rm -f "$out"/host-?.fifo
 
 # Files the guest sent over ttyS1: base64 between "BEGIN name" and "END name".
 tr -d '\r' <"$out/serial1.txt" | awk -v dir="$out/guest" '
@@ -115,50 +180,123 @@ expect() {   # expect DESCRIPTION COMMAND...
 }
 marker() { tr -d '\r' <"$out/console.log" | grep -q "^IXY-VM: $1"; }
 
+# The apps' output: the rate lines of seconds with traffic (the last few), then everything else they printed.
+show_app_logs() {
+	local app log
+	for app in pktgen fwd pcap; do
+		log=$out/guest/$app.log
+		[ -f "$log" ] || continue
+		echo "  ixy-$app:"
+		grep -E ' (RX|TX): ' "$log" | grep -v ' 0 Mbit/s' | tail -n 6 | sed 's/^/    /'
+		grep -vE ' (RX|TX): ' "$log" | sed 's/^/    /'
+	done
+}
+
+e2e_checks() {
+	expect "driver self test passed" marker "selftest exit 0$"
+	grep -E "passed, .* failed|CHECK|selftest:" "$out/guest/selftest.log" 2>/dev/null | sed 's/^/  selftest: /'
+	if [ "$mode" = kmod ]; then
+		for slot in 08 09 0a 0b; do
+			expect "kernel driver virtio-pci was bound to 0000:00:$slot.0 before ixy took it" \
+				marker "kernel driver of 0000:00:$slot.0: virtio-pci"
+		done
+		expect "ixy unbound the kernel driver of all four NICs" \
+			test "$(cat "$out"/guest/*.log 2>/dev/null | grep -c 'unbound the kernel driver')" = 4
+	fi
+	expect "receivers started before the generator" marker "receivers running"
+	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
+	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
+	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
+	show_app_logs
+
+	# The byte ixy-fwd changes (FWD_MODIFIED_BYTE in apps/), and what the apps say they sent (their last lines, see
+	# apps/*.c).
+	local modified_byte sent forwarded claims=() checker_rc
+	modified_byte=$(cat "$src"/apps/*.[ch] | sed -n 's/^#define FWD_MODIFIED_BYTE \([0-9][0-9]*\).*/\1/p' | head -1)
+	sent=$(sed -n 's/^\[.*\] sent \([0-9][0-9]*\) packets.*/\1/p' "$out/guest/pktgen.log" 2>/dev/null)
+	[ -n "$sent" ] && claims+=(--pktgen-sent "$sent")
+	forwarded=$(sed -n 's/^0000:00:09.0 -> 0000:00:0a.0: forwarded \([0-9][0-9]*\) .*/\1/p' "$out/guest/fwd.log" 2>/dev/null)
+	[ -n "$forwarded" ] && claims+=(--fwd-forwarded "$forwarded")
+	echo
+	if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
+		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-d "$out/host-d.pcap" \
+			--guest "$out/guest/capture.pcap" --packets "$packets" --modified-byte "$modified_byte" --src-mac $mac_a \
+			"${claims[@]}" | sed 's/^/  packets: /'
+		checker_rc=${PIPESTATUS[0]}
+		expect "captured packets check out against the host's records" test "$checker_rc" = 0
+	else
+		expect "the guest sent its capture and apps/ defines FWD_MODIFIED_BYTE" false
+	fi
+}
+
+# The guest's own checks ("IXY-VM: PASS|FAIL what") count as results of this test.
+guest_checks() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+			"IXY-VM: PASS "*) passed=$((passed + 1)); echo "PASS  ${line#IXY-VM: PASS }" ;;
+			"IXY-VM: FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#IXY-VM: FAIL }" ;;
+		esac
+	done < <(tr -d '\r' <"$out/console.log")
+	expect "the guest ran its checks" test $((passed + failed)) -gt 1
+}
+
+# bad-inputs: the guest's table of cases (tab-separated: case, command, exit code, stderr with " | " between lines)
+# as markdown, for the record.
+bad_inputs_report() {
+	local table=$out/guest/bad-inputs.tsv
+	expect "the guest sent its table of bad inputs" test -s "$table"
+	[ -s "$table" ] || return
+	{
+		echo "| case | command | exit | stderr |"
+		echo "|---|---|---|---|"
+		awk -F'\t' '{ gsub(/\|/, "\\|"); printf "| %s | `%s` | %s | %s |\n", $1, $2, $3, $4 }' "$table"
+	} >"$out/bad-inputs.md"
+	say "bad inputs and their messages: $out/bad-inputs.md"
+}
+
+# quiet: the host's record shows the frames the kernel-driven NICs E and F sent towards the stopped NICs.
+quiet_checks() {
+	local point count
+	for point in b d; do
+		count=$(python3 - "$out/host-$point.pcap" <<-'PY'
+			import struct, sys
+			data = open(sys.argv[1], "rb").read()
+			pos, burst = 24, 0
+			while pos + 16 <= len(data):
+			    caplen = struct.unpack("<I", data[pos + 8:pos + 12])[0]
+			    burst += data[pos + 16 + 6:pos + 16 + 12] == bytes.fromhex("020000000042")
+			    pos += 16 + caplen
+			print(burst)
+		PY
+		)
+		expect "the host saw the burst (${count:-0} frames from the kernel's NIC) reach stopped NIC ${point^^}" \
+			test "${count:-0}" -ge 10000
+	done
+}
+
+soak_checks() {
+	show_app_logs
+	local args=() point
+	for point in a b c d; do
+		args+=(--host-$point-bytes "$(cat "$out/host-$point.bytes" 2>/dev/null || echo 0)")
+	done
+	echo
+	python3 "$here/check_soak.py" "${args[@]}" --pktgen-log "$out/guest/pktgen.log" --fwd-log "$out/guest/fwd.log" \
+		--pcap-log "$out/guest/pcap.log" --summary "$out/soak-summary.txt" | sed 's/^/  soak: /'
+	expect "every packet accounted for, every mempool full again (check_soak.py)" test "${PIPESTATUS[0]}" = 0
+}
+
 echo
 say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
-expect "driver self test passed" marker "selftest exit 0$"
-grep -E "passed, .* failed|CHECK|selftest:" "$out/guest/selftest.log" 2>/dev/null | sed 's/^/  selftest: /'
-if [ "$mode" = kmod ]; then
-	for slot in 08 09 0a 0b; do
-		expect "kernel driver virtio-pci was bound to 0000:00:$slot.0 before ixy took it" \
-			marker "kernel driver of 0000:00:$slot.0: virtio-pci"
-	done
-	expect "ixy unbound the kernel driver of all four NICs" \
-		test "$(cat "$out"/guest/*.log 2>/dev/null | grep -c 'unbound the kernel driver')" = 4
-fi
-expect "receivers started before the generator" marker "receivers running"
-expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
-expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
-expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
+case "$scenario" in
+	e2e) e2e_checks ;;
+	bad-inputs) guest_checks; bad_inputs_report ;;
+	in-use) guest_checks ;;
+	quiet) guest_checks; quiet_checks ;;
+	soak) guest_checks; soak_checks ;;
+esac
 
-# The apps' output: the rate lines of seconds with traffic (the last few), then their totals.
-for app in pktgen fwd pcap; do
-	log=$out/guest/$app.log
-	[ -f "$log" ] || continue
-	echo "  ixy-$app:"
-	grep -E ' (RX|TX): ' "$log" | grep -v ' 0 Mbit/s' | tail -n 6 | sed 's/^/    /'
-	grep -vE ' (RX|TX): ' "$log" | sed 's/^/    /'
-done
-
-# The byte ixy-fwd changes (FWD_MODIFIED_BYTE in apps/), and what the apps say they sent (their last lines, see apps/*.c).
-modified_byte=$(cat "$src"/apps/*.[ch] | sed -n 's/^#define FWD_MODIFIED_BYTE \([0-9][0-9]*\).*/\1/p' | head -1)
-claims=()
-sent=$(sed -n 's/^\[.*\] sent \([0-9][0-9]*\) packets.*/\1/p' "$out/guest/pktgen.log" 2>/dev/null)
-[ -n "$sent" ] && claims+=(--pktgen-sent "$sent")
-forwarded=$(sed -n 's/^0000:00:09.0 -> 0000:00:0a.0: forwarded \([0-9][0-9]*\) .*/\1/p' "$out/guest/fwd.log" 2>/dev/null)
-[ -n "$forwarded" ] && claims+=(--fwd-forwarded "$forwarded")
-echo
-if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
-	python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-d "$out/host-d.pcap" \
-		--guest "$out/guest/capture.pcap" --packets "$packets" --modified-byte "$modified_byte" --src-mac $mac_a \
-		"${claims[@]}" | sed 's/^/  packets: /'
-	checker_rc=${PIPESTATUS[0]}
-	expect "captured packets check out against the host's records" test "$checker_rc" = 0
-else
-	expect "the guest sent its capture and apps/ defines FWD_MODIFIED_BYTE" false
-fi
-
-echo "vm ($mode, ${elapsed}s): $passed passed, $failed failed"
+echo "vm ($scenario, $mode, ${elapsed}s): $passed passed, $failed failed"
 [ $failed = 0 ]

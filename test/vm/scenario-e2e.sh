@@ -1,0 +1,44 @@
+# Scenario e2e (sourced by guest-init.sh): the driver self test, then the apps as a pipeline.
+#   1. vm_selftest from B to A (the driver through the ixy API; A only receives, so that the host's record of
+#      what A sends holds only ixy-pktgen's packets),
+#   2. ixy-pcap on D and ixy-fwd between B and C, then ixy-pktgen on A. The generator's packets go
+#      A -> hub 0 -> B -> ixy-fwd -> C -> hub 1 -> D -> capture. Receivers start first: a hub passes frames on
+#      only while another port can take them.
+# run-vm.sh checks the results: check_capture.py compares the capture with the host's records of the wire.
+
+# 1. Driver self test
+vm_selftest $NIC_B $NIC_A "$mac_b" "$mac_a" >/tmp/selftest.log 2>&1
+marker "selftest exit $?"
+send_file selftest.log
+
+# 2. Pipeline
+ixy-pcap $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+pcap_pid=$!
+ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+fwd_pid=$!
+if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
+	marker "receivers running"
+	ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
+	pktgen_pid=$!
+	for _ in $(seq $((wait_s * 10))); do
+		kill -0 $pcap_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pcap_pid 2>/dev/null; then
+		marker "pcap did not capture $packets packets within $wait_s s"
+		stop_app pcap $pcap_pid
+	else
+		wait $pcap_pid
+		marker "pcap exit $?"
+	fi
+	stop_app pktgen $pktgen_pid
+else
+	marker "receivers did not start"
+	stop_app pcap $pcap_pid
+fi
+stop_app fwd $fwd_pid
+
+for name in pcap.log fwd.log pktgen.log; do
+	[ -f /tmp/$name ] && send_file $name
+done
+[ -f /tmp/capture.pcap ] && send_file capture.pcap

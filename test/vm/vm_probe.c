@@ -1,0 +1,190 @@
+// Small tools the fail-safe tests run inside the QEMU test guest (test/vm/guest-*.sh). Never run them on a host:
+// they read and write device registers.
+//
+//   vm_probe regs <pci>            prints the state of a legacy VirtIO NIC: device status, the page frame number of
+//                                  virtqueues 0-2 and Bus Master Enable, e.g. "status=0x00 pfn0=0 pfn1=0 pfn2=0
+//                                  bus_master=0". Writes only the queue select register (to read each queue's PFN).
+//   vm_probe guard-fill <file>     creates <file> in hugetlbfs holding every free huge page and fills it with a
+//                                  pattern that depends on the offset. The pages stay taken until guard-check.
+//   vm_probe guard-check <file>    checks the pattern, removes the file; exit 1 if any byte changed (a device wrote
+//                                  into memory it no longer owns: DMA after stop).
+//   vm_probe send <ifname> <n>     sends n 60 byte broadcast frames (EtherType 0x88b5) on a kernel interface
+//                                  through an AF_PACKET socket: traffic from a NIC that is not ixy's.
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// Legacy VirtIO register block in IO BAR0 (VirtIO 1.0, 4.1.4.8): queue PFN 32 bit, queue select 16 bit, status 8 bit.
+#define REG_QUEUE_PFN 0x08
+#define REG_QUEUE_SELECT 0x0e
+#define REG_STATUS 0x12
+#define NUM_QUEUES 3 // RX, TX, control
+// PCI config space: command register and its Bus Master Enable bit (PCI Local Bus 3.0, 6.2.2).
+#define PCI_COMMAND 0x04
+#define PCI_COMMAND_BUS_MASTER 0x4
+
+#define HUGE_PAGE_SIZE (2u << 20)
+#define FREE_HUGE_PAGES "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+#define GUARD_SALT 0x9e3779b97f4a7c15ull
+
+static int fail(const char* what) {
+	fprintf(stderr, "vm_probe: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+static int open_device_file(const char* pci, const char* file, int flags) {
+	char path[256];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pci, file);
+	return open(path, flags);
+}
+
+static int regs(const char* pci) {
+	int bar = open_device_file(pci, "resource0", O_RDWR);
+	int config = open_device_file(pci, "config", O_RDONLY);
+	if (bar < 0 || config < 0) {
+		return fail("cannot open resource0 or config");
+	}
+	uint8_t status;
+	uint16_t command;
+	uint32_t pfn[NUM_QUEUES];
+	if (pread(bar, &status, 1, REG_STATUS) != 1 || pread(config, &command, 2, PCI_COMMAND) != 2) {
+		return fail("cannot read the status or command register");
+	}
+	for (uint16_t q = 0; q < NUM_QUEUES; q++) {
+		if (pwrite(bar, &q, 2, REG_QUEUE_SELECT) != 2 || pread(bar, &pfn[q], 4, REG_QUEUE_PFN) != 4) {
+			return fail("cannot read a queue PFN");
+		}
+	}
+	printf("status=0x%02x pfn0=%" PRIu32 " pfn1=%" PRIu32 " pfn2=%" PRIu32 " bus_master=%d\n", status, pfn[0],
+	       pfn[1], pfn[2], (command & PCI_COMMAND_BUS_MASTER) ? 1 : 0);
+	close(bar);
+	close(config);
+	return 0;
+}
+
+// Maps the guard file; creates it with all free huge pages if create is set. Returns NULL on failure.
+static uint64_t* map_guard(const char* path, bool create, size_t* size) {
+	int fd = open(path, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
+	if (fd < 0) {
+		return NULL;
+	}
+	struct stat st;
+	if (create) {
+		FILE* f = fopen(FREE_HUGE_PAGES, "r");
+		unsigned long pages = 0;
+		if (!f || fscanf(f, "%lu", &pages) != 1 || pages == 0) {
+			errno = ENOMEM;
+			if (f) {
+				fclose(f);
+			}
+			close(fd);
+			return NULL;
+		}
+		fclose(f);
+		*size = pages * HUGE_PAGE_SIZE;
+		if (ftruncate(fd, (off_t)*size) != 0) {
+			close(fd);
+			return NULL;
+		}
+	} else if (fstat(fd, &st) == 0) {
+		*size = (size_t)st.st_size;
+	} else {
+		close(fd);
+		return NULL;
+	}
+	void* mem = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	return mem == MAP_FAILED ? NULL : mem;
+}
+
+static int guard(const char* path, bool fill) {
+	size_t size = 0;
+	uint64_t* mem = map_guard(path, fill, &size);
+	if (!mem) {
+		return fail(fill ? "cannot create the guard file with all free huge pages"
+				 : "cannot map the guard file");
+	}
+	size_t words = size / sizeof(uint64_t);
+	size_t changed = 0;
+	for (size_t i = 0; i < words; i++) {
+		uint64_t expected = (i + 1) * GUARD_SALT;
+		if (fill) {
+			mem[i] = expected;
+		} else if (mem[i] != expected) {
+			if (changed++ < 5) {
+				printf("guard: byte offset 0x%zx holds 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
+				       i * sizeof(uint64_t), mem[i], expected);
+			}
+		}
+	}
+	munmap(mem, size);
+	if (fill) {
+		printf("guard: %zu huge pages filled\n", size / HUGE_PAGE_SIZE);
+		return 0;
+	}
+	if (unlink(path) != 0) {
+		return fail("cannot remove the guard file");
+	}
+	printf("guard: %zu huge pages, %zu changed 8 byte words\n", size / HUGE_PAGE_SIZE, changed);
+	return changed ? 1 : 0;
+}
+
+static int send_frames(const char* ifname, long count) {
+	int sock = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	unsigned int ifindex = if_nametoindex(ifname);
+	if (sock < 0 || ifindex == 0) {
+		return fail("cannot open an AF_PACKET socket on the interface");
+	}
+	struct sockaddr_ll to = {.sll_family = AF_PACKET, .sll_ifindex = (int)ifindex, .sll_halen = 6};
+	memset(to.sll_addr, 0xff, 6);
+	uint8_t frame[60] = {0};
+	memset(frame, 0xff, 6);                           // broadcast
+	memcpy(frame + 6, "\x02\x00\x00\x00\x00\x42", 6); // locally administered source
+	frame[12] = 0x88;                                 // EtherType 0x88b5: IEEE local experimental
+	frame[13] = 0xb5;
+	long sent = 0;
+	for (long i = 0; i < count; i++) {
+		memcpy(frame + 14, &i, sizeof(i));
+		if (sendto(sock, frame, sizeof(frame), 0, (struct sockaddr*)&to, sizeof(to)) == sizeof(frame)) {
+			sent++;
+		} else if (errno == ENOBUFS) {
+			usleep(100); // the interface's queue is full: let it drain
+			i--;
+		} else {
+			return fail("sendto");
+		}
+	}
+	close(sock);
+	printf("send: %ld frames on %s\n", sent, ifname);
+	return 0;
+}
+
+int main(int argc, char* argv[]) {
+	if (argc == 3 && strcmp(argv[1], "regs") == 0) {
+		return regs(argv[2]);
+	}
+	if (argc == 3 && strcmp(argv[1], "guard-fill") == 0) {
+		return guard(argv[2], true);
+	}
+	if (argc == 3 && strcmp(argv[1], "guard-check") == 0) {
+		return guard(argv[2], false);
+	}
+	if (argc == 4 && strcmp(argv[1], "send") == 0) {
+		return send_frames(argv[2], strtol(argv[3], NULL, 10));
+	}
+	fprintf(stderr, "usage: vm_probe regs <pci> | guard-fill <file> | guard-check <file> | send <ifname> <n>\n");
+	return 2;
+}
