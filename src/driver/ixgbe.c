@@ -92,48 +92,55 @@ static int reset_device(struct ixgbe_device* dev) {
 
 // 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation. Copper X540/X550 negotiate in their PHY.
 static void init_link(struct ixgbe_device* dev) {
-	uint32_t autoc = get_reg32(dev->bar, IXGBE_AUTOC);
-	autoc = (autoc & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
+	uint32_t autoc = (get_reg32(dev->bar, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
 	set_reg32(dev->bar, IXGBE_AUTOC, autoc);
 	set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
 }
 
-// Adds the NIC's counters since the last call (they clear on read, 8.2.3.23) to stats; stats may be NULL.
+// Adds the NIC's counters since the last call to *stats. They clear on read (8.2.3.23): init reads them once.
 static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	uint64_t missed = 0;
+	// Drops: packet buffer full (MPC), no free descriptor in a DROP_EN queue (QPRDC; RQSMR maps all queues to
+	// counter 0), and packets the driver dropped.
 	for (int i = 0; i < 8; i++) {
-		missed += get_reg32(dev->bar, IXGBE_MPC(i));
+		stats->rx_dropped += get_reg32(dev->bar, IXGBE_MPC(i));
 	}
-	uint32_t rx_pkts = get_reg32(dev->bar, IXGBE_GPRC);
-	uint32_t tx_pkts = get_reg32(dev->bar, IXGBE_GPTC);
-	// The low half first: reading the high half clears the 36 bit counter.
-	uint64_t rx_bytes = get_reg32(dev->bar, IXGBE_GORCL);
-	rx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GORCH) << 32;
-	uint64_t tx_bytes = get_reg32(dev->bar, IXGBE_GOTCL);
-	tx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GOTCH) << 32;
+	for (int i = 0; i < 16; i++) {
+		stats->rx_dropped += get_reg32(dev->bar, IXGBE_QPRDC(i));
+	}
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		missed += dev->rx_queues[i].dropped;
+		stats->rx_dropped += dev->rx_queues[i].dropped;
 		dev->rx_queues[i].dropped = 0;
 	}
-	if (stats) {
-		stats->rx_pkts += rx_pkts;
-		stats->tx_pkts += tx_pkts;
-		stats->rx_bytes += rx_bytes;
-		stats->tx_bytes += tx_bytes;
-		stats->rx_dropped += missed;
-	}
+	stats->rx_pkts += get_reg32(dev->bar, IXGBE_GPRC);
+	stats->tx_pkts += get_reg32(dev->bar, IXGBE_GPTC);
+	// The low half first: reading the high half clears the 36 bit counter.
+	stats->rx_bytes += get_reg32(dev->bar, IXGBE_GORCL);
+	stats->rx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GORCH) << 32;
+	stats->tx_bytes += get_reg32(dev->bar, IXGBE_GOTCL);
+	stats->tx_bytes += (uint64_t)get_reg32(dev->bar, IXGBE_GOTCH) << 32;
 }
 
-// 4.6.7 and 8.2.3.7.1: FCTRL may only change while the receiver is off.
+// 4.6.7: RXEN may only be set while the receive data path is halted (SECRXCTRL.RX_DIS): the 82599's RX DMA can
+// hang otherwise (specification update). Waits up to 1 s for the path to drain, then enables anyway, as Linux does.
+static void enable_receiver(struct ixgbe_device* dev) {
+	set_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
+	wait_for_reg(dev->bar, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY, 1000);
+	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	clear_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
+}
+
+// 8.2.3.7.1: FCTRL may only change while the receiver is off.
 static int ixgbe_set_promisc(struct ixy_device* ixy, bool enabled) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	uint32_t rxctrl = get_reg32(dev->bar, IXGBE_RXCTRL);
-	set_reg32(dev->bar, IXGBE_RXCTRL, rxctrl & ~IXGBE_RXCTRL_RXEN);
+	bool receiving = get_reg32(dev->bar, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN;
+	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL);
 	uint32_t promisc = IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE;
 	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | promisc : fctrl & ~promisc);
-	set_reg32(dev->bar, IXGBE_RXCTRL, rxctrl);
+	if (receiving) {
+		enable_receiver(dev);
+	}
 	return 0;
 }
 
@@ -148,22 +155,17 @@ static uint32_t ixgbe_get_link_speed(const struct ixy_device* ixy) {
 // Receive address entry 0 holds the NIC's own MAC address (8.2.3.7.9, 8.2.3.7.10), lowest byte first.
 static int ixgbe_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
 	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
-	uint32_t low = get_reg32(dev->bar, IXGBE_RAL0);
-	uint32_t high = get_reg32(dev->bar, IXGBE_RAH0);
-	for (int i = 0; i < 4; i++) {
-		mac[i] = (uint8_t)(low >> (8 * i));
+	uint64_t addr = get_reg32(dev->bar, IXGBE_RAL0) | (uint64_t)get_reg32(dev->bar, IXGBE_RAH0) << 32;
+	for (int i = 0; i < 6; i++) {
+		mac[i] = (uint8_t)(addr >> (8 * i));
 	}
-	mac[4] = (uint8_t)high;
-	mac[5] = (uint8_t)(high >> 8);
 	return 0;
 }
 
 static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	uint32_t low = mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24;
-	uint32_t high = mac[4] | mac[5] << 8 | IXGBE_RAH_AV;
-	set_reg32(dev->bar, IXGBE_RAL0, low);
-	set_reg32(dev->bar, IXGBE_RAH0, high);
+	set_reg32(dev->bar, IXGBE_RAL0, mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24);
+	set_reg32(dev->bar, IXGBE_RAH0, mac[4] | mac[5] << 8 | IXGBE_RAH_AV);
 	return 0;
 }
 
@@ -216,11 +218,7 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
 static void tx_clean(struct ixgbe_tx_queue* queue) {
-	while (true) {
-		uint32_t cleanable = ring_index(queue->tx_index - queue->clean_index, queue->num_entries);
-		if (cleanable < TX_CLEAN_BATCH) {
-			return;
-		}
+	while (ring_index(queue->tx_index - queue->clean_index, queue->num_entries) >= TX_CLEAN_BATCH) {
 		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, queue->num_entries);
 		if (!(queue->descriptors[last].wb.status & IXGBE_ADVTXD_STAT_DD)) {
 			return;
@@ -279,14 +277,17 @@ static int init_rx(struct ixgbe_device* dev, uint32_t ring_size) {
 	uint8_t* bar = dev->bar;
 	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	// One packet buffer of 128 KB (PB0); the other seven are only used with DCB or virtualisation.
-	set_reg32(bar, IXGBE_RXPBSIZE(0), 128 << 10);
-	for (int i = 1; i < 8; i++) {
-		set_reg32(bar, IXGBE_RXPBSIZE(i), 0);
+	for (int i = 0; i < 8; i++) {
+		set_reg32(bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
 	}
 	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_RXCRCSTRP);
 	set_flags32(bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_CRCSTRIP);
 	// Broadcasts and promiscuous mode: FCTRL is set here, while RXEN is 0 (8.2.3.7.1).
 	set_flags32(bar, IXGBE_FCTRL, IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
+	// 4.6.7: No Snoop off; RDRXCTL fields the datasheet says software must set (8.2.3.8.8).
+	set_flags32(bar, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
+	uint32_t rdrxctl = get_reg32(bar, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
+	set_reg32(bar, IXGBE_RDRXCTL, rdrxctl | IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
 		queue->num_entries = (uint16_t)ring_size;
@@ -312,23 +313,19 @@ static int init_rx(struct ixgbe_device* dev, uint32_t ring_size) {
 		// 4.6.7: bit 12 of DCA_RXCTRL resets to 1 but must be 0.
 		clear_flags32(bar, IXGBE_DCA_RXCTRL(i), IXGBE_DCA_RXCTRL_BIT12);
 	}
-	// 4.6.7: No Snoop off; RDRXCTL fields the datasheet says software must set (8.2.3.8.8).
-	set_flags32(bar, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
-	uint32_t rdrxctl = get_reg32(bar, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
-	set_reg32(bar, IXGBE_RDRXCTL, rdrxctl | IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
 	return 0;
 }
 
-// 4.6.7.1: give every descriptor a buffer, enable each queue, hand the ring to the NIC; then turn the receiver on.
+// 4.6.7.1: give every descriptor a buffer (the pool is larger than the ring), enable each queue, then hand the
+// ring to the NIC by moving the tail. Then the receiver is turned on.
 static int start_rx(struct ixgbe_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
 		for (uint32_t d = 0; d < queue->num_entries; d++) {
-			// Cannot fail: the pool is larger than the ring.
-			struct pkt_buf* buf = pkt_buf_alloc(queue->mempool);
-			queue->descriptors[d].read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+			queue->bufs[d] = pkt_buf_alloc(queue->mempool);
+			queue->descriptors[d].read.pkt_addr =
+			    queue->bufs[d]->buf_addr_phy + offsetof(struct pkt_buf, data);
 			queue->descriptors[d].read.hdr_addr = 0;
-			queue->bufs[d] = buf;
 		}
 		set_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
 		if (!wait_for_reg(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000)) {
@@ -337,7 +334,7 @@ static int start_rx(struct ixgbe_device* dev) {
 		}
 		set_reg32(dev->bar, IXGBE_RDT(i), queue->num_entries - 1u);
 	}
-	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	enable_receiver(dev);
 	return 0;
 }
 
@@ -346,9 +343,8 @@ static int init_tx(struct ixgbe_device* dev, uint32_t ring_size) {
 	uint8_t* bar = dev->bar;
 	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
 	// One packet buffer of 160 KB (PB0), the others unused.
-	set_reg32(bar, IXGBE_TXPBSIZE(0), 160 << 10);
-	for (int i = 1; i < 8; i++) {
-		set_reg32(bar, IXGBE_TXPBSIZE(i), 0);
+	for (int i = 0; i < 8; i++) {
+		set_reg32(bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
 	}
 	// The descriptor arbiter is off while the DMA configuration changes (4.6.8).
 	set_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
@@ -367,9 +363,7 @@ static int init_tx(struct ixgbe_device* dev, uint32_t ring_size) {
 		set_reg32(bar, IXGBE_TDT(i), 0);
 		// Prefetch, host and write-back thresholds as Intel's driver sets them: write-back in groups of 4.
 		uint32_t txdctl = get_reg32(bar, IXGBE_TXDCTL(i)) & ~IXGBE_TXDCTL_THRESH_MASK;
-		txdctl |= 36u << IXGBE_TXDCTL_PTHRESH_SHIFT | 8u << IXGBE_TXDCTL_HTHRESH_SHIFT |
-			  4u << IXGBE_TXDCTL_WTHRESH_SHIFT;
-		set_reg32(bar, IXGBE_TXDCTL(i), txdctl);
+		set_reg32(bar, IXGBE_TXDCTL(i), txdctl | IXGBE_TXDCTL_THRESH(36, 8, 4));
 	}
 	clear_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
 	set_flags32(bar, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
@@ -494,7 +488,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 		failed = "DMA init (RDRXCTL.DMAIDONE)";
 	} else {
 		init_link(dev);
-		ixgbe_read_stats(&dev->ixy, NULL); // 4.6.5: reading clears the counters
+		ixgbe_read_stats(&dev->ixy, &(struct device_stats){0}); // 4.6.5: reading clears the counters
 		if (init_rx(dev, ring_size) != 0 || init_tx(dev, ring_size) != 0 || start_rx(dev) != 0) {
 			failed = "queue setup";
 		}
@@ -507,8 +501,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	}
 	// 4.6.4: the link may take seconds (auto-negotiation, SFP+ modules). Without it, nothing is sent or received.
 	if (!wait_for_reg(dev->bar, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_TIMEOUT_MS)) {
-		ixy_warn("%s: link still down after %d s: continuing; check the cable and the other end",
-			 config->pci_addr, LINK_TIMEOUT_MS / 1000);
+		ixy_warn("%s: link still down after %d s, continuing anyway", config->pci_addr, LINK_TIMEOUT_MS / 1000);
 	}
 	return &dev->ixy;
 }

@@ -61,6 +61,12 @@
 #define IXGBE_RXPBSIZE(n)                  (0x03C00 + 4 * (n))    // RW      Rx Packet Buffer Size, n = 0..7:
                                                                   //         KB in bits 19:10
 
+// Receive security (LinkSec/IPsec) data path, 8.2.3.12
+#define IXGBE_SECRXCTRL                    0x08D00                // RW      Security Rx Control
+#define   IXGBE_SECRXCTRL_RX_DIS           (1u << 1)              //         halt the receive data path
+#define IXGBE_SECRXSTAT                    0x08D04                // RO      Security Rx Status
+#define   IXGBE_SECRXSTAT_SECRX_RDY        (1u << 0)              //         receive data path is empty (halted)
+
 // Transmit DMA, 8.2.3.9, and DCB, 8.2.3.10. Queue n = 0..63.
 #define IXGBE_TDBAL(n)                     (0x06000 + 0x40 * (n)) // RW      Transmit Descriptor Base Address Low
 #define IXGBE_TDBAH(n)                     (0x06004 + 0x40 * (n)) // RW      Transmit Descriptor Base Address High
@@ -68,10 +74,9 @@
 #define IXGBE_TDH(n)                       (0x06010 + 0x40 * (n)) // RW      Transmit Descriptor Head (written at init)
 #define IXGBE_TDT(n)                       (0x06018 + 0x40 * (n)) // RW      Transmit Descriptor Tail
 #define IXGBE_TXDCTL(n)                    (0x06028 + 0x40 * (n)) // RW      Transmit Descriptor Control
-#define   IXGBE_TXDCTL_PTHRESH_SHIFT       0                      //         bits 6:0, prefetch threshold
-#define   IXGBE_TXDCTL_HTHRESH_SHIFT       8                      //         bits 14:8, host threshold
-#define   IXGBE_TXDCTL_WTHRESH_SHIFT       16                     //         bits 22:16, write-back threshold
-#define   IXGBE_TXDCTL_THRESH_MASK         0x007F7F7Fu            //         all three thresholds
+#define   IXGBE_TXDCTL_THRESH_MASK         0x007F7F7Fu            //         bits 6:0 PTHRESH (prefetch), 14:8 HTHRESH
+                                                                  //         (host), 22:16 WTHRESH (write-back)
+#define   IXGBE_TXDCTL_THRESH(p, h, w)     ((p) | (h) << 8 | (w) << 16)
 #define   IXGBE_TXDCTL_ENABLE              (1u << 25)             //         Transmit Queue Enable
 #define IXGBE_RTTDCS                       0x04900                // RW      DCB Tx Descriptor Plane Control/Status
 #define   IXGBE_RTTDCS_ARBDIS              (1u << 6)              //         descriptor arbiter disable
@@ -104,6 +109,7 @@
 #define IXGBE_GORCH                        0x0408C                // RC      Good Octets Received Count, bits 35:32
 #define IXGBE_GOTCL                        0x04090                // RC      Good Octets Transmitted Count, 31:0
 #define IXGBE_GOTCH                        0x04094                // RC      Good Octets Transmitted Count, 35:32
+#define IXGBE_QPRDC(n)                     (0x01430 + 0x40 * (n)) // RC      Queue Packets Received Drop Count, n = 0..15
 // clang-format on
 
 // Advanced receive descriptor, 7.1.6. Software writes the read format; the NIC overwrites it with the write-back
