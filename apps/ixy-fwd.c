@@ -6,6 +6,7 @@
 // other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints totals and closes both devices.
 #include <signal.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "fwd.h"
 
@@ -40,6 +41,11 @@ int main(int argc, char* argv[]) {
 				argv[i]);
 			return 2;
 		}
+	}
+	// The second ixy_init would reset the device under the first one (hex digits may differ in case only).
+	if (strcasecmp(argv[1], argv[2]) == 0) {
+		fprintf(stderr, "ixy-fwd: %s given twice: forwarding needs two different NICs\n", argv[1]);
+		return 2;
 	}
 	// SA_RESETHAND: a second Ctrl-C kills at once (e.g. while ixy_init waits for a link).
 	struct sigaction action = {.sa_handler = request_stop, .sa_flags = SA_RESETHAND};
