@@ -13,26 +13,21 @@ static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &virtio_driver
 #define NUM_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
 
 bool ixy_valid_pci_addr(const char* s) {
-	// DDDD:BB:DD.F with hex digits; the function is a single digit 0-7
+	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
 	const char* pattern = "xxxx:xx:xx.x";
-	if (!s || strlen(s) != strlen(pattern)) {
-		return false;
-	}
-	for (size_t i = 0; pattern[i]; i++) {
+	for (size_t i = 0; s && i <= strlen(pattern); i++) {
 		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
 			return false;
 		}
 	}
-	return s[11] >= '0' && s[11] <= '7';
+	return s && s[11] <= '7'; // the function number is 0..7
 }
 
+// The driver whose ID list has this vendor and device, or NULL.
 static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 	for (size_t d = 0; d < NUM_DRIVERS; d++) {
-		if (drivers[d]->vendor_id != ids->vendor_id) {
-			continue;
-		}
 		for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
-			if (drivers[d]->device_ids[i] == ids->device_id) {
+			if (drivers[d]->vendor_id == ids->vendor_id && drivers[d]->device_ids[i] == ids->device_id) {
 				return drivers[d];
 			}
 		}
@@ -43,8 +38,7 @@ static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
-		ixy_error("malformed PCI address '%s': expected domain:bus:device.function in hex, e.g. 0000:03:00.0 "
-			  "(lspci -D lists them)",
+		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0",
 			  pci_addr ? pci_addr : "(null)");
 		return NULL;
 	}
@@ -69,27 +63,25 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 			  ids.vendor_id, ids.device_id);
 		for (size_t d = 0; d < NUM_DRIVERS; d++) {
 			for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
-				fprintf(stderr, " %04x:%04x (%s)", drivers[d]->vendor_id, drivers[d]->device_ids[i],
-					drivers[d]->name);
+				fprintf(stderr, " %04x:%04x", drivers[d]->vendor_id, drivers[d]->device_ids[i]);
 			}
+			fprintf(stderr, " (%s)\n", drivers[d]->name);
 		}
-		fputc('\n', stderr);
 		return NULL;
 	}
-	if (pci_check_permissions(pci_addr) != 0) {
+	// From here on the system changes: remember the kernel driver to give the device back if init fails.
+	const char* force = getenv("IXY_FORCE");
+	char kernel_driver[PCI_DRIVER_NAME_MAX];
+	if (pci_check_permissions(pci_addr) != 0 || pci_get_driver(pci_addr, kernel_driver) != 0 ||
+	    pci_unbind_driver(pci_addr, config->force_unbind || (force && strcmp(force, "1") == 0)) != 0) {
 		return NULL;
 	}
-	const char* force_env = getenv("IXY_FORCE");
-	bool force = config->force_unbind || (force_env && strcmp(force_env, "1") == 0);
-	if (pci_unbind_driver(pci_addr, force) != 0) {
-		return NULL;
-	}
-	if (pci_set_bus_master(pci_addr, true) != 0) {
-		return NULL;
-	}
-	struct ixy_device* dev = driver->init(config);
+	struct ixy_device* dev = pci_set_bus_master(pci_addr, true) == 0 ? driver->init(config) : NULL;
 	if (!dev) {
 		pci_set_bus_master(pci_addr, false);
+		if (kernel_driver[0]) {
+			pci_bind_driver(pci_addr, kernel_driver);
+		}
 	}
 	return dev;
 }

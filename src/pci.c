@@ -1,14 +1,10 @@
 // PCI devices through sysfs: config space, driver unbinding, bus mastering and BAR access.
 // Linux exposes each device as /sys/bus/pci/devices/<domain:bus:device.function>/ (Documentation/PCI/sysfs-pci.rst).
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
-#include <limits.h>
+#include <linux/limits.h>
 #include <net/if.h>
-#include <sys/socket.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -61,6 +57,20 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 	return 0;
 }
 
+// Writes the device's address to a sysfs file: .../driver/unbind or /sys/bus/pci/drivers/<name>/bind.
+static int write_address_to(const char* pci_addr, const char* path) {
+	int fd = open(path, O_WRONLY);
+	ssize_t written = fd < 0 ? -1 : write(fd, pci_addr, strlen(pci_addr));
+	if (written != (ssize_t)strlen(pci_addr)) {
+		ixy_error("PCI device %s: writing its address to %s failed: %s", pci_addr, path,
+			  written < 0 ? strerror(errno) : "short write");
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	return written == (ssize_t)strlen(pci_addr) ? 0 : -1;
+}
+
 int pci_check_permissions(const char* pci_addr) {
 	if (geteuid() != 0) {
 		ixy_error(
@@ -71,67 +81,78 @@ int pci_check_permissions(const char* pci_addr) {
 	return 0;
 }
 
-// True if the kernel network interface is up or has an address: someone is using it.
-static bool interface_in_use(const char* ifname) {
-	bool in_use = false;
+// Finds a network interface of the device that is up or has an IP address: someone is using it. Returns its name
+// in busy (empty if there is none), or -1 if the interfaces cannot be listed.
+static int find_interface_in_use(const char* pci_addr, char busy[IF_NAMESIZE]) {
 	struct ifaddrs* addrs;
 	if (getifaddrs(&addrs) != 0) {
-		ixy_warn("cannot list network interfaces (%s): assuming %s is in use", strerror(errno), ifname);
-		return true;
+		ixy_error("cannot list the network interfaces: %s", strerror(errno));
+		return -1;
 	}
+	busy[0] = '\0';
 	for (struct ifaddrs* a = addrs; a; a = a->ifa_next) {
-		// Every interface also has an AF_PACKET entry: only IPv4 and IPv6 addresses count.
+		// Each interface also has an AF_PACKET entry: only IPv4 and IPv6 addresses count.
 		int family = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
-		if (strcmp(a->ifa_name, ifname) == 0 &&
-		    ((a->ifa_flags & IFF_UP) || family == AF_INET || family == AF_INET6)) {
-			in_use = true;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net/%s", pci_addr, a->ifa_name);
+		if (((a->ifa_flags & IFF_UP) || family == AF_INET || family == AF_INET6) && access(path, F_OK) == 0) {
+			snprintf(busy, IF_NAMESIZE, "%s", a->ifa_name);
 		}
 	}
 	freeifaddrs(addrs);
-	return in_use;
+	return 0;
 }
 
 int pci_unbind_driver(const char* pci_addr, bool force) {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pci_addr);
-	DIR* dir = opendir(path); // a device bound to a network driver lists its interfaces here
-	struct dirent* entry;
-	while (dir && (entry = readdir(dir))) {
-		if (entry->d_name[0] == '.' || !interface_in_use(entry->d_name)) {
-			continue;
-		}
-		if (!force) {
-			ixy_error(
-			    "PCI device %s is network interface %s, which is up or has an address: refusing to take it "
-			    "from the kernel. Run 'ip link set %s down; ip addr flush dev %s' or set IXY_FORCE=1",
-			    pci_addr, entry->d_name, entry->d_name, entry->d_name);
-			closedir(dir);
-			return -1;
-		}
-		ixy_warn("PCI device %s is interface %s, which is in use: taking it anyway (forced)", pci_addr,
-			 entry->d_name);
+	char busy[IF_NAMESIZE];
+	if (find_interface_in_use(pci_addr, busy) != 0) {
+		return -1;
 	}
-	if (dir) {
-		closedir(dir);
+	if (busy[0] && !force) {
+		ixy_error(
+		    "PCI device %s is network interface %s, which is up or has an IP address: refusing to take it. "
+		    "Run 'ip link set %s down; ip addr flush dev %s' or set IXY_FORCE=1",
+		    pci_addr, busy, busy, busy);
+		return -1;
 	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
-	if (access(path, F_OK) != 0) {
+	if (busy[0]) {
+		ixy_warn("PCI device %s is interface %s, which is in use: taking it anyway (forced)", pci_addr, busy);
+	}
+	char driver[PCI_DRIVER_NAME_MAX], path[PATH_MAX];
+	if (pci_get_driver(pci_addr, driver) != 0) {
+		return -1;
+	}
+	if (!driver[0]) {
 		return 0; // no driver bound
 	}
-	int fd = sysfs_open(pci_addr, "driver/unbind", O_WRONLY);
-	if (fd < 0) {
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", pci_addr);
+	if (write_address_to(pci_addr, path) != 0) {
 		return -1;
 	}
-	ssize_t written = write(fd, pci_addr, strlen(pci_addr));
-	int write_errno = errno;
-	close(fd);
-	if (written != (ssize_t)strlen(pci_addr)) {
-		ixy_error("PCI device %s: unbinding its kernel driver failed: %s", pci_addr,
-			  written < 0 ? strerror(write_errno) : "short write");
-		return -1;
-	}
-	ixy_info("unbound the kernel driver of %s", pci_addr);
+	ixy_info("unbound %s from its kernel driver %s", pci_addr, driver);
 	return 0;
+}
+
+int pci_get_driver(const char* pci_addr, char driver[PCI_DRIVER_NAME_MAX]) {
+	char path[PATH_MAX], target[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
+	ssize_t len = readlink(path, target, sizeof(target) - 1); // -> ../../../bus/pci/drivers/<name>
+	driver[0] = '\0';
+	if (len < 0 && errno != ENOENT) {
+		ixy_error("PCI device %s: cannot read %s: %s", pci_addr, path, strerror(errno));
+		return -1;
+	}
+	target[len < 0 ? 0 : len] = '\0';
+	snprintf(driver, PCI_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
+	return 0;
+}
+
+void pci_bind_driver(const char* pci_addr, const char* driver) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s/bind", driver);
+	if (write_address_to(pci_addr, path) == 0) {
+		ixy_info("gave %s back to its kernel driver %s", pci_addr, driver);
+	}
 }
 
 int pci_set_bus_master(const char* pci_addr, bool enable) {

@@ -21,6 +21,11 @@ struct pci_ids {
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids);
 // Fails with a message unless this process may take a device (root).
 int pci_check_permissions(const char* pci_addr);
+#define PCI_DRIVER_NAME_MAX 64
+// Name of the kernel driver bound to the device, "" if none.
+int pci_get_driver(const char* pci_addr, char driver[PCI_DRIVER_NAME_MAX]);
+// Binds the device to a kernel driver again: gives it back after a failed ixy_init.
+void pci_bind_driver(const char* pci_addr, const char* driver);
 // Unbinds the kernel driver, if any. Refuses if the device's network interface is up or has an address,
 // unless force is set.
 int pci_unbind_driver(const char* pci_addr, bool force);
