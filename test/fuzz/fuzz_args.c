@@ -1,0 +1,122 @@
+// Fuzz target: the command-line parsing of the apps (apps/common/args.c) and ixy_valid_pci_addr() (src/device.c).
+//
+// Input: 16 bytes for the range [min, max] of parse_u64 (little endian), then the text (up to the first NUL).
+// Each parser is checked against a reference written differently (character classes counted, not scanned), and
+// what it accepts must round-trip:
+//   - parse_u64: PARSE_OK exactly for non-empty all-digit text whose value fits 64 bits and lies in [min, max];
+//     then printing the value gives the text without leading zeros. Otherwise *value is untouched, and the status
+//     names the first problem in the order: empty, not decimal, overflow, out of range. arg_u64 agrees.
+//   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7); then scanning and
+//     printing the four numbers gives the text back (in lower case). arg_pci_addr agrees.
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <ixy/ixy.h>
+
+#include "common/args.h"
+#include "fuzz_input.h"
+
+#define UNTOUCHED 0x5a5a5a5a5a5a5a5aull
+
+static const char* const max_u64_text = "18446744073709551615"; // UINT64_MAX
+
+static void check_parse_u64(const char* text, uint64_t min, uint64_t max) {
+	size_t len = strlen(text);
+	size_t digits = strspn(text, "0123456789");
+	size_t leading_zeros = strspn(text, "0");
+	// The digits without leading zeros ("0" for all zeros): what printing the value must give.
+	const char* canonical = leading_zeros == len && len > 0 ? "0" : text + leading_zeros;
+	size_t canonical_len = strlen(canonical);
+	bool fits = canonical_len < 20 || (canonical_len == 20 && strcmp(canonical, max_u64_text) <= 0);
+
+	uint64_t value = UNTOUCHED;
+	enum parse_status status = parse_u64(text, min, max, &value);
+	if (len == 0) {
+		FUZZ_CHECK(status == PARSE_EMPTY);
+	} else if (digits != len) {
+		FUZZ_CHECK(status == PARSE_NOT_DECIMAL);
+	} else if (!fits) {
+		FUZZ_CHECK(status == PARSE_OVERFLOW);
+	} else {
+		FUZZ_CHECK(status == PARSE_OK || status == PARSE_OUT_OF_RANGE);
+	}
+	if (status == PARSE_OK) {
+		char printed[32];
+		snprintf(printed, sizeof(printed), "%" PRIu64, value);
+		FUZZ_CHECK(strcmp(printed, canonical) == 0);
+		FUZZ_CHECK(value >= min && value <= max);
+	} else {
+		FUZZ_CHECK(value == UNTOUCHED);
+	}
+	if (status == PARSE_OUT_OF_RANGE) {
+		// The value is in range for [0, UINT64_MAX]: the range alone refused it.
+		uint64_t full = UNTOUCHED;
+		FUZZ_CHECK(parse_u64(text, 0, UINT64_MAX, &full) == PARSE_OK);
+		FUZZ_CHECK(full < min || full > max);
+	}
+	uint64_t arg_value = UNTOUCHED;
+	FUZZ_CHECK(arg_u64("fuzz", "number", text, min, max, &arg_value) == (status == PARSE_OK));
+	FUZZ_CHECK(arg_value == value);
+}
+
+// The shape DDDD:BB:DD.F checked position by position against a template.
+static bool reference_pci_shape(const char* text) {
+	static const char shape[] = "hhhh:hh:hh.f";
+	if (strlen(text) != strlen(shape)) {
+		return false;
+	}
+	for (size_t i = 0; shape[i]; i++) {
+		char c = text[i];
+		bool ok = shape[i] == 'h'   ? (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+			  : shape[i] == 'f' ? c >= '0' && c <= '7'
+					    : c == shape[i];
+		if (!ok) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void check_pci_addr(const char* text) {
+	bool valid = ixy_valid_pci_addr(text);
+	FUZZ_CHECK(valid == reference_pci_shape(text));
+	FUZZ_CHECK(arg_pci_addr("fuzz", text) == valid);
+	if (!valid) {
+		return;
+	}
+	unsigned domain, bus, device, function;
+	FUZZ_CHECK(sscanf(text, "%4x:%2x:%2x.%1x", &domain, &bus, &device, &function) == 4);
+	FUZZ_CHECK(domain <= 0xffff && bus <= 0xff && device <= 0xff && function <= 7);
+	char printed[16], lower[16];
+	snprintf(printed, sizeof(printed), "%04x:%02x:%02x.%x", domain, bus, device, function);
+	for (size_t i = 0; i < sizeof(lower); i++) {
+		lower[i] = (char)tolower((unsigned char)text[i]);
+		if (text[i] == '\0') {
+			break;
+		}
+	}
+	FUZZ_CHECK(strcmp(printed, lower) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+	struct fuzz_input in = fuzz_input(data, size);
+	uint64_t min = fuzz_u64(&in);
+	uint64_t max = fuzz_u64(&in);
+	// The rest, up to the first NUL, as a C string.
+	size_t text_len = fuzz_remaining(&in);
+	char* text = malloc(text_len + 1);
+	FUZZ_CHECK(text != NULL);
+	if (text_len > 0) {
+		memcpy(text, data + in.pos, text_len);
+	}
+	text[text_len] = '\0';
+	check_parse_u64(text, min, max);
+	check_pci_addr(text);
+	// The same text once more against the widest range: only empty, not decimal or overflow may fail.
+	check_parse_u64(text, 0, UINT64_MAX);
+	free(text);
+	FUZZ_CHECK(!ixy_valid_pci_addr(NULL));
+	return 0;
+}
