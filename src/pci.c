@@ -129,7 +129,7 @@ int pci_unbind_driver(const char* pci_addr, bool force) {
 	if (write_address_to(pci_addr, path) != 0) {
 		return -1;
 	}
-	ixy_info("unbound %s from its kernel driver %s", pci_addr, driver);
+	ixy_info("unbound the kernel driver of %s (%s)", pci_addr, driver);
 	return 0;
 }
 
