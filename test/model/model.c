@@ -1,0 +1,472 @@
+// The test side of the seam: fake PCI devices, the virtual clock, DMA checks and the list of violations.
+// See model.h. A device model (ixgbe_model.c) registers itself with model_pci_add() and gets every register
+// access the driver makes through its BAR0.
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ixy/memory.h>
+
+#include "device_io.h"
+#include "model.h"
+#include "pci.h"
+#include "seam.h"
+
+// ---- virtual time and the hang guard ----
+
+static uint64_t now_us;
+
+// A driver that waits for something that never happens must give up: past this much virtual time the test is
+// considered hung and stopped.
+#define HANG_VIRTUAL_TIME_US (3600ull * 1000 * 1000)
+// Reading the same register this often in a row, with the same result and neither a write nor a sleep in between,
+// is a wait loop without a timeout.
+#define HANG_IDENTICAL_READS 2000000u
+
+static struct {
+	const uint8_t* bar;
+	uint32_t reg;
+	uint32_t value;
+	uint32_t repeats;
+} last_read;
+
+static void hang_detected(const char* why) {
+	fprintf(stderr, "model: TEST HUNG: %s\n", why);
+	model_print_violations(stderr);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(1);
+}
+
+uint64_t model_now_us(void) {
+	return now_us;
+}
+
+void model_advance_us(uint64_t us) {
+	now_us += us;
+	last_read.repeats = 0;
+	if (now_us > HANG_VIRTUAL_TIME_US) {
+		hang_detected("more than an hour of virtual time passed: is the driver waiting without a timeout?");
+	}
+}
+
+// ---- violations ----
+
+#define MAX_KEPT_VIOLATIONS 256
+#define MAX_PRINTED_VIOLATIONS 40
+#define VIOLATION_TEXT 320
+
+static char kept[MAX_KEPT_VIOLATIONS][VIOLATION_TEXT];
+static unsigned num_kept;       // entries in kept[]
+static unsigned num_unexpected; // violations recorded and not expected, including those not kept
+static unsigned num_printed;
+static bool exit_check_installed;
+
+static void check_violations_at_exit(void) {
+	if (num_unexpected > 0) {
+		fprintf(stderr, "model: %u violation(s) the test did not expect; failing the test:\n", num_unexpected);
+		model_print_violations(stderr);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(1);
+	}
+}
+
+void model_violation(const char* device, const char* fmt, ...) {
+	if (!exit_check_installed) {
+		exit_check_installed = atexit(check_violations_at_exit) == 0;
+	}
+	char text[VIOLATION_TEXT];
+	int prefix = snprintf(text, sizeof(text), "[%s] ", device ? device : "-");
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(text + prefix, sizeof(text) - (size_t)prefix, fmt, args);
+	va_end(args);
+	num_unexpected++;
+	if (num_kept < MAX_KEPT_VIOLATIONS) {
+		memcpy(kept[num_kept++], text, sizeof(text));
+	}
+	if (num_printed < MAX_PRINTED_VIOLATIONS) {
+		fprintf(stderr, "model: VIOLATION %s\n", text);
+		if (++num_printed == MAX_PRINTED_VIOLATIONS) {
+			fprintf(stderr, "model: (further violations are counted but not printed)\n");
+		}
+	}
+}
+
+unsigned model_violation_count(void) {
+	return num_unexpected;
+}
+
+bool model_expect_violation(const char* substring) {
+	for (unsigned i = 0; i < num_kept; i++) {
+		if (strstr(kept[i], substring)) {
+			memmove(kept[i], kept[i + 1], (size_t)(num_kept - i - 1) * VIOLATION_TEXT);
+			num_kept--;
+			num_unexpected--;
+			return true;
+		}
+	}
+	return false;
+}
+
+unsigned model_forget_violations(void) {
+	unsigned n = num_unexpected;
+	num_kept = 0;
+	num_unexpected = 0;
+	return n;
+}
+
+void model_print_violations(FILE* out) {
+	for (unsigned i = 0; i < num_kept; i++) {
+		fprintf(out, "  %s\n", kept[i]);
+	}
+	if (num_unexpected > num_kept) {
+		fprintf(out, "  ... and %u more\n", num_unexpected - num_kept);
+	}
+}
+
+void model_usage_error(const char* fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	fprintf(stderr, "model: test error: ");
+	vfprintf(stderr, fmt, args);
+	fprintf(stderr, "\n");
+	va_end(args);
+	fflush(stdout);
+	_exit(2);
+}
+
+// ---- DMA checks ----
+
+// seam_dma_contains() searches every allocation. The seam allocates whole, aligned huge pages, so a page is either
+// entirely live or not: remember the pages found live (a small direct-mapped cache), forget them on every free.
+#define PAGE_SHIFT 21
+#define PAGE_CACHE_SLOTS 64
+static uintptr_t live_page_cache[PAGE_CACHE_SLOTS]; // page number + 1, 0 = empty
+
+_Static_assert((1u << PAGE_SHIFT) == IXY_HUGE_PAGE_SIZE, "the cache works on huge pages");
+
+bool model_dma_ok(uintptr_t addr, size_t len) {
+	if (len == 0) {
+		len = 1;
+	}
+	if (addr + len < addr) {
+		return false;
+	}
+	uintptr_t page = addr >> PAGE_SHIFT;
+	if (page != (addr + len - 1) >> PAGE_SHIFT) {
+		return seam_dma_contains(addr, len);
+	}
+	uintptr_t* slot = &live_page_cache[page % PAGE_CACHE_SLOTS];
+	if (*slot == page + 1) {
+		return true;
+	}
+	if (seam_dma_contains(page << PAGE_SHIFT, IXY_HUGE_PAGE_SIZE)) {
+		*slot = page + 1;
+		return true;
+	}
+	return seam_dma_contains(addr, len);
+}
+
+// ---- PCI devices ----
+
+#define MAX_DEVICES 16
+
+struct model_pci_device {
+	char addr[16];
+	uint16_t vendor_id;
+	uint16_t device_id;
+	uint32_t class_code;
+	const struct model_pci_ops* ops;
+	void* model;
+	bool bus_master;
+	bool mapped;
+	bool unbound;
+	unsigned touches;
+};
+
+static struct model_pci_device devices[MAX_DEVICES];
+static unsigned num_devices;
+static bool deny_permissions;
+// BAR0 of device i is the i-th 512 KiB slice of this region. It is mapped without any access rights: a driver that
+// bypasses set_reg32/get_reg32 and touches it directly crashes at once.
+static uint8_t* bar_region;
+
+static unsigned allocations;
+static unsigned fail_allocation; // allocation number that fails, 0: none
+
+void model_fail_dma_allocation(unsigned nth) {
+	fail_allocation = nth ? allocations + nth : 0;
+}
+
+unsigned model_dma_allocations(void) {
+	return allocations;
+}
+
+// Every DMA allocation passes here (-Wl,--wrap=memory_allocate_dma), so that a test can make the nth one fail.
+int __real_memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem);
+int __wrap_memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem);
+
+int __wrap_memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
+	if (++allocations == fail_allocation) {
+		fail_allocation = 0;
+		fprintf(stderr, "model: DMA allocation %u fails on purpose\n", allocations);
+		return -1;
+	}
+	return __real_memory_allocate_dma(size, require_contiguous, mem);
+}
+
+// Every free of DMA memory passes here (the model is linked with -Wl,--wrap=memory_free_dma): device models check
+// that they can no longer reach the memory, and the page cache forgets what it knew.
+void __real_memory_free_dma(struct dma_memory* mem);
+void __wrap_memory_free_dma(struct dma_memory* mem);
+
+void __wrap_memory_free_dma(struct dma_memory* mem) {
+	if (mem && mem->virt) {
+		for (unsigned i = 0; i < num_devices; i++) {
+			if (devices[i].ops && devices[i].ops->dma_freed) {
+				devices[i].ops->dma_freed(devices[i].model, mem->phy, mem->size);
+			}
+		}
+	}
+	memset(live_page_cache, 0, sizeof(live_page_cache));
+	__real_memory_free_dma(mem);
+}
+
+struct model_pci_device* model_pci_add(const char* pci_addr, uint16_t vendor_id, uint16_t device_id,
+				       uint32_t class_code, const struct model_pci_ops* ops, void* model) {
+	if (num_devices == MAX_DEVICES || strlen(pci_addr) >= sizeof(devices[0].addr)) {
+		model_usage_error("cannot add PCI device %s", pci_addr);
+	}
+	for (unsigned i = 0; i < num_devices; i++) {
+		if (strcmp(devices[i].addr, pci_addr) == 0) {
+			model_usage_error("PCI device %s added twice", pci_addr);
+		}
+	}
+	struct model_pci_device* dev = &devices[num_devices++];
+	*dev = (struct model_pci_device){
+	    .vendor_id = vendor_id, .device_id = device_id, .class_code = class_code, .ops = ops, .model = model};
+	strcpy(dev->addr, pci_addr);
+	return dev;
+}
+
+void model_pci_remove_all(void) {
+	for (unsigned i = 0; i < num_devices; i++) {
+		if (devices[i].mapped) {
+			model_violation(devices[i].addr,
+					"BAR0 is still mapped when the test ends: the device was not closed");
+		}
+		if (devices[i].ops && devices[i].ops->destroy) {
+			devices[i].ops->destroy(devices[i].model);
+		}
+	}
+	memset(devices, 0, sizeof(devices));
+	num_devices = 0;
+}
+
+bool model_pci_bus_master(const struct model_pci_device* dev) {
+	return dev->bus_master;
+}
+
+bool model_pci_bar_mapped(const struct model_pci_device* dev) {
+	return dev->mapped;
+}
+
+bool model_pci_unbound(const struct model_pci_device* dev) {
+	return dev->unbound;
+}
+
+const char* model_pci_addr(const struct model_pci_device* dev) {
+	return dev->addr;
+}
+
+unsigned model_pci_touches(const struct model_pci_device* dev) {
+	return dev->touches;
+}
+
+void model_pci_deny_permissions(bool deny) {
+	deny_permissions = deny;
+}
+
+static struct model_pci_device* find_device(const char* pci_addr) {
+	for (unsigned i = 0; pci_addr && i < num_devices; i++) {
+		if (strcmp(devices[i].addr, pci_addr) == 0) {
+			return &devices[i];
+		}
+	}
+	fprintf(stderr, "pci: no PCI device %s (model)\n", pci_addr ? pci_addr : "(null)");
+	return NULL;
+}
+
+// The device behind a BAR pointer handed out by pci_map_bar0, or NULL.
+static struct model_pci_device* device_of_bar(const uint8_t* bar) {
+	if (!bar_region || bar < bar_region || bar >= bar_region + (size_t)MAX_DEVICES * MODEL_BAR0_SIZE) {
+		return NULL;
+	}
+	size_t offset = (size_t)(bar - bar_region);
+	if (offset % MODEL_BAR0_SIZE != 0 || offset / MODEL_BAR0_SIZE >= num_devices) {
+		return NULL;
+	}
+	return &devices[offset / MODEL_BAR0_SIZE];
+}
+
+// ---- src/pci.h, implemented for the model ----
+
+int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return -1;
+	}
+	*ids =
+	    (struct pci_ids){.vendor_id = dev->vendor_id, .device_id = dev->device_id, .class_code = dev->class_code};
+	return 0;
+}
+
+int pci_check_permissions(const char* pci_addr) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return -1;
+	}
+	dev->touches++;
+	if (deny_permissions) {
+		fprintf(stderr, "pci: %s: permission denied (model: not root)\n", pci_addr);
+		return -1;
+	}
+	return 0;
+}
+
+int pci_unbind_driver(const char* pci_addr, bool force) {
+	(void)force;
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return -1;
+	}
+	dev->touches++;
+	if (!dev->ops) {
+		model_violation(dev->addr, "kernel driver unbound from a device no ixy driver handles");
+	}
+	dev->unbound = true;
+	return 0;
+}
+
+int pci_set_bus_master(const char* pci_addr, bool enable) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return -1;
+	}
+	dev->touches++;
+	if (!dev->ops && enable) {
+		model_violation(dev->addr, "bus mastering enabled on a device no ixy driver handles");
+	}
+	dev->bus_master = enable;
+	return 0;
+}
+
+uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return NULL;
+	}
+	dev->touches++;
+	if (!dev->ops) {
+		model_violation(dev->addr, "BAR0 mapped of a device no ixy driver handles");
+		return NULL;
+	}
+	if (dev->mapped) {
+		model_violation(dev->addr, "BAR0 mapped twice");
+	}
+	if (!bar_region) {
+		void* region =
+		    mmap(NULL, (size_t)MAX_DEVICES * MODEL_BAR0_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (region == MAP_FAILED) {
+			model_usage_error("cannot reserve address space for the fake BARs");
+		}
+		bar_region = region;
+	}
+	dev->mapped = true;
+	*size = MODEL_BAR0_SIZE;
+	return bar_region + (size_t)(dev - devices) * MODEL_BAR0_SIZE;
+}
+
+void pci_unmap_bar0(uint8_t* bar, size_t size) {
+	struct model_pci_device* dev = device_of_bar(bar);
+	if (!dev || !dev->mapped) {
+		model_violation(NULL, "pci_unmap_bar0 of a BAR that is not mapped (%p)", (void*)bar);
+		return;
+	}
+	if (size != MODEL_BAR0_SIZE) {
+		model_violation(dev->addr, "pci_unmap_bar0 with size %zu, mapped size was %u", size, MODEL_BAR0_SIZE);
+	}
+	dev->touches++;
+	if (dev->ops->unmapped) {
+		dev->ops->unmapped(dev->model);
+	}
+	dev->mapped = false;
+}
+
+int pci_open_io_bar0(const char* pci_addr) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	if (!dev) {
+		return -1;
+	}
+	dev->touches++;
+	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
+	return -1;
+}
+
+// ---- src/device_io.h, implemented for the model ----
+
+static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg, const char* what) {
+	struct model_pci_device* dev = device_of_bar(bar);
+	if (!dev || !dev->mapped) {
+		model_violation(dev ? dev->addr : NULL, "register %s at 0x%05x through a BAR that is not mapped", what,
+				reg);
+		return NULL;
+	}
+	if (reg % 4 != 0 || reg >= MODEL_BAR0_SIZE) {
+		model_violation(dev->addr, "register %s at 0x%05x: not an aligned offset inside BAR0", what, reg);
+		return NULL;
+	}
+	return dev;
+}
+
+uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
+	struct model_pci_device* dev = register_target(bar, reg, "read");
+	// An uncached read crosses PCIe twice: about a microsecond.
+	now_us += 1;
+	if (!dev) {
+		return 0xffffffff; // what a read from nowhere returns on PCIe
+	}
+	uint32_t value = dev->ops->read32 ? dev->ops->read32(dev->model, reg) : 0;
+	if (last_read.bar == bar && last_read.reg == reg && last_read.value == value) {
+		if (++last_read.repeats > HANG_IDENTICAL_READS) {
+			char why[160];
+			snprintf(
+			    why, sizeof(why),
+			    "[%s] register 0x%05x read %u times in a row with the same value 0x%08x, without sleeping",
+			    dev->addr, reg, last_read.repeats, value);
+			hang_detected(why);
+		}
+	} else {
+		last_read.bar = bar;
+		last_read.reg = reg;
+		last_read.value = value;
+		last_read.repeats = 1;
+	}
+	return value;
+}
+
+void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
+	last_read.repeats = 0;
+	struct model_pci_device* dev = register_target(bar, reg, "write");
+	if (dev && dev->ops->write32) {
+		dev->ops->write32(dev->model, reg, value);
+	}
+}
+
+void ixy_seam_usleep(uint32_t us) {
+	model_advance_us(us);
+}

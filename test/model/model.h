@@ -1,0 +1,91 @@
+// The world a driver sees in test builds: fake PCI devices, a virtual clock, DMA checks and a list of violations.
+//
+// Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), pci_map_bar0() and friends look
+// devices up in a table the test fills (model_pci_add), and every register access and delay of a driver
+// (src/device_io.h with IXY_SEAM) arrives here and is passed to the device model behind the BAR.
+//
+// Time is virtual: it advances only when the driver sleeps (ixy_usleep) or reads a register (an uncached read
+// over PCIe takes about a microsecond), so tests are deterministic and a 10 second link timeout costs nothing.
+//
+// Whenever a model sees something the datasheet forbids, it records a violation (model_violation): the message is
+// printed at once, and a test program that exits with violations it did not expect fails (exit code 1).
+#ifndef IXY_TEST_MODEL_H
+#define IXY_TEST_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// ---- virtual time ----
+
+// Microseconds since the program started, in virtual time.
+uint64_t model_now_us(void);
+// Lets virtual time pass (as if the test waited); runs nothing by itself, models catch up when accessed.
+void model_advance_us(uint64_t us);
+
+// ---- violations ----
+
+// Records a violation of the datasheet (or of the ixy API contract) by the driver. device may be NULL.
+void model_violation(const char* device, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Number of violations recorded and not yet expected (see model_expect_violation).
+unsigned model_violation_count(void);
+// Removes the oldest recorded violation whose message contains substring; false if there is none.
+// For tests that provoke a violation on purpose.
+bool model_expect_violation(const char* substring);
+// Forgets all recorded violations and returns how many there were (tests of the model itself).
+unsigned model_forget_violations(void);
+// Prints the recorded violations.
+void model_print_violations(FILE* out);
+
+// A mistake in the test itself (bad argument to a model function): prints and exits with status 2.
+void model_usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+// ---- DMA ----
+
+// True if the device may touch [addr, addr + len): the range lies in live DMA memory (test/seam/seam.h).
+// Fast: remembers the huge pages it found live until some DMA memory is freed.
+bool model_dma_ok(uintptr_t addr, size_t len);
+// Makes the nth DMA allocation from now fail (1: the next one), as if huge pages ran out; 0 cancels.
+// (test/seam's seam_dma_fail_next fails the next n in a row; this reaches the error paths further in.)
+void model_fail_dma_allocation(unsigned nth);
+// Number of DMA allocations made so far (successful or not).
+unsigned model_dma_allocations(void);
+
+// ---- PCI devices ----
+
+struct model_pci_device;
+
+// What a device model does when the driver touches it. All functions may be NULL.
+struct model_pci_ops {
+	uint32_t (*read32)(void* model, uint32_t reg);
+	void (*write32)(void* model, uint32_t reg, uint32_t value);
+	// The driver unmapped BAR0 (pci_unmap_bar0): it can no longer reach the device.
+	void (*unmapped)(void* model);
+	// DMA memory [start, start + size) is about to be freed.
+	void (*dma_freed)(void* model, uintptr_t start, size_t size);
+	// Frees the model (model_pci_remove_all).
+	void (*destroy)(void* model);
+};
+
+// Size of BAR0 of every fake device (the 82599's memory BAR is 512 KiB).
+#define MODEL_BAR0_SIZE (512u * 1024)
+
+// Adds a device at pci_addr ("0000:01:00.0"). ops may be NULL for a device without a model (its BAR cannot be
+// mapped: a driver must not touch it). Returns the device; the model pointer is passed to every op.
+struct model_pci_device* model_pci_add(const char* pci_addr, uint16_t vendor_id, uint16_t device_id,
+				       uint32_t class_code, const struct model_pci_ops* ops, void* model);
+// Removes all devices and frees their models. Devices whose BAR is still mapped are reported as violations.
+void model_pci_remove_all(void);
+
+// State of a device as the PCI layer sees it.
+bool model_pci_bus_master(const struct model_pci_device* dev);
+bool model_pci_bar_mapped(const struct model_pci_device* dev);
+bool model_pci_unbound(const struct model_pci_device* dev);
+const char* model_pci_addr(const struct model_pci_device* dev);
+// Number of pci_* calls (other than pci_read_ids) made for the device: 0 means the driver never touched it.
+unsigned model_pci_touches(const struct model_pci_device* dev);
+// Makes pci_check_permissions() fail for every device (as for a user without root).
+void model_pci_deny_permissions(bool deny);
+
+#endif
