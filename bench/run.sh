@@ -1,0 +1,69 @@
+#!/bin/sh
+# Measures what the ixgbe driver costs per forwarded packet (docs/benchmark.md) and prints the table.
+#
+# Builds fwd_bench in its own directory (release flags, no sanitizers), counts instructions with callgrind
+# (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test; takes about a minute.
+#
+# Usage: bench/run.sh [--cache]
+#   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
+#            and prints the L1 data cache misses per packet by part
+# Environment: BUILD_DIR (default build-bench), CALLGRIND_PACKETS (default 640000), TIME_PACKETS (default 2000000)
+set -eu
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$repo/build-bench}
+callgrind_packets=${CALLGRIND_PACKETS:-640000}
+time_packets=${TIME_PACKETS:-2000000}
+cache=no
+if [ "${1:-}" = "--cache" ]; then
+	cache=yes
+elif [ $# -gt 0 ]; then
+	echo "usage: $0 [--cache]" >&2
+	exit 2
+fi
+for tool in cmake make valgrind python3; do
+	command -v "$tool" >/dev/null || { echo "$0: needs $tool" >&2; exit 1; }
+done
+
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
+make -C "$build" -j2 fwd_bench_count >/dev/null
+timed=no
+if make -C "$build" -j2 fwd_bench_time >/dev/null 2>&1; then
+	timed=yes
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')" \
+	"(driver: $(git -C "$repo" log -1 --format=%h -- src/driver/ixgbe.c 2>/dev/null || echo '?')$(
+	git -C "$repo" diff --quiet -- src/driver/ixgbe.c src/mempool.c 2>/dev/null || echo ', with uncommitted changes'))"
+echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) CPUs, load average" \
+	"$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+
+# The measured rounds only: instrumentation starts after the warm-up (client request in fwd_bench.c) and costs are
+# collected inside bench_measured_rounds() only.
+callgrind() {
+	profile=$1
+	shift
+	valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --toggle-collect=bench_measured_rounds \
+		--callgrind-out-file="$profile" "$@" >"$out/valgrind.log" 2>&1 || {
+		cat "$out/valgrind.log" >&2
+		exit 1
+	}
+}
+callgrind "$out/callgrind.out" "$build/bench/fwd_bench_count" "$callgrind_packets"
+if [ "$timed" = yes ]; then
+	"$build/bench/fwd_bench_time" "$time_packets" >"$out/ticks.txt"
+	python3 "$repo/bench/callgrind_parts.py" "$out/callgrind.out" "$out/ticks.txt"
+else
+	echo "(no fwd_bench_time: TSC timing needs x86)"
+	python3 "$repo/bench/callgrind_parts.py" "$out/callgrind.out"
+fi
+if [ "$cache" = yes ]; then
+	echo
+	echo "callgrind cache simulation: L1d 32 KiB 8-way, L2 1 MiB 8-way, 64 byte lines"
+	callgrind "$out/callgrind-cache.out" --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=1048576,8,64 \
+		"$build/bench/fwd_bench_count" "$callgrind_packets"
+	python3 "$repo/bench/callgrind_parts.py" "$out/callgrind-cache.out"
+fi
