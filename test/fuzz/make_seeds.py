@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# Writes the seed inputs of the fuzz targets into test/fuzz/corpus/<target>/: a few small, readable starting points
+# per target, one per behaviour worth reaching. The byte layouts below mirror the input formats described at the top
+# of each fuzz_<target>.c; keep them in step. Run from anywhere: python3 test/fuzz/make_seeds.py
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def seed(target, name, data):
+    directory = os.path.join(HERE, "corpus", target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(data)
+
+
+# ---- pcap: op 0 = write (length u16), 1 = write long (65536 + u16), 2 = flush; a write continues with the
+# timestamp (u64 ns), a fill seed (u8), n (u8) and n bytes that start the packet.
+def packet(op, length, timestamp_ns, fill_seed, content=b""):
+    return bytes([op]) + struct.pack("<HQB", length, timestamp_ns, fill_seed) + bytes([len(content)]) + content
+
+
+FLUSH = bytes([2])
+seed("pcap", "empty", b"")
+seed("pcap", "one-60-byte-packet", packet(0, 60, 1700000000123456789, 7, bytes(range(60))))
+seed("pcap", "zero-length-and-flush", packet(0, 0, 0, 0) + FLUSH + packet(0, 1, 999, 1, b"x"))
+seed("pcap", "snaplen-edges", packet(0, 65535, 1, 2) + packet(1, 0, 2, 3) + packet(1, 65535, 3, 4) + FLUSH)
+seed("pcap", "max-timestamp", packet(0, 1514, 2**64 - 1, 9, b"\xff" * 14))
+
+# ---- args: min (u64), max (u64), then the text.
+def args(minimum, maximum, text):
+    return struct.pack("<QQ", minimum, maximum) + text
+
+
+U64_MAX = 2**64 - 1
+seed("args", "pci-address", args(0, U64_MAX, b"0000:03:00.0"))
+seed("args", "pci-upper-case", args(0, U64_MAX, b"ABCD:EF:1f.7"))
+seed("args", "pci-function-8", args(0, U64_MAX, b"0000:03:00.8"))
+seed("args", "uint64-max", args(1, U64_MAX, b"18446744073709551615"))
+seed("args", "uint64-overflow", args(1, U64_MAX, b"18446744073709551616"))
+seed("args", "leading-zeros", args(0, 100, b"000000000000000000000000042"))
+seed("args", "out-of-range", args(1, 10, b"11"))
+seed("args", "not-decimal", args(0, U64_MAX, b"10k"))
+seed("args", "empty", args(0, U64_MAX, b""))
+
+# ---- ixgbe_rx: the first byte picks the ring size (64 << (byte % 4)), then operations:
+# 0 inject (count - 1: u8, length: u16 -> 60 + u16 % 1455), 1 the same with any length (60 + u16 % 16321),
+# 2 mutate a written-back descriptor (pick: u16, status, length), 3 write ahead (offset: u16, status, length),
+# 4 rx_batch (u8 % 65), 5 large rx_batch (u16 % (2 * ring + 1)), 6 free (count: u8, order: u8 % 3).
+# status: kind (u8), bits (u32): an even kind means (kind >> 1) & 3 as DD (bit 0) and EOP (bit 1), an odd one the
+# bits as they are. length: selector (u8 % 3: 0 small, 1 around 4032, 2 as is), value (u16).
+def inject(count, length16, any_length=False):
+    return bytes([1 if any_length else 0, count - 1]) + struct.pack("<H", length16)
+
+
+def status(dd, eop):
+    return bytes([(dd | eop << 1) << 1]) + struct.pack("<I", 0)
+
+
+def length(value):
+    if value < 256:
+        return bytes([0]) + struct.pack("<H", value)
+    if 3904 <= value < 4160:
+        return bytes([1]) + struct.pack("<H", value - 3904)
+    return bytes([2]) + struct.pack("<H", value)
+
+
+def mutate(pick, st, ln):
+    return bytes([2]) + struct.pack("<H", pick) + st + length(ln)
+
+
+def ahead(offset, st, ln):
+    return bytes([3]) + struct.pack("<H", offset) + st + length(ln)
+
+
+def batch(n):
+    return bytes([4, n])
+
+
+def batch_large(n):
+    return bytes([5]) + struct.pack("<H", n)
+
+
+def free(count, order):
+    return bytes([6, count, order])
+
+
+RING_64, RING_128, RING_512 = bytes([0]), bytes([1]), bytes([3])
+seed("ixgbe_rx", "receive-and-free",
+     RING_64 + inject(10, 0) + batch(32) + free(5, 0) + inject(64, 1454) + batch(64) + free(255, 2))
+seed("ixgbe_rx", "ring-512-wrap", RING_512 + (inject(64, 100) + batch_large(1024) + free(255, 0)) * 10)
+seed("ixgbe_rx", "pool-exhausted", RING_64 + (inject(63, 0) + batch(64)) * 20 + free(255, 1) + batch_large(200))
+seed("ixgbe_rx", "too-long-frames", RING_64 + inject(3, 9000, True) + inject(2, 1454) + batch(10))
+seed("ixgbe_rx", "wb-no-eop", RING_64 + inject(4, 0) + mutate(0, status(1, 0), 60) + batch(8))
+seed("ixgbe_rx", "wb-length-beyond-buffer",
+     RING_128 + inject(4, 0) + mutate(1, status(1, 1), 4033) + mutate(2, status(1, 1), 0) + batch(8))
+seed("ixgbe_rx", "wb-length-data-room", RING_64 + inject(2, 0) + mutate(0, status(1, 1), 4032) + batch(8))
+seed("ixgbe_rx", "wb-dd-cleared",
+     RING_64 + inject(4, 0) + mutate(0, status(0, 1), 60) + batch(8) + inject(60, 0) + batch(64))
+seed("ixgbe_rx", "dd-ahead",
+     RING_64 + ahead(0, status(1, 1), 100) + ahead(1, status(1, 0), 100) + ahead(2, status(1, 1), 60) + batch(8) +
+     inject(8, 0) + batch(16))
+seed("ixgbe_rx", "dd-whole-ring",
+     RING_64 + b"".join(ahead(k, status(1, 1), 64) for k in range(64)) + batch_large(128) + inject(10, 0) + batch(64))
+seed("ixgbe_rx", "small-batches", RING_64 + inject(20, 0) + batch(1) + batch(0) + batch(3) + batch(16))
