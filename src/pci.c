@@ -5,6 +5,7 @@
 #include <ifaddrs.h>
 #include <linux/limits.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -81,6 +82,19 @@ int pci_check_permissions(const char* pci_addr) {
 	return 0;
 }
 
+// True if the interface belongs to the PCI device: its sysfs device is the PCI function itself or below it. A VirtIO
+// NIC's interface belongs to the VirtIO device under the PCI function: .../0000:00:08.0/virtio0/net/eth0.
+static bool interface_of_device(const char* pci_addr, const char* ifname) {
+	char link[PATH_MAX], dir[PATH_MAX], if_device[PATH_MAX], pci_device[PATH_MAX];
+	snprintf(link, sizeof(link), "/sys/class/net/%s/device", ifname);
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", pci_addr);
+	if (!realpath(link, if_device) || !realpath(dir, pci_device)) {
+		return false; // virtual interfaces (lo, bridges) have no device
+	}
+	size_t len = strlen(pci_device);
+	return strncmp(if_device, pci_device, len) == 0 && (if_device[len] == '\0' || if_device[len] == '/');
+}
+
 // Finds a network interface of the device that is up or has an IP address: someone is using it. Returns its name
 // in busy (empty if there is none), or -1 if the interfaces cannot be listed.
 static int find_interface_in_use(const char* pci_addr, char busy[IF_NAMESIZE]) {
@@ -93,9 +107,8 @@ static int find_interface_in_use(const char* pci_addr, char busy[IF_NAMESIZE]) {
 	for (struct ifaddrs* a = addrs; a; a = a->ifa_next) {
 		// Each interface also has an AF_PACKET entry: only IPv4 and IPv6 addresses count.
 		int family = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
-		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net/%s", pci_addr, a->ifa_name);
-		if (((a->ifa_flags & IFF_UP) || family == AF_INET || family == AF_INET6) && access(path, F_OK) == 0) {
+		if (((a->ifa_flags & IFF_UP) || family == AF_INET || family == AF_INET6) &&
+		    interface_of_device(pci_addr, a->ifa_name)) {
 			snprintf(busy, IF_NAMESIZE, "%s", a->ifa_name);
 		}
 	}
