@@ -13,7 +13,7 @@ function to another the number of calls and the cost inside them), then counts p
 A register access is a call into the model in this build; in a production build it is one load or store
 (src/device_io.h). So each call into the model counts as 1 instruction (and no cache miss) in the driver's part,
 and everything inside it goes to "model". The instructions that set up the call's arguments and the call itself
-stay in the driver's part (about 4 per call, one call per batch of 32 packets: about 0.1 per packet).
+stay in the driver's part (about 4 per call, two calls per 32 packets: about 0.25 per packet).
 
 With callgrind's cache simulation (--cache-sim=yes), also prints the L1 data cache misses per packet by part.
 
