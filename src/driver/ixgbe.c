@@ -6,7 +6,6 @@
 // tail register once per batch. Only CRC offloading is used. Registers and descriptors are in ixgbe_regs.h;
 // register access goes through device_io.h, so tests can run this file against a software model of the NIC.
 #include <stdlib.h>
-#include <string.h>
 
 #include "../device_io.h"
 #include "../log.h"
@@ -19,25 +18,22 @@
 // accepts with jumbo frames off (1522 bytes). 2 KB buffers would leave only 1984 bytes, less than the 2 KB step.
 #define RX_BUF_SIZE 4096
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
-#define RX_BSIZEPACKET_KB (RX_BUF_DATA_ROOM / 1024)
 // Sent descriptors are cleaned (their buffers freed) in batches of this many: less often touching the ring.
 #define TX_CLEAN_BATCH 32
-// Every wait for the NIC polls a register once per millisecond, up to a timeout.
+// Every wait for the NIC polls a register once per millisecond, up to a timeout: 1 s for the NIC's own steps
+// (reset, queue enable), 100 ms for queues to stop, LINK_TIMEOUT_MS for the link.
 #define POLL_INTERVAL_US 1000
 #define LINK_TIMEOUT_MS 10000
 
-// 82599 (the first 16), X540 (0x1528, 0x1560), X550 (0x1563, 0x15D1) and X550EM_x (0x15AA..0x15AE), as listed in
-// Linux's ixgbe_type.h. X550EM_a (0x15C2..0x15CE) is left out: it moved EEC and other registers this driver uses.
-static const uint16_t ixgbe_device_ids[] = {0x10F7, 0x10F8, 0x10F9, 0x10FB, 0x10FC, 0x1507, 0x1514, 0x1517, 0x151C,
-					    0x1529, 0x152A, 0x154A, 0x154D, 0x154F, 0x1557, 0x1558, 0x1528, 0x1560,
-					    0x1563, 0x15D1, 0x15AA, 0x15AB, 0x15AC, 0x15AD, 0x15AE};
+// The PCI device IDs of the NICs this driver takes (vendor 0x8086; ixgbe_regs.h lists them).
+static const uint16_t nic_ids[] = {IXGBE_DEVICE_IDS};
 
+// All rings of a device have the same number of descriptors, ixgbe_device.ring_size.
 struct ixgbe_rx_queue {
 	volatile union ixgbe_adv_rx_desc* descriptors; // the ring: NIC reads buffer addresses, writes back status
 	struct dma_memory ring_memory;
-	struct mempool* mempool; // buffers for this queue's descriptors
-	struct pkt_buf** bufs;   // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
-	uint16_t num_entries;
+	struct mempool* mempool;   // buffers for this queue's descriptors
+	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
 	uint16_t rx_index;         // next descriptor to look at for a received packet
 	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
 	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length)
@@ -47,67 +43,60 @@ struct ixgbe_tx_queue {
 	volatile union ixgbe_adv_tx_desc* descriptors; // the ring: NIC reads packet addresses, writes back DD
 	struct dma_memory ring_memory;
 	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
-	uint16_t num_entries;
-	uint16_t clean_index; // oldest descriptor not yet cleaned
-	uint16_t tx_index;    // next descriptor to fill
+	uint16_t clean_index;  // oldest descriptor not yet cleaned
+	uint16_t tx_index;     // next descriptor to fill
 };
 
 struct ixgbe_device {
 	struct ixy_device ixy;
-	uint8_t* bar; // BAR0: the NIC's registers
+	char pci_addr[sizeof("0000:00:00.0")]; // ixy.pci_addr points here
+	uint8_t* bar;                          // BAR0: the NIC's registers
 	size_t bar_size;
-	struct ixgbe_rx_queue* rx_queues;
-	struct ixgbe_tx_queue* tx_queues;
-	bool stopped; // ixgbe_stop ran: no DMA any more, the rings hold no buffers
+	uint16_t ring_size; // descriptors per ring, a power of two
+	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
+	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
+	bool stopped; // no DMA any more: ixgbe_stop ran (the rings hold no buffers), or a failed init reset the NIC
 };
 
-// Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. False on timeout.
-static bool wait_for_reg(const uint8_t* bar, uint32_t reg, uint32_t mask, uint32_t expected, uint32_t timeout_ms) {
+// Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. On timeout warns that the
+// NIC did not do `what` and returns false; the caller decides whether that is fatal.
+static bool wait_for_reg(const struct ixgbe_device* dev, uint32_t reg, uint32_t mask, uint32_t expected,
+			 uint32_t timeout_ms, const char* what) {
 	for (uint32_t waited_us = 0; waited_us <= timeout_ms * 1000; waited_us += POLL_INTERVAL_US) {
-		if ((get_reg32(bar, reg) & mask) == expected) {
+		if ((get_reg32(dev->bar, reg) & mask) == expected) {
 			return true;
 		}
 		ixy_usleep(POLL_INTERVAL_US);
 	}
+	ixy_warn("%s: timeout after %u ms waiting for %s", dev->ixy.pci_addr, timeout_ms, what);
 	return false;
 }
 
-static uint32_t ring_index(uint32_t index, uint32_t num_entries) {
-	return index & (num_entries - 1); // ring sizes are powers of two
+static uint32_t ring_index(uint32_t index, uint32_t ring_size) {
+	return index & (ring_size - 1); // ring sizes are powers of two
 }
 
-// 4.6.3.1 and 4.6.3.2: mask all interrupts (ixy polls), reset the whole device, mask them again.
-static int reset_device(struct ixgbe_device* dev) {
+// 4.6.3.1 and 4.6.3.2: mask all interrupts (ixy polls), reset the whole device, mask them again, then wait until
+// the NIC has read its EEPROM (MAC address, settings) and initialised its DMA unit. False if it did not finish.
+static bool reset_device(struct ixgbe_device* dev) {
 	set_reg32(dev->bar, IXGBE_EIMC, IXGBE_EIMC_ALL);
 	set_flags32(dev->bar, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST);
 	// 4.6.3.2: wait at least 10 ms after a global reset before touching the device again.
 	ixy_usleep(10000);
-	if (!wait_for_reg(dev->bar, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST, 0, 1000)) {
-		ixy_error("%s: the NIC did not finish its reset", dev->ixy.pci_addr);
-		return -1;
+	if (!wait_for_reg(dev, IXGBE_CTRL, IXGBE_CTRL_RST | IXGBE_CTRL_LRST, 0, 1000, "the reset")) {
+		return false;
 	}
 	set_reg32(dev->bar, IXGBE_EIMC, IXGBE_EIMC_ALL);
-	return 0;
-}
-
-// 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation. Copper X540/X550 negotiate in their PHY.
-static void init_link(struct ixgbe_device* dev) {
-	uint32_t autoc = (get_reg32(dev->bar, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SERIAL;
-	set_reg32(dev->bar, IXGBE_AUTOC, autoc);
-	set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+	return wait_for_reg(dev, IXGBE_EEC, IXGBE_EEC_ARD, IXGBE_EEC_ARD, 1000, "EEPROM auto-read") &&
+	       wait_for_reg(dev, IXGBE_RDRXCTL, IXGBE_RDRXCTL_DMAIDONE, IXGBE_RDRXCTL_DMAIDONE, 1000, "DMA init");
 }
 
 // Adds the NIC's counters since the last call to *stats. They clear on read (8.2.3.23): init reads them once.
 static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	// Drops: packet buffer full (MPC), no free descriptor in a DROP_EN queue (QPRDC; RQSMR maps all queues to
-	// counter 0), and packets the driver dropped.
-	for (int i = 0; i < 8; i++) {
-		stats->rx_dropped += get_reg32(dev->bar, IXGBE_MPC(i));
-	}
-	for (int i = 0; i < 16; i++) {
-		stats->rx_dropped += get_reg32(dev->bar, IXGBE_QPRDC(i));
-	}
+	// Drops: packet buffer full (MPC; only packet buffer 0 is in use), no free descriptor in a DROP_EN queue
+	// (QPRDC; RQSMR keeps its reset value, so every queue counts in counter 0), and packets the driver dropped.
+	stats->rx_dropped += get_reg32(dev->bar, IXGBE_MPC(0)) + get_reg32(dev->bar, IXGBE_QPRDC(0));
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
 		stats->rx_dropped += dev->rx_queues[i].dropped;
 		dev->rx_queues[i].dropped = 0;
@@ -125,7 +114,7 @@ static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 // hang otherwise (specification update). Waits up to 1 s for the path to drain, then enables anyway, as Linux does.
 static void enable_receiver(struct ixgbe_device* dev) {
 	set_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
-	wait_for_reg(dev->bar, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY, 1000);
+	wait_for_reg(dev, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY, 1000, "SECRX_RDY");
 	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	clear_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
 }
@@ -135,9 +124,9 @@ static int ixgbe_set_promisc(struct ixy_device* ixy, bool enabled) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	bool receiving = get_reg32(dev->bar, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN;
 	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL);
-	uint32_t promisc = IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE;
-	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | promisc : fctrl & ~promisc);
+	// Promiscuous: accept all unicast (UPE) and all multicast (MPE) frames.
+	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL) & ~(IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
+	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE : fctrl);
 	if (receiving) {
 		enable_receiver(dev);
 	}
@@ -169,6 +158,14 @@ static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 	return 0;
 }
 
+// Hands descriptor index of an RX ring to the NIC with buf to receive into (read format, 7.1.6.1). Rewriting the
+// read format also clears DD (bit 0 of hdr_addr) for the next round.
+static void rx_give_buffer(struct ixgbe_rx_queue* queue, uint32_t index, struct pkt_buf* buf) {
+	queue->bufs[index] = buf;
+	queue->descriptors[index].read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+	queue->descriptors[index].read.hdr_addr = 0;
+}
+
 // Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
 // memory. Each packet handed out is replaced by a fresh buffer from the queue's pool. If the pool is empty, the
 // batch stops and the descriptor keeps its packet: the next call delivers it once the app has freed buffers.
@@ -178,13 +175,12 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 	uint32_t rx_index = queue->rx_index;
 	uint32_t received = 0;
 	while (received < num_bufs) {
-		volatile union ixgbe_adv_rx_desc* desc = &queue->descriptors[rx_index];
-		uint32_t status = desc->wb.status_error;
+		uint32_t status = queue->descriptors[rx_index].wb.status_error;
 		if (!(status & IXGBE_RXD_STAT_DD)) {
 			break;
 		}
 		struct pkt_buf* buf = queue->bufs[rx_index];
-		uint16_t length = desc->wb.length;
+		uint16_t length = queue->descriptors[rx_index].wb.length;
 		bool end_of_packet = status & IXGBE_RXD_STAT_EOP;
 		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
 		// all its parts are dropped and their buffers reused. A length beyond the buffer would be a NIC bug.
@@ -198,18 +194,15 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 			buf->size = length;
 			bufs[received++] = buf;
 			buf = fresh;
-			queue->bufs[rx_index] = buf;
 		}
 		queue->in_multi_desc_packet = !end_of_packet;
-		// Rewriting the read format also clears DD (bit 0 of hdr_addr) for the next round.
-		desc->read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-		desc->read.hdr_addr = 0;
-		rx_index = ring_index(rx_index + 1, queue->num_entries);
+		rx_give_buffer(queue, rx_index, buf);
+		rx_index = ring_index(rx_index + 1, dev->ring_size);
 	}
 	if (rx_index != queue->rx_index) {
 		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
 		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
-		set_reg32(dev->bar, IXGBE_RDT(queue_id), ring_index(rx_index - 1, queue->num_entries));
+		set_reg32(dev->bar, IXGBE_RDT(queue_id), ring_index(rx_index - 1, dev->ring_size));
 		queue->rx_index = rx_index;
 	}
 	return received;
@@ -217,16 +210,16 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
-static void tx_clean(struct ixgbe_tx_queue* queue) {
-	while (ring_index(queue->tx_index - queue->clean_index, queue->num_entries) >= TX_CLEAN_BATCH) {
-		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, queue->num_entries);
+static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
+	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH) {
+		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, ring_size);
 		if (!(queue->descriptors[last].wb.status & IXGBE_ADVTXD_STAT_DD)) {
 			return;
 		}
 		for (uint32_t i = 0; i < TX_CLEAN_BATCH; i++) {
-			pkt_buf_free(queue->bufs[ring_index(queue->clean_index + i, queue->num_entries)]);
+			pkt_buf_free(queue->bufs[ring_index(queue->clean_index + i, ring_size)]);
 		}
-		queue->clean_index = ring_index(last + 1, queue->num_entries);
+		queue->clean_index = ring_index(last + 1, ring_size);
 	}
 }
 
@@ -235,10 +228,10 @@ static void tx_clean(struct ixgbe_tx_queue* queue) {
 static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_tx_queue* queue = &dev->tx_queues[queue_id];
-	tx_clean(queue);
+	tx_clean(queue, dev->ring_size);
 	uint32_t sent = 0;
 	while (sent < num_bufs) {
-		uint32_t next_index = ring_index(queue->tx_index + 1, queue->num_entries);
+		uint32_t next_index = ring_index(queue->tx_index + 1, dev->ring_size);
 		// One descriptor stays free: tail == head means an empty ring to the NIC.
 		if (next_index == queue->clean_index) {
 			break;
@@ -262,181 +255,148 @@ static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 	return sent;
 }
 
-// Allocates a descriptor ring of num_entries 16 byte descriptors, physically contiguous, and its buffer table.
-static int alloc_ring(struct dma_memory* ring, struct pkt_buf*** bufs, uint32_t num_entries) {
-	*bufs = calloc(num_entries, sizeof(**bufs));
-	if (!*bufs) {
-		ixy_error("out of memory for a buffer table of %u entries", num_entries);
-		return -1;
+// Allocates a descriptor ring of ring_size 16 byte descriptors, physically contiguous (4096 of them fill 64 KB),
+// and its buffer table, then tells the NIC where the ring is and that it is empty (head = tail = 0). base_reg is the
+// queue's RDBAL(n) or TDBAL(n): the other ring registers follow it at the same offsets for RX and TX (4.6.7, 4.6.8).
+// Returns the descriptors, or NULL with a message.
+static void* setup_ring(struct ixgbe_device* dev, uint32_t base_reg, struct dma_memory* ring, struct pkt_buf*** bufs) {
+	*bufs = calloc(dev->ring_size, sizeof(**bufs));
+	if (!*bufs || memory_allocate_dma(dev->ring_size * 16, true, ring) != 0) {
+		ixy_error("%s: cannot allocate a ring of %u descriptors", dev->pci_addr, dev->ring_size);
+		return NULL;
 	}
-	return memory_allocate_dma(num_entries * 16, true, ring);
+	set_reg32(dev->bar, base_reg + IXGBE_RING_BAL, (uint32_t)ring->phy);
+	set_reg32(dev->bar, base_reg + IXGBE_RING_BAH, (uint32_t)((uint64_t)ring->phy >> 32));
+	set_reg32(dev->bar, base_reg + IXGBE_RING_LEN, dev->ring_size * 16u);
+	set_reg32(dev->bar, base_reg + IXGBE_RING_HEAD, 0);
+	set_reg32(dev->bar, base_reg + IXGBE_RING_TAIL, 0);
+	return ring->virt;
 }
 
 // 4.6.7: global receive setup and each queue's registers. The receiver stays off (RXEN = 0) until start_rx().
-static int init_rx(struct ixgbe_device* dev, uint32_t ring_size) {
-	uint8_t* bar = dev->bar;
-	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	// One packet buffer of 128 KB (PB0); the other seven are only used with DCB or virtualisation.
-	for (int i = 0; i < 8; i++) {
-		set_reg32(bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
-	}
-	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_RXCRCSTRP);
-	set_flags32(bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_CRCSTRIP);
+static bool init_rx(struct ixgbe_device* dev) {
+	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	set_flags32(dev->bar, IXGBE_HLREG0, IXGBE_HLREG0_RXCRCSTRP);
+	set_flags32(dev->bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_CRCSTRIP);
 	// Broadcasts and promiscuous mode: FCTRL is set here, while RXEN is 0 (8.2.3.7.1).
-	set_flags32(bar, IXGBE_FCTRL, IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
+	set_flags32(dev->bar, IXGBE_FCTRL, IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
 	// 4.6.7: No Snoop off; RDRXCTL fields the datasheet says software must set (8.2.3.8.8).
-	set_flags32(bar, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
-	uint32_t rdrxctl = get_reg32(bar, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
-	set_reg32(bar, IXGBE_RDRXCTL, rdrxctl | IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
+	set_flags32(dev->bar, IXGBE_CTRL_EXT, IXGBE_CTRL_EXT_NS_DIS);
+	uint32_t rdrxctl = get_reg32(dev->bar, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
+	set_reg32(dev->bar, IXGBE_RDRXCTL, rdrxctl | IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
-		queue->num_entries = (uint16_t)ring_size;
-		if (alloc_ring(&queue->ring_memory, &queue->bufs, ring_size) != 0) {
-			return -1;
-		}
-		queue->descriptors = queue->ring_memory.virt;
+		queue->descriptors = setup_ring(dev, IXGBE_RDBAL(i), &queue->ring_memory, &queue->bufs);
 		// Enough buffers to refill the ring while the app holds a ring's worth (e.g. in another NIC's TX ring).
-		queue->mempool = memory_allocate_mempool(2 * ring_size + 1024, RX_BUF_SIZE);
-		if (!queue->mempool) {
-			return -1;
+		queue->mempool = memory_allocate_mempool(2 * dev->ring_size + 1024, RX_BUF_SIZE);
+		if (!queue->descriptors || !queue->mempool) {
+			return false;
 		}
-		// Advanced descriptors, one buffer each; when the ring is full, drop packets instead of stalling.
-		uint32_t srrctl = get_reg32(bar, IXGBE_SRRCTL(i));
+		// Advanced descriptors, one buffer of BSIZEPACKET KB each (whole KB that fit the buffer); when the ring
+		// is full, drop packets instead of stalling.
+		uint32_t srrctl = get_reg32(dev->bar, IXGBE_SRRCTL(i));
 		srrctl &= ~(IXGBE_SRRCTL_DESCTYPE_MASK | IXGBE_SRRCTL_BSIZEPACKET_MASK);
-		srrctl |= IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN | RX_BSIZEPACKET_KB;
-		set_reg32(bar, IXGBE_SRRCTL(i), srrctl);
-		set_reg32(bar, IXGBE_RDBAL(i), (uint32_t)queue->ring_memory.phy);
-		set_reg32(bar, IXGBE_RDBAH(i), (uint32_t)((uint64_t)queue->ring_memory.phy >> 32));
-		set_reg32(bar, IXGBE_RDLEN(i), ring_size * sizeof(union ixgbe_adv_rx_desc));
-		set_reg32(bar, IXGBE_RDH(i), 0);
-		set_reg32(bar, IXGBE_RDT(i), 0);
+		srrctl |= IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF | IXGBE_SRRCTL_DROP_EN | RX_BUF_DATA_ROOM / 1024;
+		set_reg32(dev->bar, IXGBE_SRRCTL(i), srrctl);
 		// 4.6.7: bit 12 of DCA_RXCTRL resets to 1 but must be 0.
-		clear_flags32(bar, IXGBE_DCA_RXCTRL(i), IXGBE_DCA_RXCTRL_BIT12);
+		clear_flags32(dev->bar, IXGBE_DCA_RXCTRL(i), IXGBE_DCA_RXCTRL_BIT12);
 	}
-	return 0;
+	return true;
 }
 
 // 4.6.7.1: give every descriptor a buffer (the pool is larger than the ring), enable each queue, then hand the
 // ring to the NIC by moving the tail. Then the receiver is turned on.
-static int start_rx(struct ixgbe_device* dev) {
+static bool start_rx(struct ixgbe_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
-		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
-		for (uint32_t d = 0; d < queue->num_entries; d++) {
-			queue->bufs[d] = pkt_buf_alloc(queue->mempool);
-			queue->descriptors[d].read.pkt_addr =
-			    queue->bufs[d]->buf_addr_phy + offsetof(struct pkt_buf, data);
-			queue->descriptors[d].read.hdr_addr = 0;
+		for (uint32_t d = 0; d < dev->ring_size; d++) {
+			rx_give_buffer(&dev->rx_queues[i], d, pkt_buf_alloc(dev->rx_queues[i].mempool));
 		}
 		set_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
-		if (!wait_for_reg(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000)) {
-			ixy_error("%s: RX queue %u did not enable", dev->ixy.pci_addr, i);
-			return -1;
+		if (!wait_for_reg(dev, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000, "RX queue")) {
+			return false;
 		}
-		set_reg32(dev->bar, IXGBE_RDT(i), queue->num_entries - 1u);
+		set_reg32(dev->bar, IXGBE_RDT(i), dev->ring_size - 1u);
 	}
 	enable_receiver(dev);
-	return 0;
+	return true;
 }
 
 // 4.6.8: global transmit setup, each queue's registers, then the transmit path on and each queue enabled.
-static int init_tx(struct ixgbe_device* dev, uint32_t ring_size) {
-	uint8_t* bar = dev->bar;
-	set_flags32(bar, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
-	// One packet buffer of 160 KB (PB0), the others unused.
-	for (int i = 0; i < 8; i++) {
-		set_reg32(bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
-	}
+static bool init_tx(struct ixgbe_device* dev) {
+	set_flags32(dev->bar, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
 	// The descriptor arbiter is off while the DMA configuration changes (4.6.8).
-	set_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
-	set_reg32(bar, IXGBE_DTXMXSZRQ, IXGBE_DTXMXSZRQ_MAX);
+	set_flags32(dev->bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+	set_reg32(dev->bar, IXGBE_DTXMXSZRQ, IXGBE_DTXMXSZRQ_MAX);
 	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
 		struct ixgbe_tx_queue* queue = &dev->tx_queues[i];
-		queue->num_entries = (uint16_t)ring_size;
-		if (alloc_ring(&queue->ring_memory, &queue->bufs, ring_size) != 0) {
-			return -1;
+		queue->descriptors = setup_ring(dev, IXGBE_TDBAL(i), &queue->ring_memory, &queue->bufs);
+		if (!queue->descriptors) {
+			return false;
 		}
-		queue->descriptors = queue->ring_memory.virt;
-		set_reg32(bar, IXGBE_TDBAL(i), (uint32_t)queue->ring_memory.phy);
-		set_reg32(bar, IXGBE_TDBAH(i), (uint32_t)((uint64_t)queue->ring_memory.phy >> 32));
-		set_reg32(bar, IXGBE_TDLEN(i), ring_size * sizeof(union ixgbe_adv_tx_desc));
-		set_reg32(bar, IXGBE_TDH(i), 0);
-		set_reg32(bar, IXGBE_TDT(i), 0);
 		// Prefetch, host and write-back thresholds as Intel's driver sets them: write-back in groups of 4.
-		uint32_t txdctl = get_reg32(bar, IXGBE_TXDCTL(i)) & ~IXGBE_TXDCTL_THRESH_MASK;
-		set_reg32(bar, IXGBE_TXDCTL(i), txdctl | IXGBE_TXDCTL_THRESH(36, 8, 4));
+		uint32_t txdctl = get_reg32(dev->bar, IXGBE_TXDCTL(i)) & ~IXGBE_TXDCTL_THRESH_MASK;
+		set_reg32(dev->bar, IXGBE_TXDCTL(i), txdctl | IXGBE_TXDCTL_THRESH(36, 8, 4));
 	}
-	clear_flags32(bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
-	set_flags32(bar, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+	clear_flags32(dev->bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
+	set_flags32(dev->bar, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
 	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
-		set_flags32(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
-		if (!wait_for_reg(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, IXGBE_TXDCTL_ENABLE, 1000)) {
-			ixy_error("%s: TX queue %u did not enable", dev->ixy.pci_addr, i);
-			return -1;
+		set_flags32(dev->bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
+		if (!wait_for_reg(dev, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, IXGBE_TXDCTL_ENABLE, 1000, "TX queue")) {
+			return false;
 		}
 	}
-	return 0;
-}
-
-// Frees everything; the NIC must no longer DMA (reset or never started).
-static void free_device(struct ixgbe_device* dev) {
-	for (uint16_t i = 0; dev->rx_queues && i < dev->ixy.num_rx_queues; i++) {
-		memory_free_dma(&dev->rx_queues[i].ring_memory);
-		memory_free_mempool(dev->rx_queues[i].mempool);
-		free(dev->rx_queues[i].bufs);
-	}
-	for (uint16_t i = 0; dev->tx_queues && i < dev->ixy.num_tx_queues; i++) {
-		memory_free_dma(&dev->tx_queues[i].ring_memory);
-		free(dev->tx_queues[i].bufs);
-	}
-	if (dev->bar) {
-		pci_unmap_bar0(dev->bar, dev->bar_size);
-	}
-	free(dev->rx_queues);
-	free(dev->tx_queues);
-	free((char*)dev->ixy.pci_addr);
-	free(dev);
+	return true;
 }
 
 // Stops all DMA, then gives the buffers in the rings back to their pools: each RX descriptor holds one, TX
 // descriptors from clean_index to tx_index hold packets not cleaned yet.
 static void ixgbe_stop(struct ixy_device* ixy) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	uint8_t* bar = dev->bar;
 	if (dev->stopped) {
 		return;
 	}
 	dev->stopped = true;
 	// Receiver off, then each RX queue; each TX queue may first drain (head reaches tail). The global reset
 	// afterwards stops any queue that did not stop in time.
-	clear_flags32(bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
+	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		clear_flags32(bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
-		wait_for_reg(bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, 0, 100);
+		clear_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
+		wait_for_reg(dev, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, 0, 100, "RX queue to stop");
 	}
 	for (uint16_t i = 0; i < ixy->num_tx_queues; i++) {
-		wait_for_reg(bar, IXGBE_TDH(i), ~0u, dev->tx_queues[i].tx_index, 100);
-		clear_flags32(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
-		wait_for_reg(bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, 0, 100);
+		wait_for_reg(dev, IXGBE_TDH(i), ~0u, dev->tx_queues[i].tx_index, 100, "TX queue to drain");
+		clear_flags32(dev->bar, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE);
+		wait_for_reg(dev, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, 0, 100, "TX queue to stop");
 	}
 	reset_device(dev);
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		for (uint32_t d = 0; d < dev->rx_queues[i].num_entries; d++) {
+		for (uint32_t d = 0; d < dev->ring_size; d++) {
 			pkt_buf_free(dev->rx_queues[i].bufs[d]);
 		}
 	}
 	for (uint16_t i = 0; i < ixy->num_tx_queues; i++) {
 		struct ixgbe_tx_queue* queue = &dev->tx_queues[i];
-		for (uint32_t d = queue->clean_index; d != queue->tx_index; d = ring_index(d + 1, queue->num_entries)) {
+		for (uint32_t d = queue->clean_index; d != queue->tx_index; d = ring_index(d + 1, dev->ring_size)) {
 			pkt_buf_free(queue->bufs[d]);
 		}
-		queue->clean_index = queue->tx_index;
 	}
 }
 
+// Stops the device unless it is stopped already, ends its bus mastering and frees everything. Queue slots beyond
+// the ones in use, and rings never allocated, are all zero: freeing them does nothing.
 static void ixgbe_close(struct ixy_device* ixy) {
+	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	ixgbe_stop(ixy);
-	pci_set_bus_master(ixy->pci_addr, false);
-	free_device(IXY_TO_DRIVER(struct ixgbe_device, ixy));
+	pci_set_bus_master(dev->pci_addr, false);
+	for (uint16_t i = 0; i < IXY_MAX_QUEUES; i++) {
+		memory_free_dma(&dev->rx_queues[i].ring_memory);
+		memory_free_mempool(dev->rx_queues[i].mempool);
+		free(dev->rx_queues[i].bufs);
+		memory_free_dma(&dev->tx_queues[i].ring_memory);
+		free(dev->tx_queues[i].bufs);
+	}
+	pci_unmap_bar0(dev->bar, dev->bar_size);
+	free(dev);
 }
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
@@ -450,8 +410,10 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 		ixy_error("%s: out of memory", config->pci_addr);
 		return NULL;
 	}
+	// ixy_init_config() checked the address: it fits.
+	snprintf(dev->pci_addr, sizeof(dev->pci_addr), "%s", config->pci_addr);
 	dev->ixy = (struct ixy_device){
-	    .pci_addr = strdup(config->pci_addr),
+	    .pci_addr = dev->pci_addr,
 	    .driver_name = "ixgbe",
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
@@ -465,46 +427,42 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	    .stop = ixgbe_stop,
 	    .close = ixgbe_close,
 	};
-	// One spare entry each: calloc(0, ...) may return NULL, which would look like running out of memory.
-	dev->rx_queues = calloc(config->rx_queues + 1u, sizeof(*dev->rx_queues));
-	dev->tx_queues = calloc(config->tx_queues + 1u, sizeof(*dev->tx_queues));
-	if (!dev->ixy.pci_addr || !dev->rx_queues || !dev->tx_queues) {
-		ixy_error("%s: out of memory", config->pci_addr);
-		free_device(dev);
-		return NULL;
-	}
+	dev->ring_size = (uint16_t)ring_size;
 	dev->bar = pci_map_bar0(config->pci_addr, &dev->bar_size);
 	if (!dev->bar) {
-		free_device(dev);
+		free(dev);
 		return NULL;
 	}
-	const char* failed = NULL;
-	// 4.6.3: reset, wait for the EEPROM auto-read and the DMA unit's init, then link, statistics, RX, TX.
-	if (reset_device(dev) != 0) {
-		failed = "reset";
-	} else if (!wait_for_reg(dev->bar, IXGBE_EEC, IXGBE_EEC_ARD, IXGBE_EEC_ARD, 1000)) {
-		failed = "EEPROM auto-read (EEC.ARD)";
-	} else if (!wait_for_reg(dev->bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_DMAIDONE, IXGBE_RDRXCTL_DMAIDONE, 1000)) {
-		failed = "DMA init (RDRXCTL.DMAIDONE)";
-	} else {
-		init_link(dev);
+	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link, statistics, RX, TX, and RX started last.
+	bool ok = reset_device(dev);
+	if (ok) {
+		// 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation. Copper X540/X550 negotiate in
+		// their PHY.
+		uint32_t autoc = get_reg32(dev->bar, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK;
+		set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL);
+		set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL | IXGBE_AUTOC_AN_RESTART);
 		ixgbe_read_stats(&dev->ixy, &(struct device_stats){0}); // 4.6.5: reading clears the counters
-		if (init_rx(dev, ring_size) != 0 || init_tx(dev, ring_size) != 0 || start_rx(dev) != 0) {
-			failed = "queue setup";
+		// Without DCB or virtualisation all traffic goes through packet buffer 0 (4.6.11.3.4): 128 KB for RX,
+		// 160 KB for TX; the other seven buffers get no memory.
+		for (int i = 0; i < 8; i++) {
+			set_reg32(dev->bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
+			set_reg32(dev->bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
 		}
+		ok = init_rx(dev) && init_tx(dev) && start_rx(dev);
 	}
-	if (failed) {
-		ixy_error("%s: ixgbe init failed at: %s", config->pci_addr, failed);
-		reset_device(dev); // stops any DMA that was started before memory is freed
-		free_device(dev);
+	if (!ok) {
+		ixy_error("%s: ixgbe init failed", dev->pci_addr);
+		// The reset stops any DMA that was started. Buffers still in the rings need not go back: their pools
+		// are freed, so close may skip the stop.
+		reset_device(dev);
+		dev->stopped = true;
+		ixgbe_close(&dev->ixy);
 		return NULL;
 	}
-	// 4.6.4: the link may take seconds (auto-negotiation, SFP+ modules). Without it, nothing is sent or received.
-	if (!wait_for_reg(dev->bar, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_TIMEOUT_MS)) {
-		ixy_warn("%s: link still down after %d s, continuing anyway", config->pci_addr, LINK_TIMEOUT_MS / 1000);
-	}
+	// 4.6.4: the link may take seconds (auto-negotiation, SFP+ modules). Without it, nothing is sent or received,
+	// but the device works: init continues after the warning, and the link may still come up later.
+	wait_for_reg(dev, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_TIMEOUT_MS, "the link");
 	return &dev->ixy;
 }
 
-const struct ixy_driver ixgbe_driver = {"ixgbe", 0x8086, ixgbe_device_ids,
-					sizeof(ixgbe_device_ids) / sizeof(ixgbe_device_ids[0]), ixgbe_init};
+const struct ixy_driver ixgbe_driver = {"ixgbe", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), ixgbe_init};

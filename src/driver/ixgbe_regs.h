@@ -9,6 +9,13 @@
 
 #include <stdint.h>
 
+// PCI device IDs (vendor 0x8086) of the NICs ixgbe.c drives: 82599 (the first 16), X540 (0x1528, 0x1560), X550
+// (0x1563, 0x15D1) and X550EM_x (0x15AA..0x15AE), as listed in Linux's ixgbe_type.h. X550EM_a (0x15C2..0x15CE) is
+// left out: it moved EEC and other registers ixgbe.c uses.
+#define IXGBE_DEVICE_IDS                                                                                               \
+	0x10F7, 0x10F8, 0x10F9, 0x10FB, 0x10FC, 0x1507, 0x1514, 0x1517, 0x151C, 0x1529, 0x152A, 0x154A, 0x154D,        \
+	    0x154F, 0x1557, 0x1558, 0x1528, 0x1560, 0x1563, 0x15D1, 0x15AA, 0x15AB, 0x15AC, 0x15AD, 0x15AE
+
 // The tables below are kept aligned by hand: one register per line, its bits indented below it.
 // clang-format off
 //      name                               offset or value           access  long name
@@ -78,6 +85,14 @@
                                                                   //         (host), 22:16 WTHRESH (write-back)
 #define   IXGBE_TXDCTL_THRESH(p, h, w)     ((p) | (h) << 8 | (w) << 16)
 #define   IXGBE_TXDCTL_ENABLE              (1u << 25)             //         Transmit Queue Enable
+
+// A queue's descriptor ring registers, as offsets from its base address register RDBAL(n) (RX) or TDBAL(n) (TX):
+// receive and transmit rings have the same layout (8.2.3.8, 8.2.3.9).
+#define IXGBE_RING_BAL                     0x00                   //         Descriptor Base Address Low
+#define IXGBE_RING_BAH                     0x04                   //         Descriptor Base Address High
+#define IXGBE_RING_LEN                     0x08                   //         Descriptor ring Length (bytes)
+#define IXGBE_RING_HEAD                    0x10                   //         Descriptor Head
+#define IXGBE_RING_TAIL                    0x18                   //         Descriptor Tail
 #define IXGBE_RTTDCS                       0x04900                // RW      DCB Tx Descriptor Plane Control/Status
 #define   IXGBE_RTTDCS_ARBDIS              (1u << 6)              //         descriptor arbiter disable
 #define IXGBE_DMATXCTL                     0x04A80                // RW      DMA Tx Control
@@ -153,5 +168,13 @@ union ixgbe_adv_tx_desc {
 
 _Static_assert(sizeof(union ixgbe_adv_rx_desc) == 16, "RX descriptors are 16 bytes");
 _Static_assert(sizeof(union ixgbe_adv_tx_desc) == 16, "TX descriptors are 16 bytes");
+_Static_assert(IXGBE_RDBAH(1) - IXGBE_RDBAL(1) == IXGBE_RING_BAH && IXGBE_TDBAH(1) - IXGBE_TDBAL(1) == IXGBE_RING_BAH,
+	       "RX and TX rings: same BAH offset");
+_Static_assert(IXGBE_RDLEN(1) - IXGBE_RDBAL(1) == IXGBE_RING_LEN && IXGBE_TDLEN(1) - IXGBE_TDBAL(1) == IXGBE_RING_LEN,
+	       "RX and TX rings: same LEN offset");
+_Static_assert(IXGBE_RDH(1) - IXGBE_RDBAL(1) == IXGBE_RING_HEAD && IXGBE_TDH(1) - IXGBE_TDBAL(1) == IXGBE_RING_HEAD,
+	       "RX and TX rings: same head offset");
+_Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) - IXGBE_TDBAL(1) == IXGBE_RING_TAIL,
+	       "RX and TX rings: same tail offset");
 
 #endif
