@@ -2,9 +2,7 @@
 #ifndef IXY_APPS_FWD_H
 #define IXY_APPS_FWD_H
 
-#include <stdint.h>
-
-#include <ixy/ixy.h>
+#include <ixy/ixy.h> // also stdint.h
 
 // Packets per rx_batch call (the paper's evaluation uses 32: larger batches gain little and thrash the L1 cache).
 #define FWD_BATCH_SIZE 32

@@ -10,35 +10,22 @@
 
 #include "fwd.h"
 
-static volatile sig_atomic_t stop_requested;
+// The signal that asked to stop (SIGINT or SIGTERM), 0 until then.
+static volatile sig_atomic_t stop_signal;
 
 static void request_stop(int signum) {
-	(void)signum;
-	stop_requested = 1;
-}
-
-static struct ixy_device* open_device(const char* pci_addr) {
-	struct ixy_device* dev = ixy_init(pci_addr, 1, 1);
-	if (dev && ixy_set_promisc(dev, true) != 0) {
-		fprintf(stderr, "ixy-fwd: %s: cannot enable promiscuous mode: only frames addressed to it arrive\n",
-			pci_addr);
-	}
-	return dev;
+	stop_signal = signum;
 }
 
 int main(int argc, char* argv[]) {
 	if (argc != 3) {
-		fprintf(
-		    stderr,
-		    "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0; forwards in both directions)\n");
+		fprintf(stderr, "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0)\n");
 		return 2;
 	}
+	// Both addresses are checked before either device is touched.
 	for (int i = 1; i < argc; i++) {
 		if (!ixy_valid_pci_addr(argv[i])) {
-			fprintf(stderr,
-				"ixy-fwd: '%s' is not a PCI address: expected domain:bus:device.function, e.g. "
-				"0000:03:00.0\n",
-				argv[i]);
+			fprintf(stderr, "ixy-fwd: '%s' is not a PCI address like 0000:03:00.0\n", argv[i]);
 			return 2;
 		}
 	}
@@ -53,20 +40,24 @@ int main(int argc, char* argv[]) {
 		perror("ixy-fwd: sigaction");
 		return 1;
 	}
-	struct ixy_device* devs[2] = {open_device(argv[1]), NULL};
-	devs[1] = devs[0] ? open_device(argv[2]) : NULL;
-	if (!devs[1]) {
-		ixy_close(devs[0]);
-		return 1;
-	}
+	struct ixy_device* devs[2] = {NULL, NULL};
 	struct device_stats stats[2], last_stats[2];
-	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
 	for (int i = 0; i < 2; i++) {
+		devs[i] = ixy_init(argv[1 + i], 1, 1);
+		if (!devs[i]) {
+			ixy_close(devs[0]); // the first device, if it is the second that failed
+			return 1;
+		}
+		// Promiscuous: the device takes frames for any address, not only for its own MAC address.
+		if (ixy_set_promisc(devs[i], true) != 0) {
+			fprintf(stderr, "ixy-fwd: %s: not promiscuous: only frames to its MAC arrive\n", argv[1 + i]);
+		}
 		stats_init(&stats[i], devs[i]);
 		last_stats[i] = stats[i];
 	}
+	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
 	uint64_t last_print_ns = monotonic_time_ns();
-	for (uint32_t round = 1; !stop_requested; round++) {
+	for (uint32_t round = 1; !stop_signal; round++) {
 		forward(devs[0], 0, devs[1], 0, &counters[0]);
 		forward(devs[1], 0, devs[0], 0, &counters[1]);
 		// Reading the clock for every batch would cost more than the packets: look only every 4096 rounds.
@@ -81,15 +72,15 @@ int main(int argc, char* argv[]) {
 			last_print_ns = now_ns;
 		}
 	}
+	// Totals first: stopping resets the device, and with it the statistics registers.
+	// Stop both before closing either: buffers of one device's pool may still sit in the other's TX ring.
 	for (int i = 0; i < 2; i++) {
 		ixy_read_stats(devs[i], &stats[i]);
 		print_stats_total(stdout, &stats[i]);
 		printf("%s -> %s: forwarded %llu packets, dropped %llu (TX queue full)\n", argv[1 + i], argv[2 - i],
 		       (unsigned long long)counters[i].forwarded, (unsigned long long)counters[i].dropped_tx_full);
+		ixy_stop(devs[i]);
 	}
-	// Stop both before closing either: buffers of one device's pool may still sit in the other's TX ring.
-	ixy_stop(devs[0]);
-	ixy_stop(devs[1]);
 	ixy_close(devs[0]);
 	ixy_close(devs[1]);
 	return 0;
