@@ -66,8 +66,13 @@ kernel_driver() {
 	echo "${driver##*/}" | sed 's/^$/none/'
 }
 
-# The kernel network interface of a PCI device (empty if it has none).
-interface_of() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -1; }
+# The kernel network interface of a PCI device (empty if it has none). A VirtIO NIC's interface belongs to the
+# VirtIO device, a child of the PCI device: /sys/bus/pci/devices/<pci>/virtio<n>/net/<interface>.
+interface_of() {
+	for _path in /sys/bus/pci/devices/"$1"/net/* /sys/bus/pci/devices/"$1"/virtio*/net/*; do
+		[ -e "$_path" ] && echo "${_path##*/}" && return
+	done
+}
 
 # Loads virtio_pci and virtio_net; busybox insmod does not resolve dependencies: build-guest.sh wrote the order.
 load_kernel_drivers() {
@@ -124,12 +129,12 @@ stop_app() { # stop_app NAME PID [SIGNAL]
 # The guest's own checks: "IXY-VM: PASS|FAIL <what>". check runs a command, check_eq compares two strings.
 checks_failed=0
 check() { # check WHAT COMMAND...
-	what=$1
+	_check_what=$1
 	shift
 	if "$@"; then
-		marker "PASS $what"
+		marker "PASS $_check_what"
 	else
-		marker "FAIL $what"
+		marker "FAIL $_check_what"
 		checks_failed=$((checks_failed + 1))
 	fi
 }

@@ -1,0 +1,158 @@
+# Scenario bad-inputs (sourced by guest-init.sh, mode kmod): every app refuses bad input with one clear message and
+# the right exit code (2: usage error, 1: any other failure), and changes nothing on the system.
+#
+# The four VirtIO NICs are bound to the kernel's virtio-pci with their interfaces down: the state a bad input must
+# leave alone. run-vm.sh adds an e1000 NIC (8086:100e) at 0000:00:0c.0 that no ixy driver supports; the guest has
+# no e1000 module. 0000:00:00.0 (host bridge), 0000:00:01.0 (ISA bridge) and 0000:00:01.1 (IDE controller) are the
+# PCI devices of QEMU's i440FX machine that are not network controllers.
+#
+# For each case: the exit code, one line on stderr that says what is wrong (usage errors may add the usage line, or
+# print only that), nothing on stdout, and the snapshot below (kernel drivers, config spaces, VirtIO registers, huge pages,
+# hugetlbfs files, interfaces) unchanged. Only a missing hugetlbfs or too few huge pages show up after ixy took the
+# NIC from its kernel driver; then ixy must give it back (see bad()). The cases and messages go to the host as
+# bad-inputs.tsv.
+E1000=0000:00:0c.0
+HOST_BRIDGE=0000:00:00.0
+ISA_BRIDGE=0000:00:01.0
+IDE=0000:00:01.1
+NO_DEVICE=0000:00:1f.0
+
+# What no bad input may change.
+snapshot() {
+	for dev in $NIC_A $NIC_B $NIC_C $NIC_D $E1000 $HOST_BRIDGE $ISA_BRIDGE $IDE; do
+		echo "$dev driver $(kernel_driver $dev) config $(md5sum <"/sys/bus/pci/devices/$dev/config" | cut -d' ' -f1)"
+	done
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		echo "$nic $(vm_probe regs $nic)"
+	done
+	echo "huge pages: $(free_hugepages) free of $(cat $HUGEPAGE_SYSFS/nr_hugepages)"
+	echo "hugetlbfs files: $(ls -A /mnt/huge)"
+	ip -o link
+	ip -o addr
+}
+
+# Puts a NIC the kernel driver lost back, so that the next case starts from the same state.
+rebind() {
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		if [ "$(kernel_driver $nic)" = none ]; then
+			marker "rebinding $nic to virtio-pci for the next case"
+			echo $nic >/sys/bus/pci/drivers/virtio-pci/bind
+		fi
+	done
+}
+
+# The snapshot without what a kernel driver changes when it takes a device again: its ring addresses (queue PFNs)
+# and the number of the interface it creates anew (which also moves it to the end of the list).
+without_rebind_traces() { sed -e 's/ pfn[0-9]=[0-9]*//g' -e 's/^[0-9]*: //' "$1" | sort; }
+
+printf '' >/tmp/bad-inputs.tsv
+# bad CASE EXPECTED_EXIT EXPECTED_TEXT COMMAND...: runs COMMAND (for at most 30 s: an app that wrongly takes a
+# device would run until stopped) and checks the outcome. With given_back=1 the failure comes after ixy took the
+# NIC from its kernel driver (ixy_init binds it again): progress lines about that may precede and follow the one
+# error line, and the interface may have been created anew.
+given_back=0
+bad() {
+	name=$1 expected_rc=$2 text=$3
+	shift 3
+	snapshot >/tmp/before
+	timeout -s INT 30 "$@" >/tmp/out 2>/tmp/err </dev/null
+	rc=$?
+	snapshot >/tmp/after
+	check_eq "$name: exit code" "$rc" "$expected_rc"
+	# One message that says what is wrong; a usage error may add the usage line, or be just the usage line. Lines
+	# that start with a space continue the message before (the list of supported NICs).
+	if [ $given_back = 1 ]; then
+		grep -v '^ixy: unbound the kernel driver of \|^ixy: gave .* back to its kernel driver' /tmp/err >/tmp/messages
+	else
+		cp /tmp/err /tmp/messages
+	fi
+	reasons=$(grep -vc '^usage: \|^ ' /tmp/messages)
+	usages=$(grep -c '^usage: ' /tmp/messages)
+	if [ $((reasons + usages)) -ge 1 ] && [ "$reasons" -le 1 ] && [ "$usages" -le $((expected_rc == 2)) ]; then
+		marker "PASS $name: one message on stderr"
+	else
+		marker "FAIL $name: $reasons lines on stderr besides the usage line, expected one:"
+		sed 's/^/    /' /tmp/err
+		checks_failed=$((checks_failed + 1))
+	fi
+	check "$name: the message says '$text'" grep -qF -- "$text" /tmp/err
+	check "$name: nothing on stdout" test ! -s /tmp/out
+	if cmp -s /tmp/before /tmp/after; then
+		marker "PASS $name: nothing changed"
+	elif [ $given_back = 1 ] && [ "$(without_rebind_traces /tmp/before)" = "$(without_rebind_traces /tmp/after)" ]; then
+		marker "PASS $name: the NIC is back with its kernel driver, its interface as it was"
+		marker "NOTE $name: but the kernel driver set the NIC up anew (new rings, interface created again):"
+		diff /tmp/before /tmp/after | grep '^[-+][^-+]' | sed 's/^/    /'
+	else
+		marker "FAIL $name: the system changed:"
+		diff /tmp/before /tmp/after | grep '^[-+][^-+]' | sed 's/^/    /'
+		checks_failed=$((checks_failed + 1))
+		rebind
+	fi
+	printf '%s\t%s\t%s\t%s\n' "$name" "$*" "$rc" "$(sed ':a;N;$!ba;s/\n/ | /g' /tmp/err)" >>/tmp/bad-inputs.tsv
+}
+
+marker "state before the cases:"
+snapshot | sed 's/^/    /'
+for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+	check_eq "$nic is bound to the kernel driver before the cases" "$(kernel_driver $nic)" virtio-pci
+	check "$nic's interface $(interface_of $nic) is down" sh -c "! ip -o link show $(interface_of $nic) | grep -q '[<,]UP[,>]'"
+done
+
+# Command lines that are wrong in themselves: usage errors, exit code 2.
+bad "ixy-pktgen without arguments" 2 "usage: ixy-pktgen" ixy-pktgen
+bad "ixy-pktgen, two arguments" 2 "usage: ixy-pktgen" ixy-pktgen $NIC_A $NIC_B
+bad "malformed PCI address (no function)" 2 "'0000:00:08' is not a PCI address" ixy-pktgen 0000:00:08
+bad "malformed PCI address (no domain)" 2 "'00:08.0' is not a PCI address" ixy-pktgen 00:08.0
+bad "malformed PCI address (function 8)" 2 "'0000:00:08.8' is not a PCI address" ixy-pcap 0000:00:08.8 /dev/null
+bad "malformed PCI address (not hex)" 2 "'0000:0g:08.0' is not a PCI address" ixy-fwd $NIC_A 0000:0g:08.0
+bad "malformed PCI address (an interface name)" 2 "'eth0' is not a PCI address" ixy-fwd eth0 $NIC_B
+bad "ixy-fwd: the same NIC twice" 2 "$NIC_A given twice" ixy-fwd $NIC_A $NIC_A
+bad "ixy-pcap count 'abc'" 2 "packet count 'abc' is not a decimal number" ixy-pcap $NIC_A /tmp/x.pcap abc
+bad "ixy-pcap count '-1'" 2 "packet count '-1' is not a decimal number" ixy-pcap $NIC_A /tmp/x.pcap -1
+bad "ixy-pcap count '99999999999999999999999'" 2 "packet count '99999999999999999999999' is out of range" \
+	ixy-pcap $NIC_A /tmp/x.pcap 99999999999999999999999
+bad "ixy-pcap count '0'" 2 "packet count '0' is out of range" ixy-pcap $NIC_A /tmp/x.pcap 0
+bad "ixy-pcap count ''" 2 "packet count '' is empty" ixy-pcap $NIC_A /tmp/x.pcap ""
+bad "ixy-pcap count '12abc'" 2 "packet count '12abc' is not a decimal number" ixy-pcap $NIC_A /tmp/x.pcap 12abc
+bad "ixy-pcap count ' 5'" 2 "packet count ' 5' is not a decimal number" ixy-pcap $NIC_A /tmp/x.pcap " 5"
+check "no capture file was created by the usage errors" test ! -e /tmp/x.pcap
+
+# Devices that cannot be taken: exit code 1, after reading at most the IDs and class from config space.
+bad "no such PCI device" 1 "no PCI device $NO_DEVICE" ixy-pktgen $NO_DEVICE
+bad "no such PCI device (other domain)" 1 "no PCI device 0001:00:08.0" ixy-pcap 0001:00:08.0 /dev/null
+bad "not a NIC: host bridge" 1 "is not a network controller (class 0x060000)" ixy-pktgen $HOST_BRIDGE
+bad "not a NIC: ISA bridge" 1 "is not a network controller (class 0x060100)" ixy-pcap $ISA_BRIDGE /dev/null
+bad "not a NIC: IDE controller" 1 "is not a network controller (class 0x0101" ixy-fwd $IDE $NIC_B
+bad "NIC without ixy driver: e1000" 1 "(8086:100e) that no ixy driver supports" ixy-pktgen $E1000
+bad "NIC without ixy driver: the list of supported NICs" 1 "1af4:1000 (virtio)" ixy-pcap $E1000 /dev/null
+bad "ixy-fwd: second NIC does not exist" 1 "no PCI device $NO_DEVICE" ixy-fwd $NIC_A $NO_DEVICE
+bad "ixy-fwd: second device is not a NIC" 1 "is not a network controller" ixy-fwd $NIC_A $HOST_BRIDGE
+
+# Not root: the apps run as nobody (uid 65534).
+bad "not root: ixy-pktgen" 1 "needs root" su nobody -s /bin/sh -c "ixy-pktgen $NIC_A"
+bad "not root: ixy-fwd" 1 "needs root" su nobody -s /bin/sh -c "ixy-fwd $NIC_A $NIC_B"
+bad "not root: ixy-pcap" 1 "needs root" su nobody -s /bin/sh -c "ixy-pcap $NIC_A /dev/null 10"
+
+# Capture files that cannot be written: refused before the device is taken.
+bad "capture file in a missing directory" 1 "cannot create /nonexistent/x.pcap: No such file or directory" \
+	ixy-pcap $NIC_A /nonexistent/x.pcap
+mkdir -p /readonly && mount -t tmpfs -o ro tmpfs /readonly
+bad "capture file on a read-only file system" 1 "cannot create /readonly/x.pcap: Read-only file system" \
+	ixy-pcap $NIC_A /readonly/x.pcap 10
+umount /readonly
+bad "capture file is a directory" 1 "cannot create /tmp: Is a directory" ixy-pcap $NIC_A /tmp 10
+
+# No DMA memory. ixy finds out only after it took the NIC from its kernel driver: it must give the NIC back.
+given_back=1
+umount /mnt/huge
+bad "hugetlbfs not mounted" 1 "hugetlbfs is not mounted at /mnt/huge" ixy-pktgen $NIC_C
+mount -t hugetlbfs nodev /mnt/huge
+echo 3 >$HUGEPAGE_SYSFS/nr_hugepages # fewer than the 7 one VirtIO device needs
+bad "too few free huge pages" 1 "free huge page(s) for DMA memory" ixy-pcap $NIC_D /dev/null 10
+echo $HUGE_PAGES >$HUGEPAGE_SYSFS/nr_hugepages
+given_back=0
+marker "SKIP queue counts and ring sizes out of range: no app takes them on its command line"
+
+send_file bad-inputs.tsv
+marker "checks failed: $checks_failed"

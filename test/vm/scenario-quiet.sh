@@ -1,0 +1,107 @@
+# Scenario quiet (sourced by guest-init.sh, mode bare): a device is left quiet after an app ends, and traffic sent
+# to it afterwards changes nothing.
+#
+# 1. ixy-pcap on D (exits after 2000 packets), ixy-fwd B <-> C (stopped with SIGTERM), ixy-pktgen on A (stopped
+#    with SIGINT). After each app ends, its NICs must read: device status 0 (reset, VirtIO 1.0 2.1/4.1.4.8), the
+#    page frame number of all three virtqueues 0 (the device knows no ring address), Bus Master Enable off in the
+#    PCI command register (the function may not start DMA at all). And every huge page is free again, no file is
+#    left in hugetlbfs.
+# 2. Then a guard (vm_probe guard-fill) takes every free huge page, among them all the pages the apps had, and fills
+#    them with a pattern. NICs E (hub 0) and F (hub 1), driven by the guest kernel, each send a burst of frames
+#    towards the stopped NICs. Afterwards the stopped NICs must still read the same, and the pattern must be
+#    intact: no device wrote into memory ixy gave back.
+# 3. A control: after SIGKILL (no ixy_stop) the same checks do fail.
+# A-D get a driver_override that matches no driver, so that loading virtio_pci for E and F leaves them alone.
+NIC_E=0000:00:0c.0
+NIC_F=0000:00:0d.0
+QUIET="status=0x00 pfn0=0 pfn1=0 pfn2=0 bus_master=0"
+BURST=20000
+
+for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+	echo ixy-test-no-driver >"/sys/bus/pci/devices/$nic/driver_override"
+done
+load_kernel_drivers
+check_eq "only E and F are bound to the kernel driver" \
+	"$(for nic in $NIC_A $NIC_B $NIC_C $NIC_D $NIC_E $NIC_F; do kernel_driver $nic; done | tr '\n' ' ')" \
+	"none none none none virtio-pci virtio-pci "
+for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+	marker "before: $nic $(vm_probe regs $nic)"
+done
+free_before=$(free_hugepages)
+marker "before: $free_before free huge pages"
+
+# 1. The apps, and the state each leaves behind.
+ixy-pcap $NIC_D /tmp/quiet.pcap 2000 >/tmp/pcap.log 2>&1 &
+pcap_pid=$!
+ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+fwd_pid=$!
+receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
+check "ixy-pcap and ixy-fwd run" receivers_running
+live=$(vm_probe regs $NIC_D)
+marker "running: $NIC_D $live"
+check "while ixy-pcap runs, D reads as live (driver OK, queues set, bus master on)" \
+	sh -c "echo '$live' | grep -q 'status=0x07 pfn0=[1-9][0-9]* pfn1=[1-9][0-9]* pfn2=[1-9][0-9]* bus_master=1'"
+ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
+pktgen_pid=$!
+for _ in $(seq 600); do
+	kill -0 $pcap_pid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $pcap_pid 2>/dev/null; then
+	marker "FAIL ixy-pcap did not capture 2000 packets within 60 s"
+	checks_failed=$((checks_failed + 1))
+	stop_app pcap $pcap_pid
+else
+	wait $pcap_pid
+	check_eq "ixy-pcap exits 0 after 2000 packets" "$?" 0
+fi
+check_eq "after ixy-pcap ended: D is reset, without queues, bus master off" "$(vm_probe regs $NIC_D)" "$QUIET"
+stop_app fwd $fwd_pid TERM
+check_eq "ixy-fwd exits 0 on SIGTERM" "$app_rc" 0
+check_eq "after ixy-fwd ended: B is reset, without queues, bus master off" "$(vm_probe regs $NIC_B)" "$QUIET"
+check_eq "after ixy-fwd ended: C is reset, without queues, bus master off" "$(vm_probe regs $NIC_C)" "$QUIET"
+stop_app pktgen $pktgen_pid INT
+check_eq "ixy-pktgen exits 0 on SIGINT" "$app_rc" 0
+check_eq "after ixy-pktgen ended: A is reset, without queues, bus master off" "$(vm_probe regs $NIC_A)" "$QUIET"
+check_eq "all huge pages free again" "$(free_hugepages)" "$free_before"
+check_eq "no file left in hugetlbfs" "$(ls -A /mnt/huge)" ""
+check_eq "each NIC's RX mempool was full at close (4 reports)" \
+	"$(cat /tmp/pcap.log /tmp/fwd.log /tmp/pktgen.log | grep -c 'RX mempool: \([0-9]*\) of \1 buffers free')" 4
+check "no warnings (e.g. a mempool freed with buffers missing)" \
+	sh -c "! grep -h 'warning' /tmp/pcap.log /tmp/fwd.log /tmp/pktgen.log"
+
+# 2. Traffic towards the stopped NICs while a guard holds all the memory they had.
+vm_probe guard-fill /mnt/huge/guard
+check_eq "the guard holds every free huge page" "$(free_hugepages)" 0
+if_e=$(interface_of $NIC_E)
+if_f=$(interface_of $NIC_F)
+ip link set "$if_e" up && ip link set "$if_f" up
+vm_probe send "$if_e" $BURST
+vm_probe send "$if_f" $BURST
+sleep 1 # QEMU delivers at once; this is only a margin
+check "E and F sent $BURST frames each" test "$(cat /sys/class/net/"$if_e"/statistics/tx_packets)" -ge $BURST -a \
+	"$(cat /sys/class/net/"$if_f"/statistics/tx_packets)" -ge $BURST
+for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+	check_eq "after the burst: $nic still reset, without queues, bus master off" "$(vm_probe regs $nic)" "$QUIET"
+done
+check "the guard's pattern is intact: no DMA into the memory ixy gave back" vm_probe guard-check /mnt/huge/guard
+check_eq "all huge pages free again after the guard" "$(free_hugepages)" "$free_before"
+
+# 3. Control: the same checks catch a device that was not stopped. ixy-pcap killed with SIGKILL cannot reset D: the
+#    kernel frees its huge pages, but D still has its rings and may DMA, into pages the guard now holds.
+ixy-pcap $NIC_D /dev/null >/tmp/killed.log 2>&1 &
+killed_pid=$!
+check "control: ixy-pcap runs on D" wait_running /tmp/killed.log $killed_pid
+kill -KILL $killed_pid
+wait $killed_pid
+check "control: after SIGKILL, D still reads as live" \
+	sh -c "vm_probe regs $NIC_D | grep -q 'status=0x07 pfn0=[1-9][0-9]* pfn1=[1-9][0-9]* pfn2=[1-9][0-9]* bus_master=1'"
+vm_probe guard-fill /mnt/huge/guard
+vm_probe send "$if_f" $BURST
+sleep 1
+check "control: the guard sees D's DMA into memory its killed owner had" sh -c "! vm_probe guard-check /mnt/huge/guard"
+
+for name in pcap.log fwd.log pktgen.log; do
+	send_file $name
+done
+marker "checks failed: $checks_failed"
