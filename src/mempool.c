@@ -6,17 +6,20 @@
 
 #include "log.h"
 
-#define DEFAULT_BUF_SIZE 2048
+// 2 KiB of packet data plus the metadata line. Not a power of two on purpose: buffers 2048 or 4096 bytes apart all
+// map to the same few L1 cache sets, and their metadata lines would keep evicting each other (see docs/benchmark.md).
+#define DEFAULT_BUF_SIZE (2048 + 64)
 
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
 	if (buf_size == 0) {
 		buf_size = DEFAULT_BUF_SIZE;
 	}
-	if (num_entries == 0 || buf_size < sizeof(struct pkt_buf) + 64 || IXY_HUGE_PAGE_SIZE % buf_size != 0) {
+	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
+	    buf_size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error(
-		    "cannot make a mempool of %u buffers of %u bytes: needs at least one buffer, and the size must "
-		    "divide the huge page size (%u) and hold 64 bytes of packet data",
-		    num_entries, buf_size, IXY_HUGE_PAGE_SIZE);
+		    "cannot make a mempool of %u buffers of %u bytes: needs a buffer or more, of whole cache lines "
+		    "(64 bytes), with 64 bytes of data room, and at most a huge page",
+		    num_entries, buf_size);
 		return NULL;
 	}
 	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
@@ -24,33 +27,34 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 		ixy_error("out of memory for a mempool of %u buffers", num_entries);
 		return NULL;
 	}
-	if (memory_allocate_dma((size_t)num_entries * buf_size, false, &mempool->dma) != 0) {
+	// Buffers are laid out page by page, none spans two huge pages: those need not be physically contiguous.
+	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
+	size_t num_pages = (num_entries + bufs_per_page - 1) / bufs_per_page;
+	if (memory_allocate_dma(num_pages * IXY_HUGE_PAGE_SIZE, false, &mempool->dma) != 0) {
 		free(mempool);
 		return NULL;
 	}
 	mempool->buf_size = buf_size;
 	mempool->num_entries = num_entries;
-	// Huge pages need not be contiguous with each other, but each one is: translate once per page.
+	mempool->free_stack_top = num_entries;
 	uint8_t* base = mempool->dma.virt;
 	uintptr_t page_phy = 0;
 	for (uint32_t i = 0; i < num_entries; i++) {
-		size_t offset = (size_t)i * buf_size;
-		if (offset % IXY_HUGE_PAGE_SIZE == 0) {
-			page_phy = virt_to_phys(base + offset);
-			if (page_phy == 0) {
-				memory_free_mempool(mempool);
-				return NULL;
-			}
+		uint8_t* page = base + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
+		size_t offset_in_page = (size_t)(i % bufs_per_page) * buf_size;
+		// Each huge page is physically contiguous: translate once per page.
+		if (offset_in_page == 0 && (page_phy = virt_to_phys(page)) == 0) {
+			memory_free_mempool(mempool);
+			return NULL;
 		}
-		struct pkt_buf* buf = (struct pkt_buf*)(base + offset);
-		buf->buf_addr_phy = page_phy + offset % IXY_HUGE_PAGE_SIZE;
+		struct pkt_buf* buf = (struct pkt_buf*)(page + offset_in_page);
+		buf->buf_addr_phy = page_phy + offset_in_page;
 		buf->mempool = mempool;
 		buf->mempool_idx = i;
 		buf->size = 0;
 		// The stack is filled so that buffer 0 is handed out first.
-		mempool->free_stack[i] = num_entries - 1 - i;
+		mempool->free_stack[num_entries - 1 - i] = buf;
 	}
-	mempool->free_stack_top = num_entries;
 	return mempool;
 }
 
@@ -70,10 +74,8 @@ uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], ui
 	if (num_bufs > mempool->free_stack_top) {
 		num_bufs = mempool->free_stack_top;
 	}
-	uint8_t* base = mempool->dma.virt;
 	for (uint32_t i = 0; i < num_bufs; i++) {
-		uint32_t idx = mempool->free_stack[--mempool->free_stack_top];
-		bufs[i] = (struct pkt_buf*)(base + (size_t)idx * mempool->buf_size);
+		bufs[i] = mempool->free_stack[--mempool->free_stack_top];
 	}
 	return num_bufs;
 }
@@ -90,5 +92,5 @@ void pkt_buf_free(struct pkt_buf* buf) {
 		// More frees than buffers: some buffer was freed twice. Continuing would corrupt the stack.
 		ixy_panic("buffer %u freed to a full mempool (freed twice?)", buf->mempool_idx);
 	}
-	mempool->free_stack[mempool->free_stack_top++] = buf->mempool_idx;
+	mempool->free_stack[mempool->free_stack_top++] = buf;
 }

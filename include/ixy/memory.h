@@ -51,12 +51,12 @@ struct mempool {
 	struct dma_memory dma;   // the memory holding all buffers
 	uint32_t buf_size;       // bytes per buffer, including the 64 byte metadata line
 	uint32_t num_entries;    // buffers in the pool
-	uint32_t free_stack_top; // number of free buffers; free_stack[0 .. top-1] are their indices
-	uint32_t free_stack[];
+	uint32_t free_stack_top; // number of free buffers: free_stack[0 .. top-1]
+	struct pkt_buf* free_stack[];
 };
 
-// Creates a pool of num_entries buffers of buf_size bytes each (0: 2048). buf_size must divide the huge page size,
-// so that no buffer spans two pages. Returns NULL (with a message) on failure.
+// Creates a pool of num_entries buffers of buf_size bytes each, metadata line included (0: 2048 + 64). buf_size must
+// be a multiple of 64 and at most a huge page. Returns NULL (with a message) on failure.
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size);
 // Frees the pool and its DMA memory. All buffers should be back; the pool is freed even if some are not.
 void memory_free_mempool(struct mempool* mempool);

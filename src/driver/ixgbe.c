@@ -14,9 +14,9 @@
 #include "ixgbe_regs.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
-// buffer must hold that much after its 64 byte header: 4 KB buffers take 3 KB packets, larger than any frame the MAC
-// accepts with jumbo frames off (1522 bytes). 2 KB buffers would leave only 1984 bytes, less than the 2 KB step.
-#define RX_BUF_SIZE 4096
+// buffer holds 3 KB after its 64 byte header: more than any frame the MAC accepts with jumbo frames off (1522 bytes).
+// Not 4096: buffers a power of two apart share a few L1 cache sets and evict each other (docs/benchmark.md).
+#define RX_BUF_SIZE (64 + 3 * 1024)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 // Sent descriptors are cleaned (their buffers freed) in batches of this many: less often touching the ring.
 #define TX_CLEAN_BATCH 32

@@ -34,7 +34,7 @@ static void test_batch_and_exhaustion(void) {
 	if (!pool) {
 		return;
 	}
-	CHECK_EQ(pool->buf_size, 2048);
+	CHECK_EQ(pool->buf_size, 2048 + 64); // the default: 2 KiB of data, not a power of two
 	struct pkt_buf* bufs[128];
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 64), 64);
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs + 64, 64), 36);
@@ -91,9 +91,35 @@ static void test_buffers_spanning_pages(void) {
 	memory_free_mempool(pool);
 }
 
+static void test_buffers_never_span_pages(void) {
+	// 3136 bytes (3 KiB of data): 668 buffers fit in a huge page, the rest of the page stays unused.
+	struct mempool* pool = memory_allocate_mempool(1000, 3136);
+	CHECK(pool != NULL);
+	if (!pool) {
+		return;
+	}
+	CHECK_EQ(pool->dma.size, 2 * IXY_HUGE_PAGE_SIZE);
+	struct pkt_buf* bufs[1000];
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 1000), 1000);
+	int inside_one_page = 0, distinct = 0;
+	for (int i = 0; i < 1000; i++) {
+		uintptr_t start = (uintptr_t)bufs[i] - (uintptr_t)pool->dma.virt;
+		inside_one_page += start / IXY_HUGE_PAGE_SIZE == (start + 3136 - 1) / IXY_HUGE_PAGE_SIZE;
+		distinct += i == 0 || bufs[i] != bufs[i - 1];
+	}
+	CHECK_EQ(inside_one_page, 1000);
+	CHECK_EQ(distinct, 1000);
+	CHECK((uintptr_t)bufs[668] - (uintptr_t)pool->dma.virt == IXY_HUGE_PAGE_SIZE); // buffer 668 opens page 2
+	for (int i = 0; i < 1000; i++) {
+		pkt_buf_free(bufs[i]);
+	}
+	CHECK_EQ(mempool_free_count(pool), 1000);
+	memory_free_mempool(pool);
+}
+
 static void test_bad_arguments(void) {
 	CHECK(memory_allocate_mempool(0, 2048) == NULL);
-	CHECK(memory_allocate_mempool(10, 3000) == NULL); // does not divide the huge page size
+	CHECK(memory_allocate_mempool(10, 3000) == NULL); // not whole cache lines
 	CHECK(memory_allocate_mempool(10, 64) == NULL);   // no room for data
 	seam_dma_fail_next(1);
 	CHECK(memory_allocate_mempool(10, 2048) == NULL); // DMA memory unavailable
@@ -105,6 +131,7 @@ int main(void) {
 	test_batch_and_exhaustion();
 	test_lifo();
 	test_buffers_spanning_pages();
+	test_buffers_never_span_pages();
 	test_bad_arguments();
 	return check_summary();
 }
