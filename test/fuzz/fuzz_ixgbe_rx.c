@@ -41,7 +41,7 @@
 #define MAX_STANDARD_FRAME 1514 // without CRC: the largest frame the MAC accepts with jumbo frames off
 #define MAX_MODEL_FRAME 16380   // the largest frame model_ixgbe_inject_rx takes
 #define MAX_EXPECTED 4096       // frames delivered by the model and not yet received (at most a ring's worth)
-#define RX_DATA_ROOM 4032       // packet bytes in one of the driver's 4 KiB RX buffers (4096 - 64)
+#define RX_DATA_ROOM 3072       // packet bytes in one of the driver's RX buffers (64 + 3 KiB)
 
 enum rx_op {
 	OP_INJECT,
@@ -120,11 +120,14 @@ static void check_accounting(void) {
 
 static void check_received(struct pkt_buf* buf) {
 	struct mempool* pool = state.pool;
+	// Buffers are laid out page by page (src/mempool.c): buffer i is in huge page i / per_page at slot i %
+	// per_page.
 	uintptr_t offset = (uintptr_t)buf - (uintptr_t)pool->dma.virt;
+	uint32_t per_page = IXY_HUGE_PAGE_SIZE / pool->buf_size;
 	FUZZ_CHECK((uintptr_t)buf >= (uintptr_t)pool->dma.virt);
-	FUZZ_CHECK(offset % pool->buf_size == 0 && offset / pool->buf_size < pool->num_entries);
-	FUZZ_CHECK(buf->mempool == pool);
-	FUZZ_CHECK(buf->mempool_idx == offset / pool->buf_size);
+	FUZZ_CHECK(buf->mempool == pool && buf->mempool_idx < pool->num_entries);
+	FUZZ_CHECK(offset == (uintptr_t)(buf->mempool_idx / per_page) * IXY_HUGE_PAGE_SIZE +
+				 (uintptr_t)(buf->mempool_idx % per_page) * pool->buf_size);
 	FUZZ_CHECK(buf->buf_addr_phy == (uintptr_t)buf); // test builds: device address == virtual address
 	FUZZ_CHECK(buf->size >= 1 && buf->size <= pool->buf_size - offsetof(struct pkt_buf, data));
 	FUZZ_CHECK(!state.is_held[buf->mempool_idx]);
@@ -263,7 +266,7 @@ static void check_pool_complete(void) {
 	FUZZ_CHECK(mempool_free_count(pool) == pool->num_entries);
 	memset(seen, 0, sizeof(seen));
 	for (uint32_t i = 0; i < pool->free_stack_top; i++) {
-		uint32_t idx = pool->free_stack[i];
+		uint32_t idx = pool->free_stack[i]->mempool_idx;
 		FUZZ_CHECK(idx < pool->num_entries && !seen[idx]);
 		seen[idx] = true;
 	}
