@@ -25,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo "run-vm-demo: building ixy in build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIXY_STATIC_APPS=ON -DIXY_SANITIZE=OFF >/dev/null
-make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest >/dev/null
+make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest vm_probe >/dev/null
 rc=0
 test/vm/run-vm.sh --build-dir build --out build/vm-demo "$@" || rc=$?
 if [ $rc = 77 ]; then
