@@ -283,7 +283,7 @@ soak_checks() {
 	done
 	echo
 	python3 "$here/check_soak.py" "${args[@]}" --pktgen-log "$out/guest/pktgen.log" --fwd-log "$out/guest/fwd.log" \
-		--pcap-log "$out/guest/pcap.log" --summary "$out/soak-summary.txt" | sed 's/^/  soak: /'
+		--pcap-log "$out/guest/pcap.log" --soak-seconds "$soak_s" --summary "$out/soak-summary.txt" | sed 's/^/  soak: /'
 	expect "every packet accounted for, every mempool full again (check_soak.py)" test "${PIPESTATUS[0]}" = 0
 }
 
