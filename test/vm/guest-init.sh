@@ -42,7 +42,7 @@ wait_s=120
 soak_s=120
 mac_a=
 mac_b=
-# shellcheck disable=SC2013  # words, not lines
+# shellcheck disable=SC2013,SC2034  # words, not lines; the scenarios use the variables
 for word in $(cat /proc/cmdline); do
 	case "$word" in
 		ixy_scenario=*) scenario=${word#*=} ;;

@@ -140,7 +140,7 @@ case "$scenario" in
 			mkfifo "$out/host-$name.fifo"
 			wc -c <"$out/host-$name.fifo" >"$out/host-$name.bytes" &
 			counters+=($!)
-			dump $netdev $queue "$out/host-$name.fifo"
+			dump "$netdev" "$queue" "$out/host-$name.fifo"
 		done
 		;;
 esac
@@ -279,7 +279,7 @@ soak_checks() {
 	show_app_logs
 	local args=() point
 	for point in a b c d; do
-		args+=(--host-$point-bytes "$(cat "$out/host-$point.bytes" 2>/dev/null || echo 0)")
+		args+=("--host-$point-bytes" "$(cat "$out/host-$point.bytes" 2>/dev/null || echo 0)")
 	done
 	echo
 	python3 "$here/check_soak.py" "${args[@]}" --pktgen-log "$out/guest/pktgen.log" --fwd-log "$out/guest/fwd.log" \

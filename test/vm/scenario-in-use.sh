@@ -27,7 +27,7 @@ refused() {
 	rc=$?
 	sed 's/^/    stderr: /' /tmp/err
 	check_eq "$what: exit code" "$rc" 1
-	check "$what: the message names interface $ifname" grep -q "interface $ifname[ ,]" /tmp/err
+	check "$what: the message names interface $ifname" grep -q "interface ${ifname}[ ,]" /tmp/err
 	check "$what: one line on stderr" test "$(wc -l </tmp/err)" = 1
 	check "$what: interface $ifname still exists" test -e "/sys/class/net/$ifname"
 	check_eq "$what: driver, interface flags and addresses unchanged" "$(interface_state "$pci" "$ifname")" "$before"

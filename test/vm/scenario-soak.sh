@@ -26,7 +26,9 @@ check "ixy-pktgen runs" wait_running /tmp/pktgen.log $pktgen_pid
 marker "traffic for $soak_s s"
 for _ in $(seq "$soak_s"); do
 	sleep 1
-	kill -0 $pktgen_pid 2>/dev/null && kill -0 $fwd_pid 2>/dev/null && kill -0 $pcap_pid 2>/dev/null || break
+	if ! kill -0 $pktgen_pid 2>/dev/null || ! kill -0 $fwd_pid 2>/dev/null || ! kill -0 $pcap_pid 2>/dev/null; then
+		break
+	fi
 done
 check "all three apps ran for $soak_s s" sh -c "kill -0 $pktgen_pid && kill -0 $fwd_pid && kill -0 $pcap_pid"
 
