@@ -41,7 +41,6 @@
 #define MAX_STANDARD_FRAME 1514 // without CRC: the largest frame the MAC accepts with jumbo frames off
 #define MAX_MODEL_FRAME 16380   // the largest frame model_ixgbe_inject_rx takes
 #define MAX_EXPECTED 4096       // frames delivered by the model and not yet received (at most a ring's worth)
-#define RX_DATA_ROOM 3072       // packet bytes in one of the driver's RX buffers (64 + 3 KiB)
 
 enum rx_op {
 	OP_INJECT,
@@ -182,8 +181,8 @@ static uint32_t fuzz_status(struct fuzz_input* in) {
 	return kind & 1 ? bits : (kind >> 1) & (IXGBE_RXD_STAT_DD | IXGBE_RXD_STAT_EOP);
 }
 
-// Length: a selector byte, then 16 bits: small (0..255), around the buffer's data room of 4032 bytes
-// (3904..4159), or any 16 bit value.
+// Length: a selector byte, then 16 bits: small (0..255), around the data room of the pool's buffers (buf_size - 64,
+// from data room - 128 to data room + 127), or any 16 bit value.
 static uint16_t fuzz_length(struct fuzz_input* in) {
 	uint8_t selector = fuzz_u8(in) % 3;
 	uint16_t value = fuzz_u16(in);
@@ -191,7 +190,8 @@ static uint16_t fuzz_length(struct fuzz_input* in) {
 		return value & 0xff;
 	}
 	if (selector == 1) {
-		return (uint16_t)(RX_DATA_ROOM - 128 + value % 256);
+		uint32_t data_room = state.pool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
+		return (uint16_t)(data_room - 128 + value % 256);
 	}
 	return value;
 }

@@ -49,7 +49,8 @@ seed("args", "empty", args(0, U64_MAX, b""))
 # 2 mutate a written-back descriptor (pick: u16, status, length), 3 write ahead (offset: u16, status, length),
 # 4 rx_batch (u8 % 65), 5 large rx_batch (u16 % (2 * ring + 1)), 6 free (count: u8, order: u8 % 3).
 # status: kind (u8), bits (u32): an even kind means (kind >> 1) & 3 as DD (bit 0) and EOP (bit 1), an odd one the
-# bits as they are. length: selector (u8 % 3: 0 small, 1 around 4032, 2 as is), value (u16).
+# bits as they are. length: selector (u8 % 3: 0 small, 1 data room - 128 + value % 256, 2 as is), value (u16).
+RX_DATA_ROOM = 3072  # packet bytes in one of the ixgbe driver's RX buffers (src/driver/ixgbe.c: RX_BUF_SIZE - 64)
 def inject(count, length16, any_length=False):
     return bytes([1 if any_length else 0, count - 1]) + struct.pack("<H", length16)
 
@@ -61,8 +62,8 @@ def status(dd, eop):
 def length(value):
     if value < 256:
         return bytes([0]) + struct.pack("<H", value)
-    if 3904 <= value < 4160:
-        return bytes([1]) + struct.pack("<H", value - 3904)
+    if RX_DATA_ROOM - 128 <= value < RX_DATA_ROOM + 128:
+        return bytes([1]) + struct.pack("<H", value - (RX_DATA_ROOM - 128))
     return bytes([2]) + struct.pack("<H", value)
 
 
@@ -94,8 +95,9 @@ seed("ixgbe_rx", "pool-exhausted", RING_64 + (inject(63, 0) + batch(64)) * 20 + 
 seed("ixgbe_rx", "too-long-frames", RING_64 + inject(3, 9000, True) + inject(2, 1454) + batch(10))
 seed("ixgbe_rx", "wb-no-eop", RING_64 + inject(4, 0) + mutate(0, status(1, 0), 60) + batch(8))
 seed("ixgbe_rx", "wb-length-beyond-buffer",
-     RING_128 + inject(4, 0) + mutate(1, status(1, 1), 4033) + mutate(2, status(1, 1), 0) + batch(8))
-seed("ixgbe_rx", "wb-length-data-room", RING_64 + inject(2, 0) + mutate(0, status(1, 1), 4032) + batch(8))
+     RING_128 + inject(4, 0) + mutate(1, status(1, 1), RX_DATA_ROOM + 1) + mutate(2, status(1, 1), 0) +
+     mutate(3, status(1, 1), 65535) + batch(8))
+seed("ixgbe_rx", "wb-length-data-room", RING_64 + inject(2, 0) + mutate(0, status(1, 1), RX_DATA_ROOM) + batch(8))
 seed("ixgbe_rx", "wb-dd-cleared",
      RING_64 + inject(4, 0) + mutate(0, status(0, 1), 60) + batch(8) + inject(60, 0) + batch(64))
 seed("ixgbe_rx", "dd-ahead",
