@@ -17,10 +17,10 @@
 //     1 .. buf_size - 64 bytes, and is not handed out again while the app holds it;
 //   - free buffers + held by the app + one per RX descriptor == the pool size (nothing lost, nothing twice);
 //   - while the device behaves (no MUTATE_WB or WRITE_AHEAD yet), packets arrive in order with their bytes;
-// and at the end: once the app has freed everything, rx_batch() drains every frame the (behaving) device delivered;
-// after the app freed everything and ixy_stop(), the pool's free stack holds every buffer exactly
-// once; after ixy_close() no DMA memory is left; and unless WRITE_AHEAD broke the device's ownership rules on
-// purpose, the model recorded no violation of the datasheet.
+// and at the end: once the app has freed everything, rx_batch() drains every frame the (behaving) device delivered
+// and gives all descriptors but one back to the device; after ixy_stop(), the pool's free stack holds every buffer
+// exactly once; after ixy_close() no DMA memory is left; and unless WRITE_AHEAD broke the device's ownership rules
+// on purpose, the model recorded no violation of the datasheet.
 //
 // To see what an input does, replay it with IXY_FUZZ_TRACE=1 in the environment: every operation is printed.
 #include <stdbool.h>
@@ -336,6 +336,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	} while (rx_batch(64) > 0);
 	if (state.device_trusted) {
 		FUZZ_CHECK(state.expected_count == 0);
+		// ... and every descriptor but the one the driver keeps is back with the device (RDT kept up).
+		FUZZ_CHECK(model_ixgbe_rx_descriptors_available(state.nic, 0) == state.ring_size - 1);
 	}
 	while (state.num_held > 0) {
 		free_held(state.num_held - 1);
