@@ -89,7 +89,15 @@ bad() {
 		checks_failed=$((checks_failed + 1))
 		rebind
 	fi
-	printf '%s\t%s\t%s\t%s\n' "$name" "$*" "$rc" "$(sed ':a;N;$!ba;s/\n/ | /g' /tmp/err)" >>/tmp/bad-inputs.tsv
+	command_line=
+	for arg in "$@"; do
+		case "$arg" in
+			"" | *" "*) command_line="$command_line '$arg'" ;;
+			*) command_line="$command_line $arg" ;;
+		esac
+	done
+	printf '%s\t%s\t%s\t%s\n' "$name" "${command_line# }" "$rc" "$(sed ':a;N;$!ba;s/\n/ | /g' /tmp/err)" \
+		>>/tmp/bad-inputs.tsv
 }
 
 marker "state before the cases:"
