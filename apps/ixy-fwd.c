@@ -22,17 +22,23 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0)\n");
 		return 2;
 	}
-	// Both addresses are checked before either device is touched.
+	// The second ixy_init would reset the device under the first one (hex digits may differ in case only).
+	if (strcasecmp(argv[1], argv[2]) == 0) {
+		fprintf(stderr, "ixy-fwd: %s given twice: forwarding needs two different NICs\n", argv[1]);
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		if (!ixy_valid_pci_addr(argv[i])) {
 			fprintf(stderr, "ixy-fwd: '%s' is not a PCI address like 0000:03:00.0\n", argv[i]);
 			return 2;
 		}
 	}
-	// The second ixy_init would reset the device under the first one (hex digits may differ in case only).
-	if (strcasecmp(argv[1], argv[2]) == 0) {
-		fprintf(stderr, "ixy-fwd: %s given twice: forwarding needs two different NICs\n", argv[1]);
-		return 2;
+	// Both devices pass every check before either is taken: a bad second one must not leave the first unbound.
+	for (int i = 1; i < argc; i++) {
+		struct ixy_config config = {.pci_addr = argv[i], .rx_queues = 1, .tx_queues = 1};
+		if (!ixy_check_config(&config)) {
+			return 1;
+		}
 	}
 	// SA_RESETHAND: a second Ctrl-C kills at once (e.g. while ixy_init waits for a link).
 	struct sigaction action = {.sa_handler = request_stop, .sa_flags = SA_RESETHAND};

@@ -35,7 +35,8 @@ static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 	return NULL;
 }
 
-struct ixy_device* ixy_init_config(const struct ixy_config* config) {
+// Everything ixy_init checks before it changes anything. Returns the driver for the device, or NULL with a message.
+static const struct ixy_driver* check_config(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
 		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0",
@@ -69,11 +70,24 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 		}
 		return NULL;
 	}
-	// From here on the system changes: remember the kernel driver to give the device back if init fails.
 	const char* force = getenv("IXY_FORCE");
+	bool forced = config->force_unbind || (force && strcmp(force, "1") == 0);
+	if (pci_check_permissions(pci_addr) != 0 || pci_check_not_in_use(pci_addr, forced) != 0) {
+		return NULL;
+	}
+	return driver;
+}
+
+bool ixy_check_config(const struct ixy_config* config) {
+	return check_config(config) != NULL;
+}
+
+struct ixy_device* ixy_init_config(const struct ixy_config* config) {
+	const struct ixy_driver* driver = check_config(config);
+	// From here on the system changes: remember the kernel driver to give the device back if init fails.
+	const char* pci_addr = config->pci_addr;
 	char kernel_driver[PCI_DRIVER_NAME_MAX];
-	if (pci_check_permissions(pci_addr) != 0 || pci_get_driver(pci_addr, kernel_driver) != 0 ||
-	    pci_unbind_driver(pci_addr, config->force_unbind || (force && strcmp(force, "1") == 0)) != 0) {
+	if (!driver || pci_get_driver(pci_addr, kernel_driver) != 0 || pci_unbind_driver(pci_addr) != 0) {
 		return NULL;
 	}
 	struct ixy_device* dev = pci_set_bus_master(pci_addr, true) == 0 ? driver->init(config) : NULL;

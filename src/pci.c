@@ -116,7 +116,7 @@ static int find_interface_in_use(const char* pci_addr, char busy[IF_NAMESIZE]) {
 	return 0;
 }
 
-int pci_unbind_driver(const char* pci_addr, bool force) {
+int pci_check_not_in_use(const char* pci_addr, bool force) {
 	char busy[IF_NAMESIZE];
 	if (find_interface_in_use(pci_addr, busy) != 0) {
 		return -1;
@@ -131,6 +131,10 @@ int pci_unbind_driver(const char* pci_addr, bool force) {
 	if (busy[0]) {
 		ixy_warn("PCI device %s is interface %s, which is in use: taking it anyway (forced)", pci_addr, busy);
 	}
+	return 0;
+}
+
+int pci_unbind_driver(const char* pci_addr) {
 	char driver[PCI_DRIVER_NAME_MAX], path[PATH_MAX];
 	if (pci_get_driver(pci_addr, driver) != 0) {
 		return -1;

@@ -26,9 +26,11 @@ int pci_check_permissions(const char* pci_addr);
 int pci_get_driver(const char* pci_addr, char driver[PCI_DRIVER_NAME_MAX]);
 // Binds the device to a kernel driver again: gives it back after a failed ixy_init.
 void pci_bind_driver(const char* pci_addr, const char* driver);
-// Unbinds the kernel driver, if any. Refuses if the device's network interface is up or has an address,
-// unless force is set.
-int pci_unbind_driver(const char* pci_addr, bool force);
+// Fails with a message if the device's network interface is up or has an IP address (someone uses it), unless
+// force is set (then it warns).
+int pci_check_not_in_use(const char* pci_addr, bool force);
+// Unbinds the kernel driver, if any.
+int pci_unbind_driver(const char* pci_addr);
 // Sets or clears Bus Master Enable in the command register (PCI 3.0 spec 6.2.2): the device may only DMA with it.
 int pci_set_bus_master(const char* pci_addr, bool enable);
 // Maps BAR0 (memory-mapped registers). *size receives the length for pci_unmap_bar0.

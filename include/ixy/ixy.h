@@ -50,6 +50,9 @@ struct ixy_config {
 // nothing is left half-initialised.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
+// Runs every check of ixy_init that changes nothing (address, device, driver, root, interface in use) and prints why
+// the device cannot be taken. An app that opens several devices checks them all before it takes the first.
+bool ixy_check_config(const struct ixy_config* config);
 
 // Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits). Prints nothing.
 bool ixy_valid_pci_addr(const char* s);

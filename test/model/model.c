@@ -338,8 +338,7 @@ int pci_check_permissions(const char* pci_addr) {
 	return 0;
 }
 
-int pci_unbind_driver(const char* pci_addr, bool force) {
-	(void)force;
+int pci_unbind_driver(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	if (!dev) {
 		return -1;

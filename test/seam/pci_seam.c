@@ -12,3 +12,9 @@ void pci_bind_driver(const char* pci_addr, const char* driver) {
 	(void)pci_addr;
 	(void)driver;
 }
+
+int pci_check_not_in_use(const char* pci_addr, bool force) {
+	(void)pci_addr;
+	(void)force;
+	return 0;
+}
