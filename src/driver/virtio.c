@@ -202,19 +202,19 @@ static int setup_queue(struct virtio_device* dev, uint16_t index) {
 	q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT; // ixy polls: interrupts would only cost time
 
 	uint16_t num_chains = q->size / 2;
-	if (index == RX_QUEUE || index == TX_QUEUE) {
+	// RX and TX: the buffer of each chain; TX also: a stack of the chains the device does not hold.
+	bool out_of_memory = false;
+	if (index != CTRL_QUEUE) {
 		q->bufs = calloc(num_chains, sizeof(*q->bufs));
-		if (!q->bufs) {
-			ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
-			return -1;
-		}
+		out_of_memory |= !q->bufs;
 	}
 	if (index == TX_QUEUE) {
 		q->free_chains = calloc(num_chains, sizeof(*q->free_chains));
-		if (!q->free_chains) {
-			ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
-			return -1;
-		}
+		out_of_memory |= !q->free_chains;
+	}
+	if (out_of_memory) {
+		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
+		return -1;
 	}
 	// The header descriptor of each chain is set up once: it links to the data descriptor. RX headers go into
 	// each buffer's head room (the device writes them); all TX chains share the one all-zero header in `extra`.
