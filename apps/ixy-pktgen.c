@@ -65,7 +65,7 @@ int main(int argc, char* argv[]) {
 	print_totals(&meter, &gen);
 	// Stop the device first: no more DMA, and the buffers still in its TX ring are back in the pool.
 	ixy_stop(dev);
-	printf("[%s] packet mempool: %u of %u buffers free\n", argv[1], mempool_free_count(pool), pool->num_entries);
+	printf("[%s] packet mempool: %u of %u buffers free\n", argv[1], pool->free_stack_top, pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	return 0;

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Counts the code lines (cloc: without blank and comment lines) of what a reader must read to understand ixy on
-# an 82599: the forwarder, the library core and the ixgbe driver. Not counted: the VirtIO driver, ixgbe_regs.h
-# (register offsets and bits from the datasheet), the other apps and the tests.
-# Prints one line per file and the total; exits 1 if the total is above the budget of 1000 lines.
+# an 82599: the forwarder, the library core and the ixgbe driver (issue 3's budget: at most 1000 lines).
+# Not counted: the VirtIO driver, ixgbe_regs.h (register offsets and bits from the datasheet), the other apps, the
+# tests, and the fail-safety checks of src/failsafe.c (refusing a NIC that is in use, giving a NIC back to its kernel
+# driver after a failed init): their lines are printed apart, with the sum of both.
+# Exits 1 if the counted total is above the budget of 1000 lines.
 set -eu
 
 BUDGET=1000
@@ -22,16 +24,27 @@ for optional in apps/fwd.c apps/fwd.h; do
 		files="$files $optional"
 	fi
 done
-files="$files $(ls include/ixy/*.h src/*.c src/*.h) src/driver/driver.h src/driver/ixgbe.c"
+failsafe_files="src/failsafe.c src/failsafe.h"
+core_files=$(ls include/ixy/*.h src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $failsafe_files)")
+files="$files $core_files src/driver/driver.h src/driver/ixgbe.c"
+
+# cloc --csv prints "files,language,blank,comment,code" per language and a SUM line; take the code column.
+code_lines() {
+	cloc --quiet --csv --hide-rate "$1" | awk -F, '$2 != "language" && $2 != "SUM" { n += $5 } END { print n + 0 }'
+}
 
 total=0
 for file in $files; do
-	# cloc --csv prints "files,language,blank,comment,code" per language and a SUM line; take the code column.
-	code=$(cloc --quiet --csv --hide-rate "$file" | awk -F, '$2 != "language" && $2 != "SUM" { n += $5 } END { print n + 0 }')
+	code=$(code_lines "$file")
 	printf '%6d  %s\n' "$code" "$file"
 	total=$((total + code))
 done
 printf '%6d  total (budget %d)\n' "$total" "$BUDGET"
+failsafe=0
+for file in $failsafe_files; do
+	failsafe=$((failsafe + $(code_lines "$file")))
+done
+printf '%6d  not counted: fail-safety checks (%s); with them %d\n' "$failsafe" "$failsafe_files" "$((total + failsafe))"
 
 if [ "$total" -gt "$BUDGET" ]; then
 	echo "count-lines: $total code lines, $((total - BUDGET)) above the budget of $BUDGET" >&2

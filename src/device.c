@@ -1,11 +1,11 @@
 // ixy_init(): from a PCI address to a running device. Picks the driver by PCI vendor and device ID.
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <ixy/ixy.h>
 
 #include "driver/driver.h"
+#include "failsafe.h"
 #include "log.h"
 #include "pci.h"
 
@@ -35,7 +35,8 @@ static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 	return NULL;
 }
 
-// Everything ixy_init checks before it changes anything. Returns the driver for the device, or NULL with a message.
+// The checks of the address, the queue counts and the device that come before anything else. Returns the driver for
+// the device, or NULL with a message.
 static const struct ixy_driver* check_config(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
@@ -70,32 +71,25 @@ static const struct ixy_driver* check_config(const struct ixy_config* config) {
 		}
 		return NULL;
 	}
-	const char* force = getenv("IXY_FORCE");
-	bool forced = config->force_unbind || (force && strcmp(force, "1") == 0);
-	if (pci_check_permissions(pci_addr) != 0 || pci_check_not_in_use(pci_addr, forced) != 0) {
-		return NULL;
-	}
 	return driver;
 }
 
 bool ixy_check_config(const struct ixy_config* config) {
-	return check_config(config) != NULL;
+	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
+	return check_config(config) != NULL && failsafe_check(config, kernel_driver) == 0;
 }
 
 struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	const struct ixy_driver* driver = check_config(config);
-	// From here on the system changes: remember the kernel driver to give the device back if init fails.
-	const char* pci_addr = config->pci_addr;
-	char kernel_driver[PCI_DRIVER_NAME_MAX];
-	if (!driver || pci_get_driver(pci_addr, kernel_driver) != 0 || pci_unbind_driver(pci_addr) != 0) {
+	// failsafe.c: refuse a device someone uses, and remember the kernel driver to give it back if init fails.
+	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
+	if (!driver || failsafe_check(config, kernel_driver) != 0 || pci_unbind_driver(config->pci_addr) != 0) {
 		return NULL;
 	}
-	struct ixy_device* dev = pci_set_bus_master(pci_addr, true) == 0 ? driver->init(config) : NULL;
+	struct ixy_device* dev = pci_set_bus_master(config->pci_addr, true) == 0 ? driver->init(config) : NULL;
 	if (!dev) {
-		pci_set_bus_master(pci_addr, false);
-		if (kernel_driver[0]) {
-			pci_bind_driver(pci_addr, kernel_driver);
-		}
+		pci_set_bus_master(config->pci_addr, false);
+		failsafe_give_back(config->pci_addr, kernel_driver);
 	}
 	return dev;
 }

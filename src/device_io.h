@@ -10,12 +10,7 @@
 #include <unistd.h>
 
 #ifdef IXY_SEAM
-uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg);
-void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value);
-void ixy_seam_usleep(uint32_t us);
-#define get_reg32 ixy_seam_read32
-#define set_reg32 ixy_seam_write32
-#define ixy_usleep ixy_seam_usleep
+#include "seam_io.h" // test/seam: the functions of a software device model
 #else
 static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	// The compiler barrier keeps earlier memory writes (descriptors) before the register write.

@@ -10,12 +10,6 @@
 #define ixy_warn(fmt, ...) fprintf(stderr, "ixy: warning: " fmt "\n", ##__VA_ARGS__)
 #define ixy_info(fmt, ...) fprintf(stderr, "ixy: " fmt "\n", ##__VA_ARGS__)
 
-#ifdef IXY_DEBUG
-#define ixy_debug(fmt, ...) fprintf(stderr, "ixy: debug: %s(): " fmt "\n", __func__, ##__VA_ARGS__)
-#else
-#define ixy_debug(fmt, ...) ((void)0)
-#endif
-
 #define ixy_panic(fmt, ...)                                                                                            \
 	do {                                                                                                           \
 		fprintf(stderr, "ixy: BUG at %s:%d %s(): " fmt "\n", __FILE__, __LINE__, __func__, ##__VA_ARGS__);     \

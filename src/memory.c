@@ -5,8 +5,6 @@
 // 2 MiB huge page is physically contiguous, so a descriptor ring or a packet buffer inside one page is too.
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,30 +18,23 @@
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
 uintptr_t virt_to_phys(const void* virt) {
-	long page_size = sysconf(_SC_PAGESIZE);
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0) {
-		ixy_error("cannot open /proc/self/pagemap: %s", strerror(errno));
-		return 0;
-	}
-	// One 64 bit entry per virtual page: bits 0-54 are the page frame number
-	// (Documentation/admin-guide/mm/pagemap.rst)
+	uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	// One 64 bit entry per virtual page: bits 0-54 are the page frame number, 0 if the page is not present or the
+	// process is not root (Documentation/admin-guide/mm/pagemap.rst).
 	uint64_t entry = 0;
-	off_t offset = (off_t)((uintptr_t)virt / (uintptr_t)page_size * sizeof(entry));
-	ssize_t got = pread(fd, &entry, sizeof(entry), offset);
-	int saved_errno = errno;
-	close(fd);
-	if (got != sizeof(entry)) {
-		ixy_error("cannot read /proc/self/pagemap: %s", got < 0 ? strerror(saved_errno) : "short read");
-		return 0;
+	off_t offset = (off_t)((uintptr_t)virt / page_size * sizeof(entry));
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t got = fd < 0 ? -1 : pread(fd, &entry, sizeof(entry), offset);
+	const char* reason = got < 0 ? strerror(errno) : "no physical address (not root, or the page is not present)";
+	if (fd >= 0) {
+		close(fd);
 	}
 	uint64_t pfn = entry & ((1ull << 55) - 1);
-	if (pfn == 0) {
-		ixy_error("/proc/self/pagemap shows no physical address for %p (not root, or the page is not present)",
-			  virt);
+	if (got != sizeof(entry) || pfn == 0) {
+		ixy_error("cannot translate %p through /proc/self/pagemap: %s", virt, reason);
 		return 0;
 	}
-	return (uintptr_t)(pfn * (uint64_t)page_size + (uintptr_t)virt % (uintptr_t)page_size);
+	return (uintptr_t)(pfn * page_size + (uintptr_t)virt % page_size);
 }
 
 int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
@@ -58,11 +49,8 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		return -1;
 	}
 	// One file per allocation, removed right after mapping: the mapping keeps the pages, a crash leaves no file.
-	static atomic_uint allocation_id;
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/ixy-%d-%u", IXY_HUGETLBFS_PATH, (int)getpid(),
-		 atomic_fetch_add(&allocation_id, 1));
-	int fd = open(path, O_CREAT | O_RDWR | O_EXCL, S_IRWXU);
+	char path[] = IXY_HUGETLBFS_PATH "/ixy-dma-XXXXXX";
+	int fd = mkstemp(path);
 	if (fd < 0 || unlink(path) != 0) {
 		ixy_error("cannot create and remove %s for DMA memory: %s", path, strerror(errno));
 		if (fd >= 0) {

@@ -2,10 +2,7 @@
 // Linux exposes each device as /sys/bus/pci/devices/<domain:bus:device.function>/ (Documentation/PCI/sysfs-pci.rst).
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <linux/limits.h>
-#include <net/if.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -58,8 +55,7 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 	return 0;
 }
 
-// Writes the device's address to a sysfs file: .../driver/unbind or /sys/bus/pci/drivers/<name>/bind.
-static int write_address_to(const char* pci_addr, const char* path) {
+int pci_write_address_to(const char* pci_addr, const char* path) {
 	int fd = open(path, O_WRONLY);
 	ssize_t written = fd < 0 ? -1 : write(fd, pci_addr, strlen(pci_addr));
 	if (written != (ssize_t)strlen(pci_addr)) {
@@ -72,104 +68,17 @@ static int write_address_to(const char* pci_addr, const char* path) {
 	return written == (ssize_t)strlen(pci_addr) ? 0 : -1;
 }
 
-int pci_check_permissions(const char* pci_addr) {
-	if (geteuid() != 0) {
-		ixy_error(
-		    "taking PCI device %s needs root (to unbind its driver, map its registers and lock DMA memory)",
-		    pci_addr);
-		return -1;
-	}
-	return 0;
-}
-
-// True if the interface belongs to the PCI device: its sysfs device is the PCI function itself or below it. A VirtIO
-// NIC's interface belongs to the VirtIO device under the PCI function: .../0000:00:08.0/virtio0/net/eth0.
-static bool interface_of_device(const char* pci_addr, const char* ifname) {
-	char link[PATH_MAX], dir[PATH_MAX], if_device[PATH_MAX], pci_device[PATH_MAX];
-	snprintf(link, sizeof(link), "/sys/class/net/%s/device", ifname);
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", pci_addr);
-	if (!realpath(link, if_device) || !realpath(dir, pci_device)) {
-		return false; // virtual interfaces (lo, bridges) have no device
-	}
-	size_t len = strlen(pci_device);
-	return strncmp(if_device, pci_device, len) == 0 && (if_device[len] == '\0' || if_device[len] == '/');
-}
-
-// Finds a network interface of the device that is up or has an IP address: someone is using it. Returns its name
-// in busy (empty if there is none), or -1 if the interfaces cannot be listed.
-static int find_interface_in_use(const char* pci_addr, char busy[IF_NAMESIZE]) {
-	struct ifaddrs* addrs;
-	if (getifaddrs(&addrs) != 0) {
-		ixy_error("cannot list the network interfaces: %s", strerror(errno));
-		return -1;
-	}
-	busy[0] = '\0';
-	for (struct ifaddrs* a = addrs; a; a = a->ifa_next) {
-		// Each interface also has an AF_PACKET entry: only IPv4 and IPv6 addresses count.
-		int family = a->ifa_addr ? a->ifa_addr->sa_family : AF_UNSPEC;
-		if (((a->ifa_flags & IFF_UP) || family == AF_INET || family == AF_INET6) &&
-		    interface_of_device(pci_addr, a->ifa_name)) {
-			snprintf(busy, IF_NAMESIZE, "%s", a->ifa_name);
-		}
-	}
-	freeifaddrs(addrs);
-	return 0;
-}
-
-int pci_check_not_in_use(const char* pci_addr, bool force) {
-	char busy[IF_NAMESIZE];
-	if (find_interface_in_use(pci_addr, busy) != 0) {
-		return -1;
-	}
-	if (busy[0] && !force) {
-		ixy_error(
-		    "PCI device %s is network interface %s, which is up or has an IP address: refusing to take it. "
-		    "Run 'ip link set %s down; ip addr flush dev %s' or set IXY_FORCE=1",
-		    pci_addr, busy, busy, busy);
-		return -1;
-	}
-	if (busy[0]) {
-		ixy_warn("PCI device %s is interface %s, which is in use: taking it anyway (forced)", pci_addr, busy);
-	}
-	return 0;
-}
-
 int pci_unbind_driver(const char* pci_addr) {
-	char driver[PCI_DRIVER_NAME_MAX], path[PATH_MAX];
-	if (pci_get_driver(pci_addr, driver) != 0) {
-		return -1;
-	}
-	if (!driver[0]) {
-		return 0; // no driver bound
-	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", pci_addr);
-	if (write_address_to(pci_addr, path) != 0) {
-		return -1;
-	}
-	ixy_info("unbound the kernel driver of %s (%s)", pci_addr, driver);
-	return 0;
-}
-
-int pci_get_driver(const char* pci_addr, char driver[PCI_DRIVER_NAME_MAX]) {
-	char path[PATH_MAX], target[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
-	ssize_t len = readlink(path, target, sizeof(target) - 1); // -> ../../../bus/pci/drivers/<name>
-	driver[0] = '\0';
-	if (len < 0 && errno != ENOENT) {
-		ixy_error("PCI device %s: cannot read %s: %s", pci_addr, path, strerror(errno));
-		return -1;
-	}
-	target[len < 0 ? 0 : len] = '\0';
-	snprintf(driver, PCI_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
-	return 0;
-}
-
-void pci_bind_driver(const char* pci_addr, const char* driver) {
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s/bind", driver);
-	if (write_address_to(pci_addr, path) == 0) {
-		ixy_info("gave %s back to its kernel driver %s", pci_addr, driver);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", pci_addr);
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		return 0; // no kernel driver bound
 	}
+	if (pci_write_address_to(pci_addr, path) != 0) {
+		return -1;
+	}
+	ixy_info("unbound the kernel driver of %s", pci_addr);
+	return 0;
 }
 
 int pci_set_bus_master(const char* pci_addr, bool enable) {

@@ -19,16 +19,8 @@ struct pci_ids {
 
 // Reads vendor, device and class from config space. Touches nothing.
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids);
-// Fails with a message unless this process may take a device (root).
-int pci_check_permissions(const char* pci_addr);
-#define PCI_DRIVER_NAME_MAX 64
-// Name of the kernel driver bound to the device, "" if none.
-int pci_get_driver(const char* pci_addr, char driver[PCI_DRIVER_NAME_MAX]);
-// Binds the device to a kernel driver again: gives it back after a failed ixy_init.
-void pci_bind_driver(const char* pci_addr, const char* driver);
-// Fails with a message if the device's network interface is up or has an IP address (someone uses it), unless
-// force is set (then it warns).
-int pci_check_not_in_use(const char* pci_addr, bool force);
+// Writes the device's address to a sysfs file such as .../driver/unbind or /sys/bus/pci/drivers/<name>/bind.
+int pci_write_address_to(const char* pci_addr, const char* path);
 // Unbinds the kernel driver, if any.
 int pci_unbind_driver(const char* pci_addr);
 // Sets or clears Bus Master Enable in the command register (PCI 3.0 spec 6.2.2): the device may only DMA with it.

@@ -14,24 +14,12 @@ uint64_t monotonic_time_ns(void) {
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static double mbit_per_s(uint64_t bytes, uint64_t pkts, uint64_t elapsed_ns) {
-	// bytes per ns * 1000 = Mbyte/s; * 8 = Mbit/s
-	return (double)(bytes + pkts * IXY_WIRE_OVERHEAD_BYTES) * 8.0 * 1000.0 / (double)elapsed_ns;
-}
-
-struct stats_rates stats_compute_rates(const struct device_stats* now, const struct device_stats* before,
-				       uint64_t elapsed_ns) {
-	struct stats_rates rates = {0};
-	if (elapsed_ns == 0) {
-		return rates;
-	}
-	uint64_t rx_pkts = now->rx_pkts - before->rx_pkts;
-	uint64_t tx_pkts = now->tx_pkts - before->tx_pkts;
-	rates.rx_mpps = (double)rx_pkts * 1000.0 / (double)elapsed_ns;
-	rates.tx_mpps = (double)tx_pkts * 1000.0 / (double)elapsed_ns;
-	rates.rx_mbit = mbit_per_s(now->rx_bytes - before->rx_bytes, rx_pkts, elapsed_ns);
-	rates.tx_mbit = mbit_per_s(now->tx_bytes - before->tx_bytes, tx_pkts, elapsed_ns);
-	return rates;
+// Packets and bytes between two snapshots, per second: Mpps and Mbit/s, the latter with the wire overhead.
+static void print_rate(FILE* out, const char* name, const char* direction, uint64_t pkts, uint64_t bytes,
+		       uint64_t elapsed_ns) {
+	double per_us = elapsed_ns ? 1000.0 / (double)elapsed_ns : 0.0; // no time passed: rates 0
+	double mbit = (double)(bytes + pkts * IXY_WIRE_OVERHEAD_BYTES) * 8.0 * per_us;
+	fprintf(out, "[%s] %s: %.0f Mbit/s %.2f Mpps\n", name, direction, mbit, (double)pkts * per_us);
 }
 
 static const char* device_name(const struct device_stats* stats) {
@@ -40,9 +28,10 @@ static const char* device_name(const struct device_stats* stats) {
 
 void print_stats_diff(FILE* out, const struct device_stats* now, const struct device_stats* before,
 		      uint64_t elapsed_ns) {
-	struct stats_rates r = stats_compute_rates(now, before, elapsed_ns);
-	fprintf(out, "[%s] RX: %.0f Mbit/s %.2f Mpps\n", device_name(now), r.rx_mbit, r.rx_mpps);
-	fprintf(out, "[%s] TX: %.0f Mbit/s %.2f Mpps\n", device_name(now), r.tx_mbit, r.tx_mpps);
+	print_rate(out, device_name(now), "RX", now->rx_pkts - before->rx_pkts, now->rx_bytes - before->rx_bytes,
+		   elapsed_ns);
+	print_rate(out, device_name(now), "TX", now->tx_pkts - before->tx_pkts, now->tx_bytes - before->tx_bytes,
+		   elapsed_ns);
 }
 
 void print_stats_total(FILE* out, const struct device_stats* stats) {

@@ -8,7 +8,7 @@
 
 int generator_init(struct generator* gen, struct mempool* pool, const uint8_t src_mac[6]) {
 	*gen = (struct generator){.pool = pool};
-	if (mempool_free_count(pool) != pool->num_entries || pool->buf_size < sizeof(struct pkt_buf) + PACKET_SIZE) {
+	if (pool->free_stack_top != pool->num_entries || pool->buf_size < sizeof(struct pkt_buf) + PACKET_SIZE) {
 		fprintf(stderr, "generator: the mempool must be unused and hold %d byte packets\n", PACKET_SIZE);
 		return -1;
 	}

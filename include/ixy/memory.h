@@ -67,9 +67,4 @@ uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], ui
 struct pkt_buf* pkt_buf_alloc(struct mempool* mempool);
 // Returns a buffer to its pool.
 void pkt_buf_free(struct pkt_buf* buf);
-// Number of free buffers in the pool.
-static inline uint32_t mempool_free_count(const struct mempool* mempool) {
-	return mempool->free_stack_top;
-}
-
 #endif

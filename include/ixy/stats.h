@@ -25,16 +25,8 @@ struct device_stats {
 
 void stats_init(struct device_stats* stats, const struct ixy_device* dev);
 
-// Rates between two snapshots taken elapsed_ns apart.
-struct stats_rates {
-	double rx_mpps;
-	double tx_mpps;
-	double rx_mbit; // includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at line rate show 10000
-	double tx_mbit;
-};
-struct stats_rates stats_compute_rates(const struct device_stats* now, const struct device_stats* before,
-				       uint64_t elapsed_ns);
-// Prints "[<pci addr>] RX: <n> Mbit/s <n> Mpps" and the same line for TX.
+// Prints the rates between two snapshots taken elapsed_ns apart: "[<pci addr>] RX: <n> Mbit/s <n> Mpps" and the same
+// line for TX. Mbit/s includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at 10 Gbit/s line rate show 10000.
 void print_stats_diff(FILE* out, const struct device_stats* now, const struct device_stats* before,
 		      uint64_t elapsed_ns);
 // Prints totals: packets, bytes and drops.

@@ -474,7 +474,7 @@ static void teardown(struct virtio_device* dev, bool clear_bus_master) {
 	}
 	if (dev->rx_mempool) {
 		ixy_info("%s: closed; RX mempool: %u of %u buffers free", dev->ixy.pci_addr,
-			 mempool_free_count(dev->rx_mempool), dev->rx_mempool->num_entries);
+			 dev->rx_mempool->free_stack_top, dev->rx_mempool->num_entries);
 	}
 	memory_free_mempool(dev->rx_mempool);
 	if (clear_bus_master) {
@@ -511,7 +511,6 @@ static int start_device(struct virtio_device* dev) {
 	if (io_write(dev, VIRTIO_PCI_GUEST_FEATURES, &dev->features, sizeof(dev->features)) != 0) {
 		return -1;
 	}
-	ixy_debug("%s: device offers features 0x%08x, using 0x%08x", pci_addr, offered, dev->features);
 	// 7. Device-specific setup: the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	if (setup_queue(dev, RX_QUEUE) != 0 || setup_queue(dev, TX_QUEUE) != 0 ||

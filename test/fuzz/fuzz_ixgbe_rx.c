@@ -114,7 +114,7 @@ static uint32_t released_descriptors(void) {
 }
 
 static void check_accounting(void) {
-	FUZZ_CHECK(mempool_free_count(state.pool) + state.num_held + state.ring_size == state.pool->num_entries);
+	FUZZ_CHECK(state.pool->free_stack_top + state.num_held + state.ring_size == state.pool->num_entries);
 }
 
 static void check_received(struct pkt_buf* buf) {
@@ -263,7 +263,7 @@ static void op_free(struct fuzz_input* in) {
 static void check_pool_complete(void) {
 	static bool seen[MAX_POOL];
 	struct mempool* pool = state.pool;
-	FUZZ_CHECK(mempool_free_count(pool) == pool->num_entries);
+	FUZZ_CHECK(pool->free_stack_top == pool->num_entries);
 	memset(seen, 0, sizeof(seen));
 	for (uint32_t i = 0; i < pool->free_stack_top; i++) {
 		uint32_t idx = pool->free_stack[i]->mempool_idx;

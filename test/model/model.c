@@ -10,6 +10,7 @@
 #include <ixy/memory.h>
 
 #include "device_io.h"
+#include "failsafe.h"
 #include "model.h"
 #include "pci.h"
 #include "seam.h"
@@ -325,18 +326,23 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 	return 0;
 }
 
-int pci_check_permissions(const char* pci_addr) {
-	struct model_pci_device* dev = find_device(pci_addr);
+// ---- src/failsafe.h: the check, implemented for the model (no interface is ever in use) ----
+
+int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+	struct model_pci_device* dev = find_device(config->pci_addr);
+	kernel_driver[0] = '\0';
 	if (!dev) {
 		return -1;
 	}
 	dev->touches++;
 	if (deny_permissions) {
-		fprintf(stderr, "pci: %s: permission denied (model: not root)\n", pci_addr);
+		fprintf(stderr, "pci: %s: permission denied (model: not root)\n", config->pci_addr);
 		return -1;
 	}
 	return 0;
 }
+
+// ---- src/pci.h (continued) ----
 
 int pci_unbind_driver(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);

@@ -85,7 +85,7 @@ bool model_pci_unbound(const struct model_pci_device* dev);
 const char* model_pci_addr(const struct model_pci_device* dev);
 // Number of pci_* calls (other than pci_read_ids) made for the device: 0 means the driver never touched it.
 unsigned model_pci_touches(const struct model_pci_device* dev);
-// Makes pci_check_permissions() fail for every device (as for a user without root).
+// Makes failsafe_check() fail for every device (as for a user without root).
 void model_pci_deny_permissions(bool deny);
 
 #endif

@@ -118,7 +118,7 @@ static void test_tx_content(void) {
 		CHECK(memcmp(frame, expected, lens[i]) == 0);
 	}
 	ixy_close(dev);
-	CHECK_EQ(mempool_free_count(pool), 256);
+	CHECK_EQ(pool->free_stack_top, 256);
 	memory_free_mempool(pool);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -180,7 +180,7 @@ static void run_wrap_around(uint32_t ring_size, uint32_t batch) {
 			pkt_buf_free(bufs[i]);
 		}
 		if (rx_pool && received == injected) {
-			int64_t balance = mempool_free_count(rx_pool) + model_ixgbe_rx_descriptors_available(nic, 0);
+			int64_t balance = rx_pool->free_stack_top + model_ixgbe_rx_descriptors_available(nic, 0);
 			if (rx_balance < 0) {
 				rx_balance = balance;
 			} else if (balance != rx_balance && balance_errors++ < 5) {
@@ -244,10 +244,10 @@ static void run_wrap_around(uint32_t ring_size, uint32_t batch) {
 	CHECK_EQ(model_ixgbe_rx_dropped(nic), 0);
 	CHECK_EQ(model_ixgbe_counters(nic).tx_frames, total);
 	// The driver holds at most a ring's worth of sent buffers it has not freed yet, and gives them back at stop.
-	CHECK(mempool_free_count(tx_pool) + ring_size >= pool_size);
+	CHECK(tx_pool->free_stack_top + ring_size >= pool_size);
 	ixy_stop(dev);
-	CHECK_EQ(mempool_free_count(tx_pool), pool_size);
-	CHECK_EQ(mempool_free_count(rx_pool), rx_pool->num_entries);
+	CHECK_EQ(tx_pool->free_stack_top, pool_size);
+	CHECK_EQ(rx_pool->free_stack_top, rx_pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(tx_pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
@@ -316,9 +316,9 @@ static void test_tx_ring_full(void) {
 		CHECK_EQ(transmit(dev, 0, b, 10, 10), 10);
 	}
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 500);
-	CHECK(mempool_free_count(pool) + 64 >= 512);
+	CHECK(pool->free_stack_top + 64 >= 512);
 	ixy_close(dev);
-	CHECK_EQ(mempool_free_count(pool), 512);
+	CHECK_EQ(pool->free_stack_top, 512);
 	memory_free_mempool(pool);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -352,7 +352,7 @@ static void test_rx_pool_empty(void) {
 	}
 	fprintf(stderr,
 		"RX pool empty: the app holds %u buffers, the pool has %u free, the device owns %u descriptors\n",
-		count, rx_pool ? mempool_free_count(rx_pool) : 0, model_ixgbe_rx_descriptors_available(nic, 0));
+		count, rx_pool ? rx_pool->free_stack_top : 0, model_ixgbe_rx_descriptors_available(nic, 0));
 	CHECK(stalls >= 5); // reception stopped: no buffers left
 	CHECK(rx_pool != NULL);
 	CHECK_NO_NEW_VIOLATIONS();
@@ -582,9 +582,9 @@ static void test_multi_queue(void) {
 	}
 	CHECK_EQ(wrong, 0);
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), QUEUES * PER_QUEUE);
-	CHECK(mempool_free_count(pool) + QUEUES * RING >= 1024);
+	CHECK(pool->free_stack_top + QUEUES * RING >= 1024);
 	ixy_close(dev);
-	CHECK_EQ(mempool_free_count(pool), 1024);
+	CHECK_EQ(pool->free_stack_top, 1024);
 	memory_free_mempool(pool);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -624,7 +624,7 @@ static void test_close_stops_dma(void) {
 	CHECK_EQ(after.dma_reads, before.dma_reads);
 	CHECK_EQ(after.dma_writes, before.dma_writes);
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 0);
-	CHECK_EQ(mempool_free_count(pool), 256); // the packets that never left are back in the app's pool
+	CHECK_EQ(pool->free_stack_top, 256); // the packets that never left are back in the app's pool
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK(!model_pci_bar_mapped(model_ixgbe_pci(nic)));
@@ -670,11 +670,11 @@ static void test_stop(void) {
 	CHECK_EQ(model_ixgbe_counters(nic).dma_writes, before.dma_writes);
 	CHECK_EQ(model_ixgbe_counters(nic).dma_reads, before.dma_reads);
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 0);
-	CHECK_EQ(mempool_free_count(pool), 512);
-	CHECK_EQ(mempool_free_count(rx_pool), rx_pool->num_entries);
+	CHECK_EQ(pool->free_stack_top, 512);
+	CHECK_EQ(rx_pool->free_stack_top, rx_pool->num_entries);
 	ixy_stop(dev);
-	CHECK_EQ(mempool_free_count(pool), 512);
-	CHECK_EQ(mempool_free_count(rx_pool), rx_pool->num_entries);
+	CHECK_EQ(pool->free_stack_top, 512);
+	CHECK_EQ(rx_pool->free_stack_top, rx_pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);

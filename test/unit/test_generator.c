@@ -44,7 +44,7 @@ static const uint8_t mac[6] = {0x52, 0x54, 0x00, 0xab, 0xcd, 0xef};
 static void test_template_in_every_buffer(struct mempool* pool) {
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
-	CHECK_EQ(mempool_free_count(pool), POOL_SIZE);
+	CHECK_EQ(pool->free_stack_top, POOL_SIZE);
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
 	struct pkt_buf* bufs[POOL_SIZE];
@@ -88,7 +88,7 @@ static void test_gapless_sequence(struct mempool* pool) {
 		in_order &= fake.seqs[i] == i; // 0, 1, 2, ...: no gap, no duplicate
 	}
 	CHECK(in_order);
-	CHECK_EQ(mempool_free_count(pool), POOL_SIZE);
+	CHECK_EQ(pool->free_stack_top, POOL_SIZE);
 }
 
 static void test_wrap(struct mempool* pool) {

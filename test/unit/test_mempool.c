@@ -13,17 +13,17 @@ static void test_layout_and_single_alloc(void) {
 	if (!pool) {
 		return;
 	}
-	CHECK_EQ(mempool_free_count(pool), 16);
+	CHECK_EQ(pool->free_stack_top, 16);
 	struct pkt_buf* buf = pkt_buf_alloc(pool);
 	CHECK(buf != NULL);
-	CHECK_EQ(mempool_free_count(pool), 15);
+	CHECK_EQ(pool->free_stack_top, 15);
 	CHECK(buf->mempool == pool);
 	CHECK_EQ((uintptr_t)buf->data - (uintptr_t)buf, 64);
 	// In test builds the device address is the virtual address.
 	CHECK_EQ(buf->buf_addr_phy, (uintptr_t)buf);
 	CHECK((uint8_t*)buf == (uint8_t*)pool->dma.virt + (size_t)buf->mempool_idx * 2048);
 	pkt_buf_free(buf);
-	CHECK_EQ(mempool_free_count(pool), 16);
+	CHECK_EQ(pool->free_stack_top, 16);
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 }
@@ -38,7 +38,7 @@ static void test_batch_and_exhaustion(void) {
 	struct pkt_buf* bufs[128];
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 64), 64);
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs + 64, 64), 36);
-	CHECK_EQ(mempool_free_count(pool), 0);
+	CHECK_EQ(pool->free_stack_top, 0);
 	CHECK(pkt_buf_alloc(pool) == NULL);
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 5), 0);
 	// All 100 distinct, all indices in range.
@@ -56,7 +56,7 @@ static void test_batch_and_exhaustion(void) {
 	for (int i = 0; i < 100; i++) {
 		pkt_buf_free(bufs[i]);
 	}
-	CHECK_EQ(mempool_free_count(pool), 100);
+	CHECK_EQ(pool->free_stack_top, 100);
 	memory_free_mempool(pool);
 }
 
@@ -113,7 +113,7 @@ static void test_buffers_never_span_pages(void) {
 	for (int i = 0; i < 1000; i++) {
 		pkt_buf_free(bufs[i]);
 	}
-	CHECK_EQ(mempool_free_count(pool), 1000);
+	CHECK_EQ(pool->free_stack_top, 1000);
 	memory_free_mempool(pool);
 }
 

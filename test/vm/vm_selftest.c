@@ -151,7 +151,7 @@ static void test_bulk_and_stats(struct ixy_device* a, struct ixy_device* b, stru
 	CHECK_EQ(received, BULK_FRAMES);
 	sleep_ms(50);
 	ixy_tx_batch(a, 0, NULL, 0); // take back the last sent buffers
-	CHECK_EQ(mempool_free_count(pool), POOL_ENTRIES);
+	CHECK_EQ(pool->free_stack_top, POOL_ENTRIES);
 	ixy_read_stats(a, &stats_a);
 	ixy_read_stats(b, &stats_b);
 	CHECK_EQ(stats_a.tx_pkts, BULK_FRAMES);

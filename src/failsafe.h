@@ -1,0 +1,20 @@
+// Fail safety around ixy_init (see failsafe.c): checks that keep ixy from taking a device it must not take, and
+// the way back when init fails after the kernel driver was unbound.
+//
+// Test builds (IXY_SEAM) link stand-ins from test/seam and test/model instead of failsafe.c.
+#ifndef IXY_FAILSAFE_H
+#define IXY_FAILSAFE_H
+
+#include <ixy/ixy.h>
+
+#define FAILSAFE_DRIVER_NAME_MAX 64
+
+// Fails with a message unless this process may take the device: it runs as root, and the device's network
+// interface is neither up nor has an IP address (someone uses it) unless config->force_unbind or IXY_FORCE=1 says
+// to take it anyway (then it warns). Stores the name of the device's kernel driver ("" if none) in kernel_driver.
+// Changes nothing.
+int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]);
+// Binds the device to that kernel driver again (nothing if it is ""): gives it back after a failed ixy_init.
+void failsafe_give_back(const char* pci_addr, const char* kernel_driver);
+
+#endif

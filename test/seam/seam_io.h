@@ -1,0 +1,15 @@
+// The test side of src/device_io.h: in test builds (IXY_SEAM) register accesses and delays of the drivers go to
+// these functions, which a software device model implements (test/model/model.c keeps a virtual clock).
+#ifndef IXY_TEST_SEAM_IO_H
+#define IXY_TEST_SEAM_IO_H
+
+#include <stdint.h>
+
+uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg);
+void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value);
+void ixy_seam_usleep(uint32_t us);
+#define get_reg32 ixy_seam_read32
+#define set_reg32 ixy_seam_write32
+#define ixy_usleep ixy_seam_usleep
+
+#endif
