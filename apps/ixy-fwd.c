@@ -2,8 +2,9 @@
 //
 //   ixy-fwd <pci1> <pci2>
 //
-// Each device gets one RX and one TX queue and runs promiscuous. Every packet received on one device is sent on the
-// other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints totals and closes both devices.
+// Each device gets one RX and one TX queue and runs promiscuous (ixy_init turns that on). Every packet received on one
+// device is sent on the other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints totals
+// and closes both devices.
 #include <signal.h>
 #include <stdio.h>
 #include <strings.h>
@@ -53,10 +54,6 @@ int main(int argc, char* argv[]) {
 		if (!devs[i]) {
 			ixy_close(devs[0]); // the first device, if it is the second that failed
 			return 1;
-		}
-		// Promiscuous: the device takes frames for any address, not only for its own MAC address.
-		if (ixy_set_promisc(devs[i], true) != 0) {
-			fprintf(stderr, "ixy-fwd: %s: not promiscuous: only frames to its MAC arrive\n", argv[1 + i]);
 		}
 		stats_init(&stats[i], devs[i]);
 		last_stats[i] = stats[i];

@@ -19,7 +19,7 @@ if ! command -v cloc >/dev/null 2>&1; then
 fi
 
 files="apps/ixy-fwd.c"
-for optional in apps/fwd.c apps/fwd.h; do
+for optional in apps/fwd.h; do
 	if [ -f "$optional" ]; then
 		files="$files $optional"
 	fi

@@ -44,9 +44,13 @@ static const struct ixy_driver* check_config(const struct ixy_config* config) {
 			  pci_addr ? pci_addr : "(null)");
 		return NULL;
 	}
-	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES) {
-		ixy_error("%s: %u RX / %u TX queues requested, at most %d each are supported", pci_addr,
-			  config->rx_queues, config->tx_queues, IXY_MAX_QUEUES);
+	uint32_t ring = config->ring_size;
+	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES ||
+	    (ring != 0 && (ring < 64 || ring > 4096 || (ring & (ring - 1)) != 0))) {
+		ixy_error(
+		    "%s: %u RX / %u TX queues of %u descriptors requested: at most %d queues each, with a ring size "
+		    "that is a power of two from 64 to 4096 (0: the default)",
+		    pci_addr, config->rx_queues, config->tx_queues, ring, IXY_MAX_QUEUES);
 		return NULL;
 	}
 	// Look before touching: only the IDs and class are read until we know this is a NIC we drive.

@@ -48,14 +48,10 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		ixy_error("hugetlbfs is not mounted at %s: run scripts/setup-hugetlbfs.sh as root", IXY_HUGETLBFS_PATH);
 		return -1;
 	}
-	// One file per allocation, removed right after mapping: the mapping keeps the pages, a crash leaves no file.
-	char path[] = IXY_HUGETLBFS_PATH "/ixy-dma-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || unlink(path) != 0) {
-		ixy_error("cannot create and remove %s for DMA memory: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-		}
+	// One unnamed file per allocation (O_TMPFILE): the mapping keeps the pages, and a crash leaves no file behind.
+	int fd = open(IXY_HUGETLBFS_PATH, O_TMPFILE | O_RDWR, S_IRUSR | S_IWUSR);
+	if (fd < 0) {
+		ixy_error("cannot create a file in %s for DMA memory: %s", IXY_HUGETLBFS_PATH, strerror(errno));
 		return -1;
 	}
 	void* virt = MAP_FAILED;

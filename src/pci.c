@@ -95,11 +95,9 @@ uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
 	if (fd < 0) {
 		return NULL;
 	}
-	struct stat st = {0};
-	void* bar = MAP_FAILED;
-	if (fstat(fd, &st) == 0) {
-		bar = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	}
+	struct stat st = {0}; // the file's size is the BAR's size
+	void* bar = fstat(fd, &st) == 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+					: MAP_FAILED;
 	if (bar == MAP_FAILED) {
 		ixy_error("PCI device %s: cannot mmap resource0: %s", pci_addr, strerror(errno));
 		bar = NULL;

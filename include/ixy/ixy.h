@@ -40,8 +40,9 @@ struct ixy_config {
 	const char* pci_addr;
 	uint16_t rx_queues; // 0..IXY_MAX_QUEUES
 	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
-	uint32_t ring_size; // descriptors per queue (ixgbe: power of two, 64..4096); 0 means the default
-	bool force_unbind;  // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
+	uint32_t
+	    ring_size; // descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device's)
+	bool force_unbind; // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
 };
 
 #define IXY_DEFAULT_RING_SIZE 512

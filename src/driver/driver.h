@@ -13,8 +13,8 @@ struct ixy_driver {
 	uint16_t vendor_id;
 	const uint16_t* device_ids;
 	size_t num_device_ids;
-	// Called after the kernel driver was unbound and bus mastering enabled; the config is validated except for
-	// driver-specific limits (ring size). Returns NULL with a message, leaving nothing allocated.
+	// Called after the kernel driver was unbound and bus mastering enabled, with a config ixy_init checked.
+	// Returns NULL with a message, leaving nothing allocated.
 	struct ixy_device* (*init)(const struct ixy_config* config);
 };
 

@@ -55,7 +55,7 @@ struct ixgbe_device {
 	uint16_t ring_size; // descriptors per ring, a power of two
 	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
 	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
-	bool stopped; // no DMA any more: ixgbe_stop ran (the rings hold no buffers), or a failed init reset the NIC
+	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
 };
 
 // Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. On timeout warns that the
@@ -369,8 +369,9 @@ static void ixgbe_stop(struct ixy_device* ixy) {
 		wait_for_reg(dev, IXGBE_TXDCTL(i), IXGBE_TXDCTL_ENABLE, 0, 100, "TX queue to stop");
 	}
 	reset_device(dev);
+	// A failed init may leave a ring without buffers, or without its buffer table.
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		for (uint32_t d = 0; d < dev->ring_size; d++) {
+		for (uint32_t d = 0; dev->rx_queues[i].bufs && d < dev->ring_size && dev->rx_queues[i].bufs[d]; d++) {
 			pkt_buf_free(dev->rx_queues[i].bufs[d]);
 		}
 	}
@@ -400,11 +401,6 @@ static void ixgbe_close(struct ixy_device* ixy) {
 }
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
-	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
-	if (ring_size < 64 || ring_size > 4096 || (ring_size & (ring_size - 1)) != 0) {
-		ixy_error("%s: ring size %u: ixgbe needs a power of two from 64 to 4096", config->pci_addr, ring_size);
-		return NULL;
-	}
 	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
 	if (!dev) {
 		ixy_error("%s: out of memory", config->pci_addr);
@@ -427,7 +423,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	    .stop = ixgbe_stop,
 	    .close = ixgbe_close,
 	};
-	dev->ring_size = (uint16_t)ring_size;
+	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
 	dev->bar = pci_map_bar0(config->pci_addr, &dev->bar_size);
 	if (!dev->bar) {
 		free(dev);
@@ -452,11 +448,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	}
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->pci_addr);
-		// The reset stops any DMA that was started. Buffers still in the rings need not go back: their pools
-		// are freed, so close may skip the stop.
-		reset_device(dev);
-		dev->stopped = true;
-		ixgbe_close(&dev->ixy);
+		ixgbe_close(&dev->ixy); // stops the NIC and frees what init allocated
 		return NULL;
 	}
 	// 4.6.4: the link may take seconds (auto-negotiation, SFP+ modules). Without it, nothing is sent or received,
