@@ -54,23 +54,18 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		ixy_error("cannot create a file in %s for DMA memory: %s", IXY_HUGETLBFS_PATH, strerror(errno));
 		return -1;
 	}
+	// MAP_POPULATE: the pages exist (and have physical addresses) right away, zero-filled by the kernel as every new
+	// page is. MAP_LOCKED: never swapped out; hugetlbfs pages are not anyway, but DMA memory must not be.
 	void* virt = MAP_FAILED;
 	if (ftruncate(fd, (off_t)size) == 0) {
-		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0);
 	}
 	int map_errno = errno;
 	close(fd);
 	if (virt == MAP_FAILED) {
 		ixy_error("cannot get %zu free huge page(s) for DMA memory: %s. Reserve more with "
-			  "scripts/setup-hugetlbfs.sh <pages> (free: "
-			  "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)",
+			  "scripts/setup-hugetlbfs.sh <pages>",
 			  size / IXY_HUGE_PAGE_SIZE, strerror(map_errno));
-		return -1;
-	}
-	// Locked: never swapped out (hugetlbfs pages are not anyway, but this states the requirement).
-	if (mlock(virt, size) != 0) {
-		ixy_error("cannot lock %zu bytes of DMA memory: %s", size, strerror(errno));
-		munmap(virt, size);
 		return -1;
 	}
 	uintptr_t phy = virt_to_phys(virt);
@@ -78,7 +73,6 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		munmap(virt, size);
 		return -1;
 	}
-	memset(virt, 0, size);
 	*mem = (struct dma_memory){.virt = virt, .phy = phy, .size = size};
 	return 0;
 }
@@ -87,7 +81,5 @@ void memory_free_dma(struct dma_memory* mem) {
 	if (mem->virt && munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
-	mem->virt = NULL;
-	mem->phy = 0;
-	mem->size = 0;
+	*mem = (struct dma_memory){0};
 }

@@ -11,15 +11,11 @@
 #define DEFAULT_BUF_SIZE (2048 + 64)
 
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
-	if (buf_size == 0) {
-		buf_size = DEFAULT_BUF_SIZE;
-	}
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
 	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
 	    buf_size > IXY_HUGE_PAGE_SIZE) {
-		ixy_error(
-		    "cannot make a mempool of %u buffers of %u bytes: needs a buffer or more, of whole cache lines "
-		    "(64 bytes), with 64 bytes of data room, and at most a huge page",
-		    num_entries, buf_size);
+		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
+			  num_entries, buf_size);
 		return NULL;
 	}
 	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
