@@ -26,14 +26,12 @@ static inline uint32_t forward(struct ixy_device* rx_dev, uint16_t rx_queue, str
 			       uint16_t tx_queue, struct fwd_counters* counters) {
 	struct pkt_buf* bufs[FWD_BATCH_SIZE];
 	uint32_t num_rx = ixy_rx_batch(rx_dev, rx_queue, bufs, FWD_BATCH_SIZE);
-	if (num_rx == 0) {
-		return 0;
-	}
 	for (uint32_t i = 0; i < num_rx; i++) {
 		if (bufs[i]->size > FWD_MODIFIED_BYTE) {
 			bufs[i]->data[FWD_MODIFIED_BYTE]++;
 		}
 	}
+	// Also when nothing arrived: the driver then still frees the buffers of packets it has sent.
 	uint32_t num_tx = ixy_tx_batch(tx_dev, tx_queue, bufs, num_rx);
 	// The TX queue is full (the output link is slower than the input): drop the rest. Holding them back would
 	// only stall reception, and the RX ring would drop packets instead.

@@ -11,7 +11,7 @@ function to another the number of calls and the cost inside them), then counts p
   model       everything inside ixy_seam_write32/ixy_seam_read32: the 82599 model behind the registers
 
 A register access is a call into the model in this build; in a production build it is one load or store
-(src/device_io.h). So each call into the model counts as 1 instruction (and no cache miss) in the driver's part,
+(src/driver/driver.h). So each call into the model counts as 1 instruction (and no cache miss) in the driver's part,
 and everything inside it goes to "model". The instructions that set up the call's arguments and the call itself
 stay in the driver's part (about 4 per call, two calls per 32 packets: about 0.25 per packet).
 

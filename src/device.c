@@ -6,8 +6,6 @@
 
 #include "driver/driver.h"
 #include "failsafe.h"
-#include "log.h"
-#include "pci.h"
 
 static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &virtio_driver};
 #define NUM_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
@@ -24,7 +22,7 @@ bool ixy_valid_pci_addr(const char* s) {
 }
 
 // The driver whose ID list has this vendor and device, or NULL.
-static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
+static const struct ixy_driver* driver_for_ids(const struct pci_ids* ids) {
 	for (size_t d = 0; d < NUM_DRIVERS; d++) {
 		for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
 			if (drivers[d]->vendor_id == ids->vendor_id && drivers[d]->device_ids[i] == ids->device_id) {
@@ -35,9 +33,7 @@ static const struct ixy_driver* find_driver(const struct pci_ids* ids) {
 	return NULL;
 }
 
-// The checks of the address, the queue counts and the device that come before anything else. Returns the driver for
-// the device, or NULL with a message.
-static const struct ixy_driver* check_config(const struct ixy_config* config) {
+const struct ixy_driver* ixy_find_driver(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
 		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0",
@@ -63,7 +59,7 @@ static const struct ixy_driver* check_config(const struct ixy_config* config) {
 			  pci_addr, ids.vendor_id, ids.device_id, ids.class_code);
 		return NULL;
 	}
-	const struct ixy_driver* driver = find_driver(&ids);
+	const struct ixy_driver* driver = driver_for_ids(&ids);
 	if (!driver) {
 		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
 			  ids.vendor_id, ids.device_id);
@@ -78,13 +74,8 @@ static const struct ixy_driver* check_config(const struct ixy_config* config) {
 	return driver;
 }
 
-bool ixy_check_config(const struct ixy_config* config) {
-	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
-	return check_config(config) != NULL && failsafe_check(config, kernel_driver) == 0;
-}
-
 struct ixy_device* ixy_init_config(const struct ixy_config* config) {
-	const struct ixy_driver* driver = check_config(config);
+	const struct ixy_driver* driver = ixy_find_driver(config);
 	// failsafe.c: refuse a device someone uses, and remember the kernel driver to give it back if init fails.
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
 	if (!driver || failsafe_check(config, kernel_driver) != 0 || pci_unbind_driver(config->pci_addr) != 0) {

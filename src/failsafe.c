@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver/driver.h"
 #include "failsafe.h"
 #include "log.h"
 #include "pci.h"
@@ -90,11 +91,15 @@ int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_
 		return -1;
 	}
 	const char* force = getenv("IXY_FORCE");
-	bool forced = config->force_unbind || (force && strcmp(force, "1") == 0);
-	if (check_not_in_use(config->pci_addr, forced) != 0) {
+	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0) {
 		return -1;
 	}
 	return read_kernel_driver(config->pci_addr, kernel_driver);
+}
+
+bool ixy_check_config(const struct ixy_config* config) {
+	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
+	return ixy_find_driver(config) != NULL && failsafe_check(config, kernel_driver) == 0;
 }
 
 void failsafe_give_back(const char* pci_addr, const char* kernel_driver) {

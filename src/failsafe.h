@@ -10,7 +10,7 @@
 #define FAILSAFE_DRIVER_NAME_MAX 64
 
 // Fails with a message unless this process may take the device: it runs as root, and the device's network
-// interface is neither up nor has an IP address (someone uses it) unless config->force_unbind or IXY_FORCE=1 says
+// interface is neither up nor has an IP address (someone uses it) unless the environment variable IXY_FORCE=1 says
 // to take it anyway (then it warns). Stores the name of the device's kernel driver ("" if none) in kernel_driver.
 // Changes nothing.
 int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]);

@@ -5,7 +5,6 @@
 // 2 MiB huge page is physically contiguous, so a descriptor ring or a packet buffer inside one page is too.
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
@@ -54,8 +53,8 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		ixy_error("cannot create a file in %s for DMA memory: %s", IXY_HUGETLBFS_PATH, strerror(errno));
 		return -1;
 	}
-	// MAP_POPULATE: the pages exist (and have physical addresses) right away, zero-filled by the kernel as every new
-	// page is. MAP_LOCKED: never swapped out; hugetlbfs pages are not anyway, but DMA memory must not be.
+	// MAP_POPULATE: the pages exist (and have physical addresses) right away, zero-filled by the kernel as every
+	// new page is. MAP_LOCKED: never swapped out; hugetlbfs pages are not anyway, but DMA memory must not be.
 	void* virt = MAP_FAILED;
 	if (ftruncate(fd, (off_t)size) == 0) {
 		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0);

@@ -77,9 +77,7 @@ uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], ui
 }
 
 struct pkt_buf* pkt_buf_alloc(struct mempool* mempool) {
-	struct pkt_buf* buf = NULL;
-	pkt_buf_alloc_batch(mempool, &buf, 1);
-	return buf;
+	return mempool->free_stack_top > 0 ? mempool->free_stack[--mempool->free_stack_top] : NULL;
 }
 
 void pkt_buf_free(struct pkt_buf* buf) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/limits.h>
+#include <linux/pci_regs.h> // PCI_COMMAND (PCI Local Bus spec 3.0, 6.1) and its bit PCI_COMMAND_MASTER (6.2.2)
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,10 +11,6 @@
 
 #include "log.h"
 #include "pci.h"
-
-// Config space offsets (PCI Local Bus spec 3.0, 6.1)
-#define PCI_CFG_COMMAND 0x04
-#define PCI_COMMAND_BUS_MASTER (1u << 2)
 
 // Opens /sys/bus/pci/devices/<pci_addr>/<file>; prints what went wrong and returns -1 on failure.
 static int sysfs_open(const char* pci_addr, const char* file, int flags) {
@@ -83,11 +80,11 @@ int pci_unbind_driver(const char* pci_addr) {
 
 int pci_set_bus_master(const char* pci_addr, bool enable) {
 	uint16_t command;
-	if (config_access(pci_addr, &command, sizeof(command), PCI_CFG_COMMAND, false) != 0) {
+	if (config_access(pci_addr, &command, sizeof(command), PCI_COMMAND, false) != 0) {
 		return -1;
 	}
-	command = enable ? (command | PCI_COMMAND_BUS_MASTER) : (command & ~PCI_COMMAND_BUS_MASTER);
-	return config_access(pci_addr, &command, sizeof(command), PCI_CFG_COMMAND, true);
+	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
+	return config_access(pci_addr, &command, sizeof(command), PCI_COMMAND, true);
 }
 
 uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {

@@ -2,7 +2,6 @@
 #include <time.h>
 
 #include <ixy/ixy.h>
-#include <ixy/stats.h>
 
 void stats_init(struct device_stats* stats, const struct ixy_device* dev) {
 	*stats = (struct device_stats){.device = dev};
@@ -22,21 +21,17 @@ static void print_rate(FILE* out, const char* name, const char* direction, uint6
 	fprintf(out, "[%s] %s: %.0f Mbit/s %.2f Mpps\n", name, direction, mbit, (double)pkts * per_us);
 }
 
-static const char* device_name(const struct device_stats* stats) {
-	return stats->device ? stats->device->pci_addr : "?";
-}
-
 void print_stats_diff(FILE* out, const struct device_stats* now, const struct device_stats* before,
 		      uint64_t elapsed_ns) {
-	print_rate(out, device_name(now), "RX", now->rx_pkts - before->rx_pkts, now->rx_bytes - before->rx_bytes,
+	print_rate(out, now->device->pci_addr, "RX", now->rx_pkts - before->rx_pkts, now->rx_bytes - before->rx_bytes,
 		   elapsed_ns);
-	print_rate(out, device_name(now), "TX", now->tx_pkts - before->tx_pkts, now->tx_bytes - before->tx_bytes,
+	print_rate(out, now->device->pci_addr, "TX", now->tx_pkts - before->tx_pkts, now->tx_bytes - before->tx_bytes,
 		   elapsed_ns);
 }
 
 void print_stats_total(FILE* out, const struct device_stats* stats) {
 	fprintf(out, "[%s] total: RX %llu packets %llu bytes, TX %llu packets %llu bytes, RX dropped by NIC %llu\n",
-		device_name(stats), (unsigned long long)stats->rx_pkts, (unsigned long long)stats->rx_bytes,
+		stats->device->pci_addr, (unsigned long long)stats->rx_pkts, (unsigned long long)stats->rx_bytes,
 		(unsigned long long)stats->tx_pkts, (unsigned long long)stats->tx_bytes,
 		(unsigned long long)stats->rx_dropped);
 }

@@ -7,9 +7,41 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "memory.h"
-#include "stats.h"
+
+// ---- Statistics: per-device packet and byte counters, and a rate printer (stats.c) ----
+
+// Counters since the device was opened. read_stats() adds to them, so keep one struct per device.
+struct device_stats {
+	const struct ixy_device* device;
+	uint64_t rx_pkts;
+	uint64_t tx_pkts;
+	uint64_t rx_bytes;   // frame bytes including the 4 byte CRC, as hardware counters count them
+	uint64_t tx_bytes;   // frame bytes including the 4 byte CRC
+	uint64_t rx_dropped; // packets the device dropped because the RX ring was full (missed)
+};
+
+// Bytes per packet on the wire but not in the frame: preamble and start delimiter (8) and inter-frame gap (12).
+// The Mbit/s rates count them, so minimum-sized (64 byte) frames at 10 Gbit/s line rate show 10000 Mbit/s.
+#define IXY_WIRE_OVERHEAD_BYTES 20
+// The Ethernet CRC the NIC appends/strips; software counters add it to match hardware counters.
+#define IXY_ETHER_CRC_BYTES 4
+
+// Zeroes the counters of dev's stats; the printers name the device by its PCI address.
+void stats_init(struct device_stats* stats, const struct ixy_device* dev);
+
+// Prints the rates between two snapshots taken elapsed_ns apart: "[<pci addr>] RX: <n> Mbit/s <n> Mpps" and the same
+// line for TX. Mbit/s includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at 10 Gbit/s line rate show 10000.
+void print_stats_diff(FILE* out, const struct device_stats* now, const struct device_stats* before,
+		      uint64_t elapsed_ns);
+// Prints totals: packets, bytes and drops.
+void print_stats_total(FILE* out, const struct device_stats* stats);
+// Monotonic clock in nanoseconds.
+uint64_t monotonic_time_ns(void);
+
+// ---- Devices ----
 
 #define IXY_MAX_QUEUES 64
 
@@ -40,10 +72,10 @@ struct ixy_config {
 	const char* pci_addr;
 	uint16_t rx_queues; // 0..IXY_MAX_QUEUES
 	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
-	uint32_t
-	    ring_size; // descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device's)
-	bool force_unbind; // unbind the kernel driver even if its interface is up (also: IXY_FORCE=1)
+	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device fixes it).
+	uint32_t ring_size;
 };
+// ixy_init refuses a NIC whose kernel interface is up or has an IP address, unless the environment has IXY_FORCE=1.
 
 #define IXY_DEFAULT_RING_SIZE 512
 
@@ -52,7 +84,7 @@ struct ixy_config {
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 // Runs every check of ixy_init that changes nothing (address, device, driver, root, interface in use) and prints why
-// the device cannot be taken. An app that opens several devices checks them all before it takes the first.
+// the device cannot be taken (failsafe.c). An app that opens several devices checks them all before it takes the first.
 bool ixy_check_config(const struct ixy_config* config);
 
 // Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits). Prints nothing.

@@ -1,12 +1,50 @@
-// What a driver gives the device layer: the PCI IDs it handles and its init function.
-// A driver's device struct embeds struct ixy_device as its first member `ixy`; IXY_TO_DRIVER gets it back.
+// What a driver gets from the core and gives it.
+//
+// Gets: register access and delays (below), PCI access (pci.h), DMA memory and packet buffers (ixy/memory.h), and
+// messages (log.h). Production builds compile register accesses to plain volatile loads and stores (one instruction
+// each). Test builds define IXY_SEAM: then register accesses and delays go to a software device model (test/model),
+// which checks what the driver does against the datasheet and keeps a virtual clock.
+//
+// Gives: a struct ixy_driver with the PCI IDs it handles and its init function. A driver's device struct embeds
+// struct ixy_device as its first member `ixy`; IXY_TO_DRIVER gets it back.
 #ifndef IXY_DRIVER_H
 #define IXY_DRIVER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include <ixy/ixy.h>
+
+#include "../log.h"
+#include "../pci.h"
+
+#ifdef IXY_SEAM
+#include "seam_io.h" // test/seam: the functions of a software device model
+#else
+static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
+	// The compiler barrier keeps earlier memory writes (descriptors) before the register write.
+	__asm__ volatile("" : : : "memory");
+	*((volatile uint32_t*)(bar + reg)) = value;
+}
+
+static inline uint32_t get_reg32(const uint8_t* bar, uint32_t reg) {
+	__asm__ volatile("" : : : "memory");
+	return *((volatile uint32_t*)(bar + reg));
+}
+
+static inline void ixy_usleep(uint32_t us) {
+	usleep(us);
+}
+#endif
+
+static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
+	set_reg32(bar, reg, get_reg32(bar, reg) | flags);
+}
+
+static inline void clear_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
+	set_reg32(bar, reg, get_reg32(bar, reg) & ~flags);
+}
 
 struct ixy_driver {
 	const char* name;
@@ -22,5 +60,9 @@ extern const struct ixy_driver ixgbe_driver;
 extern const struct ixy_driver virtio_driver;
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
+
+// Checks the address, the queue counts and the ring size, then reads the device's IDs and class (nothing else) and
+// returns its driver, or NULL with a message if it is not a NIC an ixy driver supports (device.c).
+const struct ixy_driver* ixy_find_driver(const struct ixy_config* config);
 
 #endif

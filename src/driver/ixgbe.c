@@ -4,12 +4,9 @@
 // numbers here refer to it), with one receive and one transmit descriptor ring per queue. The fast path is
 // ixgbe_rx_batch() and ixgbe_tx_batch(): they exchange packet buffers with the NIC through the rings and write the
 // tail register once per batch. Only CRC offloading is used. Registers and descriptors are in ixgbe_regs.h;
-// register access goes through device_io.h, so tests can run this file against a software model of the NIC.
+// register access goes through driver.h, so tests can run this file against a software model of the NIC.
 #include <stdlib.h>
 
-#include "../device_io.h"
-#include "../log.h"
-#include "../pci.h"
 #include "driver.h"
 #include "ixgbe_regs.h"
 

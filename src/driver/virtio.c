@@ -19,9 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../device_io.h"
-#include "../log.h"
-#include "../pci.h"
 #include "driver.h"
 #include "virtio_legacy.h"
 

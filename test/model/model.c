@@ -9,7 +9,7 @@
 
 #include <ixy/memory.h>
 
-#include "device_io.h"
+#include "driver/driver.h"
 #include "failsafe.h"
 #include "model.h"
 #include "pci.h"
@@ -422,7 +422,7 @@ int pci_open_io_bar0(const char* pci_addr) {
 	return -1;
 }
 
-// ---- src/device_io.h, implemented for the model ----
+// ---- the register seam of src/driver/driver.h, implemented for the model ----
 
 static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg, const char* what) {
 	struct model_pci_device* dev = device_of_bar(bar);

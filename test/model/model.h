@@ -2,7 +2,7 @@
 //
 // Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), pci_map_bar0() and friends look
 // devices up in a table the test fills (model_pci_add), and every register access and delay of a driver
-// (src/device_io.h with IXY_SEAM) arrives here and is passed to the device model behind the BAR.
+// (src/driver/driver.h with IXY_SEAM) arrives here and is passed to the device model behind the BAR.
 //
 // Time is virtual: it advances only when the driver sleeps (ixy_usleep) or reads a register (an uncached read
 // over PCIe takes about a microsecond), so tests are deterministic and a 10 second link timeout costs nothing.

@@ -1,4 +1,4 @@
-// The test side of the seam (src/device_io.h, src/pci.h, include/ixy/memory.h): DMA memory for test builds.
+// The test side of the seam (src/driver/driver.h, src/pci.h, include/ixy/memory.h): DMA memory for test builds.
 //
 // Test builds link test/seam/dma_seam.c instead of src/memory.c: DMA memory is ordinary memory (no root, no huge
 // pages) and the "physical" address a device sees is the virtual address, as behind an IOMMU that maps them 1:1.

@@ -1,5 +1,6 @@
-// The test side of src/device_io.h: in test builds (IXY_SEAM) register accesses and delays of the drivers go to
-// these functions, which a software device model implements (test/model/model.c keeps a virtual clock).
+// The test side of the register access in src/driver/driver.h: in test builds (IXY_SEAM) register accesses and delays
+// of the drivers go to these functions, which a software device model implements (test/model/model.c keeps a virtual
+// clock).
 #ifndef IXY_TEST_SEAM_IO_H
 #define IXY_TEST_SEAM_IO_H
 

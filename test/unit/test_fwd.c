@@ -114,7 +114,8 @@ static void test_nothing_received(struct fake_dev* in, struct fake_dev* out) {
 	out->tx_calls = 0;
 	CHECK_EQ(forward(&in->ixy, 0, &out->ixy, 0, &counters), 0);
 	CHECK_EQ(counters.forwarded + counters.dropped_tx_full, 0);
-	CHECK_EQ(out->tx_calls, 0);
+	// The TX side is still called, with no packets: that is when a driver frees what it has sent meanwhile.
+	CHECK_EQ(out->tx_calls, 1);
 }
 
 static void test_short_packets_and_wrap(struct fake_dev* in, struct fake_dev* out) {

@@ -30,31 +30,35 @@ static void check_printed(const struct device_stats* now, const struct device_st
 	free(text);
 }
 
+static struct ixy_device test_device = {.pci_addr = "0000:03:00.0"};
+
 static void test_line_rate(void) {
 	// 10 Gbit/s line rate with 64 byte frames: 10^10 / ((64 + 20) * 8) = 14880952 packets per second.
 	// The counters hold 64 bytes per packet (60 bytes of data + 4 byte CRC, like the hardware counters).
-	struct device_stats before = {0}, now = {0};
+	struct device_stats before = {.device = &test_device}, now = {.device = &test_device};
 	now.rx_pkts = 14880952;
 	now.rx_bytes = 14880952ull * (60 + IXY_ETHER_CRC_BYTES);
 	now.tx_pkts = 14880952 / 2;
 	now.tx_bytes = 14880952ull / 2 * 64;
-	check_printed(&now, &before, 1000000000ull, "[?] RX: 10000 Mbit/s 14.88 Mpps\n[?] TX: 5000 Mbit/s 7.44 Mpps\n");
+	check_printed(&now, &before, 1000000000ull,
+		      "[0000:03:00.0] RX: 10000 Mbit/s 14.88 Mpps\n[0000:03:00.0] TX: 5000 Mbit/s 7.44 Mpps\n");
 	// The same packets over 2 s: half the rate. Differences: only what happened between the snapshots counts.
 	before.rx_pkts = 1000;
 	before.rx_bytes = 64000;
 	now.rx_pkts += 1000;
 	now.rx_bytes += 64000;
-	check_printed(&now, &before, 2000000000ull, "[?] RX: 5000 Mbit/s 7.44 Mpps\n[?] TX: 2500 Mbit/s 3.72 Mpps\n");
+	check_printed(&now, &before, 2000000000ull,
+		      "[0000:03:00.0] RX: 5000 Mbit/s 7.44 Mpps\n[0000:03:00.0] TX: 2500 Mbit/s 3.72 Mpps\n");
 	// 1518 byte frames: (1518 + 20) * 8 bits each, 812743 per second at 10 Gbit/s.
-	struct device_stats big = {.rx_pkts = 812743, .rx_bytes = 812743ull * 1518};
+	struct device_stats big = {.device = &test_device, .rx_pkts = 812743, .rx_bytes = 812743ull * 1518};
 	check_printed(&big, &(struct device_stats){0}, 1000000000ull,
-		      "[?] RX: 10000 Mbit/s 0.81 Mpps\n[?] TX: 0 Mbit/s 0.00 Mpps\n");
+		      "[0000:03:00.0] RX: 10000 Mbit/s 0.81 Mpps\n[0000:03:00.0] TX: 0 Mbit/s 0.00 Mpps\n");
 }
 
 static void test_zero_elapsed(void) {
-	struct ixy_device dev = {.pci_addr = "0000:03:00.0"};
-	struct device_stats before = {.device = &dev};
-	struct device_stats now = {.device = &dev, .rx_pkts = 100, .rx_bytes = 6400, .tx_pkts = 5, .tx_bytes = 320};
+	struct device_stats before = {.device = &test_device};
+	struct device_stats now = {
+	    .device = &test_device, .rx_pkts = 100, .rx_bytes = 6400, .tx_pkts = 5, .tx_bytes = 320};
 	const char* zero = "[0000:03:00.0] RX: 0 Mbit/s 0.00 Mpps\n[0000:03:00.0] TX: 0 Mbit/s 0.00 Mpps\n";
 	check_printed(&now, &before, 0, zero);
 	check_printed(&before, &before, 1000000000ull, zero);
