@@ -75,12 +75,12 @@ struct ixy_config {
 	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device fixes it).
 	uint32_t ring_size;
 };
-// ixy_init refuses a NIC whose kernel interface is up or has an IP address, unless the environment has IXY_FORCE=1.
 
 #define IXY_DEFAULT_RING_SIZE 512
 
 // Opens the device with rx_queues and tx_queues queues. Returns NULL with a message on stderr if it cannot;
-// nothing is left half-initialised.
+// nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless the
+// environment has IXY_FORCE=1.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 // Runs every check of ixy_init that changes nothing (address, device, driver, root, interface in use) and prints why
