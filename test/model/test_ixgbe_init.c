@@ -188,10 +188,15 @@ static void test_dispatch(void) {
 	model_pci_remove_all();
 }
 
-// Configurations the driver must refuse, leaving nothing allocated or mapped.
+// Configurations the driver must refuse, leaving nothing allocated or mapped. Ring sizes and queue counts are
+// refused before ixy touches the device at all.
 static void test_refused_configurations(void) {
 	model_test_begin(__func__);
 	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	CHECK(open_device(NIC_ADDR, 1, 1, 100) == NULL);
+	CHECK(open_device(NIC_ADDR, 65, 1, 0) == NULL);
+	CHECK(open_device(NIC_ADDR, 1, 65, 0) == NULL);
+	CHECK_EQ(model_pci_touches(model_ixgbe_pci(nic)), 0);
 	const uint32_t bad_ring_sizes[] = {1, 32, 63, 100, 513, 8192, 65536};
 	for (size_t i = 0; i < sizeof(bad_ring_sizes) / sizeof(bad_ring_sizes[0]); i++) {
 		struct ixy_device* dev = open_device(NIC_ADDR, 1, 1, bad_ring_sizes[i]);
