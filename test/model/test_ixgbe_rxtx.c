@@ -57,6 +57,15 @@ static void fill_packet(struct pkt_buf* buf, uint32_t len, const uint8_t dst[6],
 	buf->size = len;
 }
 
+// Takes n buffers from the pool (checking that it has them) and fills each with a len byte frame to foreign_mac
+// carrying sequence number i.
+static void alloc_packets(struct mempool* pool, struct pkt_buf** bufs, uint32_t n, uint32_t len) {
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, n), n);
+	for (uint32_t i = 0; i < n; i++) {
+		fill_packet(bufs[i], len, foreign_mac, i);
+	}
+}
+
 // Frames of many lengths arrive byte for byte, with the right length.
 static void test_rx_delivery(void) {
 	model_test_begin(__func__);
@@ -281,10 +290,7 @@ static void test_tx_ring_full(void) {
 	}
 	model_ixgbe_pause_tx(nic, true);
 	struct pkt_buf* bufs[200];
-	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 200), 200);
-	for (uint32_t i = 0; i < 200; i++) {
-		fill_packet(bufs[i], 60, foreign_mac, i);
-	}
+	alloc_packets(pool, bufs, 200, 60);
 	uint32_t taken = ixy_tx_batch(dev, 0, bufs, 200);
 	CHECK(taken > 0);
 	CHECK(taken < 64); // a ring of 64 holds at most 63 packets
@@ -410,10 +416,7 @@ static void test_statistics(void) {
 	for (uint32_t i = 0; i < 100; i++) {
 		pkt_buf_free(bufs[i]);
 	}
-	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 50), 50);
-	for (uint32_t i = 0; i < 50; i++) {
-		fill_packet(bufs[i], 200, foreign_mac, i);
-	}
+	alloc_packets(pool, bufs, 50, 200);
 	CHECK_EQ(transmit(dev, 0, bufs, 50, 10), 50);
 	ixy_read_stats(dev, &stats);
 	CHECK_EQ(stats.rx_pkts, 100);
@@ -608,10 +611,7 @@ static void test_close_stops_dma(void) {
 	// packets pending in a TX ring at close
 	model_ixgbe_pause_tx(nic, true);
 	struct pkt_buf* bufs[20];
-	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 20), 20);
-	for (uint32_t i = 0; i < 20; i++) {
-		fill_packet(bufs[i], 60, foreign_mac, i);
-	}
+	alloc_packets(pool, bufs, 20, 60);
 	CHECK_EQ(ixy_tx_batch(dev, 1, bufs, 20), 20);
 	ixy_close(dev);
 	struct model_ixgbe_counters before = model_ixgbe_counters(nic);
@@ -654,10 +654,7 @@ static void test_stop(void) {
 		pkt_buf_free(bufs[i]);
 	}
 	model_ixgbe_pause_tx(nic, true); // packets stay in the TX ring
-	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 300), 300);
-	for (uint32_t i = 0; i < 300; i++) {
-		fill_packet(bufs[i], 60, foreign_mac, i);
-	}
+	alloc_packets(pool, bufs, 300, 60);
 	uint32_t taken = ixy_tx_batch(dev, 0, bufs, 300);
 	CHECK(taken > 0);
 	for (uint32_t i = taken; i < 300; i++) {
