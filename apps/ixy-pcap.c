@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "common/args.h"
-#include "common/open.h"
 #include "common/pcap.h"
 #include "common/rates.h"
 #include "common/signals.h"
@@ -34,7 +33,8 @@ int main(int argc, char* argv[]) {
 	if (pcap_open(&pcap, argv[2]) != 0) {
 		return 1;
 	}
-	struct ixy_device* dev = open_promiscuous(argv[1]);
+	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC.
+	struct ixy_device* dev = ixy_init(argv[1], 1, 1);
 	if (!dev) {
 		pcap_close(&pcap);
 		return 1;

@@ -78,7 +78,8 @@ struct ixy_config {
 
 #define IXY_DEFAULT_RING_SIZE 512
 
-// Opens the device with rx_queues and tx_queues queues. Returns NULL with a message on stderr if it cannot;
+// Opens the device with rx_queues and tx_queues queues, in promiscuous mode (both drivers switch it on; VirtIO only
+// if the device has a control queue, and it warns if not). Returns NULL with a message on stderr if it cannot;
 // nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless the
 // environment has IXY_FORCE=1.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
