@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump qemu-system-x86 busybox-static cpio"
+packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio"
 if [ "$(id -u)" = 0 ]; then
 	missing=""
 	for p in $packages; do
@@ -20,6 +20,8 @@ if [ "$(id -u)" = 0 ]; then
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null ||
 			{ echo "apt-get install failed"; exit 1; }
 	fi
+	# QEMU 10 from bookworm-backports: the VM tests need its igb NIC and IOMMU (Debian's own 7.2 has neither).
+	scripts/install-qemu.sh || exit 1
 	scripts/setup-hugetlbfs.sh 256 || exit 1
 fi
 
