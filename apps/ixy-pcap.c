@@ -2,8 +2,9 @@
 //
 //   ixy-pcap <pci> <file> [n]
 //
-// Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is created before the
-// device is taken, so that a path that cannot be written fails without touching the NIC. All packets of a batch
+// Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
+// is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
+// device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
 // get the time the batch was received as their timestamp.
 #include <stdio.h>
 
@@ -36,7 +37,12 @@ int main(int argc, char* argv[]) {
 	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC.
 	struct ixy_device* dev = ixy_init(argv[1], 1, 1);
 	if (!dev) {
+		pcap_discard(&pcap);
+		return 1;
+	}
+	if (pcap_start(&pcap) != 0) {
 		pcap_close(&pcap);
+		ixy_close(dev);
 		return 1;
 	}
 	struct rate_meter meter;

@@ -1,8 +1,11 @@
 // Classic pcap writer (format in pcap.h).
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pcap.h"
 
@@ -29,9 +32,21 @@ static int write_bytes(struct pcap_writer* writer, const void* data, size_t len)
 
 int pcap_open(struct pcap_writer* writer, const char* path) {
 	*writer = (struct pcap_writer){.path = path};
-	writer->file = fopen(path, "wb");
+	// A new file is created, an existing one opened as it is: pcap_start empties it once the capture begins.
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	writer->created = fd >= 0;
+	if (fd < 0 && errno == EEXIST) {
+		fd = open(path, O_WRONLY);
+	}
+	writer->file = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!writer->file) {
 		fprintf(stderr, "pcap: cannot create %s: %s\n", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
+		if (writer->created) {
+			unlink(path);
+		}
 		return -1;
 	}
 	writer->buffer = malloc(PCAP_BUFFER_SIZE);
@@ -39,6 +54,17 @@ int pcap_open(struct pcap_writer* writer, const char* path) {
 		// Not fatal: stdio keeps its own (smaller) buffer.
 		free(writer->buffer);
 		writer->buffer = NULL;
+	}
+	return 0;
+}
+
+int pcap_start(struct pcap_writer* writer) {
+	// A regular file loses what it held; a device or pipe (/dev/null, a fifo) cannot be truncated and need not be.
+	struct stat st;
+	int fd = fileno(writer->file);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+		fprintf(stderr, "pcap: cannot empty %s: %s\n", writer->path, strerror(errno));
+		return -1;
 	}
 	uint8_t header[PCAP_GLOBAL_HEADER_SIZE];
 	put_le32(header + 0, PCAP_MAGIC);
@@ -48,11 +74,19 @@ int pcap_open(struct pcap_writer* writer, const char* path) {
 	put_le32(header + 12, 0); // timestamp accuracy: unused, always 0
 	put_le32(header + 16, PCAP_SNAPLEN);
 	put_le32(header + 20, PCAP_LINKTYPE_ETHERNET);
-	if (write_bytes(writer, header, sizeof(header)) != 0 || pcap_flush(writer) != 0) {
-		pcap_close(writer);
-		return -1;
+	return write_bytes(writer, header, sizeof(header)) == 0 ? pcap_flush(writer) : -1;
+}
+
+void pcap_discard(struct pcap_writer* writer) {
+	if (writer->file) {
+		fclose(writer->file); // nothing was written: nothing can fail that matters
+		writer->file = NULL;
 	}
-	return 0;
+	free(writer->buffer);
+	writer->buffer = NULL;
+	if (writer->created && unlink(writer->path) != 0) {
+		fprintf(stderr, "pcap: cannot remove %s again: %s\n", writer->path, strerror(errno));
+	}
 }
 
 int pcap_write_packet(struct pcap_writer* writer, const uint8_t* data, uint32_t len, uint64_t timestamp_ns) {

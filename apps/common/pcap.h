@@ -10,6 +10,7 @@
 #ifndef IXY_APPS_PCAP_H
 #define IXY_APPS_PCAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,12 +26,18 @@ struct pcap_writer {
 	FILE* file;
 	const char* path; // for messages
 	char* buffer;     // the stdio buffer of file
+	bool created;     // pcap_open created the file (pcap_discard removes it again)
 	uint64_t packets_written;
 };
 
-// Creates (or truncates) the file at path and writes the global header, flushed, so that a path that cannot be
-// written fails here. Returns 0, or -1 with a message on stderr.
+// Opens the file at path for writing, creating it if it does not exist, but changes nothing in an existing file: a
+// path that cannot be written fails here, and pcap_discard leaves everything as it was. Returns 0, or -1 with a
+// message on stderr.
 int pcap_open(struct pcap_writer* writer, const char* path);
+// Empties the file (if it is a regular file) and writes the global header, flushed. Returns 0, or -1 with a message.
+int pcap_start(struct pcap_writer* writer);
+// Closes a file opened but not started and removes it if pcap_open created it (the capture did not happen).
+void pcap_discard(struct pcap_writer* writer);
 // Appends one packet of len bytes (stored up to PCAP_SNAPLEN) received at timestamp_ns (ns since 1970).
 // Returns 0, or -1 with a message if the write failed (e.g. disk full).
 int pcap_write_packet(struct pcap_writer* writer, const uint8_t* data, uint32_t len, uint64_t timestamp_ns);

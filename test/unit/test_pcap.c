@@ -38,6 +38,7 @@ static void make_temp_path(char* path, size_t len) {
 static void test_write_and_read_back(const char* path) {
 	struct pcap_writer writer;
 	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK_EQ(pcap_start(&writer), 0);
 	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
 	uint8_t pkt[PACKET_SIZE + NUM_PACKETS];
 	packet_build_template(pkt, mac);
@@ -116,6 +117,7 @@ static void test_snaplen(const char* path) {
 	memset(big, 0x5a, sizeof(big));
 	struct pcap_writer writer;
 	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK_EQ(pcap_start(&writer), 0);
 	CHECK_EQ(pcap_write_packet(&writer, big, sizeof(big), 0), 0);
 	CHECK_EQ(pcap_close(&writer), 0);
 	size_t size = 0;
@@ -128,7 +130,8 @@ static void test_snaplen(const char* path) {
 	}
 }
 
-// A file that cannot be created fails at pcap_open (before ixy-pcap would take the device).
+// A file that cannot be created fails at pcap_open (before ixy-pcap would take the device); a full disk shows when
+// the header is written.
 static void test_open_fails(void) {
 	struct pcap_writer writer;
 	fprintf(stderr, "(the following error lines are expected)\n");
@@ -136,9 +139,35 @@ static void test_open_fails(void) {
 	CHECK_EQ(pcap_open(&writer, "/"), -1); // a directory
 	CHECK_EQ(pcap_close(&writer), 0);      // closing a writer that failed to open is harmless
 	if (access("/dev/full", W_OK) == 0) {
-		// The header is flushed at open, so a full disk shows there already.
-		CHECK_EQ(pcap_open(&writer, "/dev/full"), -1);
+		CHECK_EQ(pcap_open(&writer, "/dev/full"), 0);
+		CHECK_EQ(pcap_start(&writer), -1);
+		pcap_close(&writer);
 	}
+}
+
+// Opening changes nothing: a file that existed keeps its bytes until pcap_start, and pcap_discard leaves it; a file
+// that pcap_open created is removed again by pcap_discard.
+static void test_open_changes_nothing(const char* path) {
+	FILE* f = fopen(path, "wb");
+	CHECK(f != NULL && fputs("keep me", f) >= 0 && fclose(f) == 0);
+	struct pcap_writer writer;
+	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK(!writer.created);
+	pcap_discard(&writer);
+	size_t size = 0;
+	const uint8_t* contents = read_file(path, &size);
+	CHECK(contents && size == 7 && memcmp(contents, "keep me", 7) == 0);
+	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK_EQ(pcap_start(&writer), 0);
+	CHECK_EQ(pcap_close(&writer), 0);
+	contents = read_file(path, &size);
+	CHECK(contents && size == PCAP_GLOBAL_HEADER_SIZE); // emptied, then the header
+
+	CHECK_EQ(unlink(path), 0);
+	CHECK_EQ(pcap_open(&writer, path), 0);
+	CHECK(writer.created);
+	pcap_discard(&writer);
+	CHECK(access(path, F_OK) != 0); // gone again
 }
 
 int main(void) {
@@ -148,6 +177,7 @@ int main(void) {
 	test_tcpdump_reads_it(path);
 	test_snaplen(path);
 	test_open_fails();
+	test_open_changes_nothing(path);
 	unlink(path);
 	return check_summary();
 }
