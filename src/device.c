@@ -78,7 +78,7 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	const struct ixy_driver* driver = ixy_find_driver(config);
 	// failsafe.c: refuse a device someone uses, and remember the kernel driver to give it back if init fails.
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
-	if (!driver || failsafe_check(config, kernel_driver) != 0 || pci_unbind_driver(config->pci_addr) != 0) {
+	if (!driver || failsafe_check(config, driver, kernel_driver) != 0 || pci_unbind_driver(config->pci_addr) != 0) {
 		return NULL;
 	}
 	struct ixy_device* dev = pci_set_bus_master(config->pci_addr, true) == 0 ? driver->init(config) : NULL;

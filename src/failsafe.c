@@ -7,6 +7,7 @@
 #include <ifaddrs.h>
 #include <linux/limits.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,7 +84,43 @@ static int read_kernel_driver(const char* pci_addr, char driver[FAILSAFE_DRIVER_
 	return 0;
 }
 
-int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+// Reads a counter of the 2 MiB huge page pool (/sys/kernel/mm/hugepages/hugepages-2048kB/<name>); -1 if it cannot.
+static long huge_page_counter(const char* name) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%ukB/%s", IXY_HUGE_PAGE_SIZE / 1024, name);
+	FILE* file = fopen(path, "r");
+	long value = -1;
+	if (file && fscanf(file, "%ld", &value) != 1) {
+		value = -1;
+	}
+	if (file) {
+		fclose(file);
+	}
+	return value;
+}
+
+// Fails with a message unless the DMA memory the driver will allocate for this configuration can be had: hugetlbfs
+// is mounted and enough huge pages are free. Without this check, init would fail only after the kernel driver was
+// unbound, and giving the NIC back re-creates its interface (new index, settings lost).
+static int check_huge_pages(const struct ixy_config* config, const struct ixy_driver* driver) {
+	if (memory_check_hugetlbfs() != 0) {
+		return -1;
+	}
+	uint32_t needed = driver->huge_pages_needed(config);
+	// Reserved pages are free but promised to mappings that have not touched them yet
+	// (Documentation/admin-guide/mm/hugetlbpage.rst): not for us.
+	long available = huge_page_counter("free_hugepages") - huge_page_counter("resv_hugepages");
+	if (available < (long)needed) {
+		ixy_error("PCI device %s: its %s driver needs %u free huge page(s) of 2 MiB for DMA memory, %ld are "
+			  "available. Reserve more with scripts/setup-hugetlbfs.sh <pages>",
+			  config->pci_addr, driver->name, needed, available < 0 ? 0 : available);
+		return -1;
+	}
+	return 0;
+}
+
+int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
+		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
 	if (geteuid() != 0) {
 		ixy_error(
 		    "taking PCI device %s needs root (to unbind its driver, map its registers and lock DMA memory)",
@@ -91,7 +128,8 @@ int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_
 		return -1;
 	}
 	const char* force = getenv("IXY_FORCE");
-	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0) {
+	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0 ||
+	    check_huge_pages(config, driver) != 0) {
 		return -1;
 	}
 	return read_kernel_driver(config->pci_addr, kernel_driver);
@@ -99,7 +137,8 @@ int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_
 
 bool ixy_check_config(const struct ixy_config* config) {
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
-	return ixy_find_driver(config) != NULL && failsafe_check(config, kernel_driver) == 0;
+	const struct ixy_driver* driver = ixy_find_driver(config);
+	return driver != NULL && failsafe_check(config, driver, kernel_driver) == 0;
 }
 
 void failsafe_give_back(const char* pci_addr, const char* kernel_driver) {

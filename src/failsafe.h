@@ -7,13 +7,16 @@
 
 #include <ixy/ixy.h>
 
+#include "driver/driver.h"
+
 #define FAILSAFE_DRIVER_NAME_MAX 64
 
-// Fails with a message unless this process may take the device: it runs as root, and the device's network
-// interface is neither up nor has an IP address (someone uses it) unless the environment variable IXY_FORCE=1 says
-// to take it anyway (then it warns). Stores the name of the device's kernel driver ("" if none) in kernel_driver.
-// Changes nothing.
-int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]);
+// Fails with a message unless this process may take the device for that driver: it runs as root, the device's
+// network interface is neither up nor has an IP address (someone uses it) unless the environment variable
+// IXY_FORCE=1 says to take it anyway (then it warns), and the huge pages the driver will allocate are free. Stores
+// the name of the device's kernel driver ("" if none) in kernel_driver. Changes nothing.
+int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
+		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]);
 // Binds the device to that kernel driver again (nothing if it is ""): gives it back after a failed ixy_init.
 void failsafe_give_back(const char* pci_addr, const char* kernel_driver);
 

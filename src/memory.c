@@ -36,15 +36,22 @@ uintptr_t virt_to_phys(const void* virt) {
 	return (uintptr_t)(pfn * page_size + (uintptr_t)virt % page_size);
 }
 
+int memory_check_hugetlbfs(void) {
+	struct statfs fs;
+	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
+		ixy_error("hugetlbfs is not mounted at %s: run scripts/setup-hugetlbfs.sh as root", IXY_HUGETLBFS_PATH);
+		return -1;
+	}
+	return 0;
+}
+
 int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
 	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
 	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
 		return -1;
 	}
-	struct statfs fs;
-	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
-		ixy_error("hugetlbfs is not mounted at %s: run scripts/setup-hugetlbfs.sh as root", IXY_HUGETLBFS_PATH);
+	if (memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
 	// One unnamed file per allocation (O_TMPFILE): the mapping keeps the pages, and a crash leaves no file behind.

@@ -10,6 +10,11 @@
 // map to the same few L1 cache sets, and their metadata lines would keep evicting each other (see docs/benchmark.md).
 #define DEFAULT_BUF_SIZE (2048 + 64)
 
+uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
+	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / (buf_size ? buf_size : DEFAULT_BUF_SIZE);
+	return (num_entries + bufs_per_page - 1) / bufs_per_page;
+}
+
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
 	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
 	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
@@ -25,7 +30,7 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 	}
 	// Buffers are laid out page by page, none spans two huge pages: those need not be physically contiguous.
 	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
-	size_t num_pages = (num_entries + bufs_per_page - 1) / bufs_per_page;
+	size_t num_pages = memory_mempool_huge_pages(num_entries, buf_size);
 	if (memory_allocate_dma(num_pages * IXY_HUGE_PAGE_SIZE, false, &mempool->dma) != 0) {
 		free(mempool);
 		return NULL;

@@ -40,9 +40,13 @@ static int config_access(const char* pci_addr, void* buf, size_t len, off_t offs
 	return done == (ssize_t)len ? 0 : -1;
 }
 
+int pci_read_config(const char* pci_addr, void* buf, size_t len, uint32_t offset) {
+	return config_access(pci_addr, buf, len, offset, false);
+}
+
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 	uint8_t cfg[12]; // vendor (0), device (2), command, status, revision (8), class code (9..11)
-	if (config_access(pci_addr, cfg, sizeof(cfg), 0, false) != 0) {
+	if (pci_read_config(pci_addr, cfg, sizeof(cfg), 0) != 0) {
 		return -1;
 	}
 	// Config space is little endian.
@@ -87,8 +91,10 @@ int pci_set_bus_master(const char* pci_addr, bool enable) {
 	return config_access(pci_addr, &command, sizeof(command), PCI_COMMAND, true);
 }
 
-uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
-	int fd = sysfs_open(pci_addr, "resource0", O_RDWR);
+uint8_t* pci_map_bar(const char* pci_addr, unsigned bar_index, size_t* size) {
+	char file[16];
+	snprintf(file, sizeof(file), "resource%u", bar_index);
+	int fd = sysfs_open(pci_addr, file, O_RDWR);
 	if (fd < 0) {
 		return NULL;
 	}
@@ -96,7 +102,7 @@ uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
 	void* bar = fstat(fd, &st) == 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
 					: MAP_FAILED;
 	if (bar == MAP_FAILED) {
-		ixy_error("PCI device %s: cannot mmap resource0: %s", pci_addr, strerror(errno));
+		ixy_error("PCI device %s: cannot mmap %s: %s", pci_addr, file, strerror(errno));
 		bar = NULL;
 	}
 	close(fd); // the mapping stays valid
@@ -104,7 +110,7 @@ uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
 	return bar;
 }
 
-void pci_unmap_bar0(uint8_t* bar, size_t size) {
+void pci_unmap_bar(uint8_t* bar, size_t size) {
 	if (bar && munmap(bar, size) != 0) {
 		ixy_warn("munmap of a BAR failed: %s", strerror(errno));
 	}

@@ -30,6 +30,8 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 void memory_free_dma(struct dma_memory* mem);
 // Physical address of a virtual address inside DMA memory (via /proc/self/pagemap), 0 on failure.
 uintptr_t virt_to_phys(const void* virt);
+// Fails with a message unless hugetlbfs is mounted at IXY_HUGETLBFS_PATH.
+int memory_check_hugetlbfs(void);
 
 // Bytes in front of the packet data that drivers may use (e.g. the VirtIO net header).
 #define PKT_BUF_HEAD_ROOM 40
@@ -58,6 +60,8 @@ struct mempool {
 // Creates a pool of num_entries buffers of buf_size bytes each, metadata line included (0: 2048 + 64). buf_size must
 // be a multiple of 64 and at most a huge page. Returns NULL (with a message) on failure.
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size);
+// Huge pages such a pool takes.
+uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size);
 // Frees the pool and its DMA memory. All buffers should be back; the pool is freed even if some are not.
 void memory_free_mempool(struct mempool* mempool);
 

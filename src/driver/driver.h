@@ -54,6 +54,8 @@ struct ixy_driver {
 	// Called after the kernel driver was unbound and bus mastering enabled, with a config ixy_init checked.
 	// Returns NULL with a message, leaving nothing allocated.
 	struct ixy_device* (*init)(const struct ixy_config* config);
+	// At most how many huge pages init allocates: ixy_init checks that they are free before it touches the device.
+	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
 };
 
 extern const struct ixy_driver ixgbe_driver;

@@ -15,6 +15,8 @@
 // Not 4096: buffers a power of two apart share a few L1 cache sets and evict each other (docs/benchmark.md).
 #define RX_BUF_SIZE (64 + 3 * 1024)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
+// Buffers per RX pool: enough to refill the ring while the app holds a ring's worth (e.g. in another NIC's TX ring).
+#define RX_POOL_ENTRIES(ring_size) (2 * (ring_size) + 1024)
 // Sent descriptors are cleaned (their buffers freed) in batches of this many: less often touching the ring.
 #define TX_CLEAN_BATCH 32
 // Every wait for the NIC polls a register once per millisecond, up to a timeout: 1 s for the NIC's own steps
@@ -284,8 +286,7 @@ static bool init_rx(struct ixgbe_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		struct ixgbe_rx_queue* queue = &dev->rx_queues[i];
 		queue->descriptors = setup_ring(dev, IXGBE_RDBAL(i), &queue->ring_memory, &queue->bufs);
-		// Enough buffers to refill the ring while the app holds a ring's worth (e.g. in another NIC's TX ring).
-		queue->mempool = memory_allocate_mempool(2 * dev->ring_size + 1024, RX_BUF_SIZE);
+		queue->mempool = memory_allocate_mempool(RX_POOL_ENTRIES(dev->ring_size), RX_BUF_SIZE);
 		if (!queue->descriptors || !queue->mempool) {
 			return false;
 		}
@@ -393,7 +394,7 @@ static void ixgbe_close(struct ixy_device* ixy) {
 		memory_free_dma(&dev->tx_queues[i].ring_memory);
 		free(dev->tx_queues[i].bufs);
 	}
-	pci_unmap_bar0(dev->bar, dev->bar_size);
+	pci_unmap_bar(dev->bar, dev->bar_size);
 	free(dev);
 }
 
@@ -421,7 +422,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	dev->bar = pci_map_bar0(config->pci_addr, &dev->bar_size);
+	dev->bar = pci_map_bar(config->pci_addr, 0, &dev->bar_size);
 	if (!dev->bar) {
 		free(dev);
 		return NULL;
@@ -454,4 +455,12 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	return &dev->ixy;
 }
 
-const struct ixy_driver ixgbe_driver = {"ixgbe", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), ixgbe_init};
+// The DMA memory ixgbe_init allocates: each RX queue's ring (one huge page) and pool, each TX queue's ring.
+static uint32_t ixgbe_huge_pages_needed(const struct ixy_config* config) {
+	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	uint32_t pool = memory_mempool_huge_pages(RX_POOL_ENTRIES(ring_size), RX_BUF_SIZE);
+	return config->rx_queues * (1 + pool) + config->tx_queues;
+}
+
+const struct ixy_driver ixgbe_driver = {
+    "ixgbe", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), ixgbe_init, ixgbe_huge_pages_needed};

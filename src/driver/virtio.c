@@ -1,46 +1,60 @@
-// ixy's driver for VirtIO network devices, through the legacy PCI interface (QEMU, VirtualBox, cloud VMs).
+// ixy's driver for VirtIO network devices (QEMU, VirtualBox, cloud VMs), over either PCI transport.
 //
 // A VirtIO NIC has no packet registers: driver and device share "virtqueues" in memory (spec 2.4). Queue 0
 // receives, queue 1 transmits, queue 2 carries control commands (promiscuous mode, MAC address). A virtqueue is a
 // descriptor table (where the buffers are), an available ring (chains the driver offers to the device) and a used
-// ring (chains the device has finished). The registers live in an IO-port BAR, read and written with pread/pwrite
-// on its sysfs file; the hot path touches one register, "queue notify", at most once per batch.
+// ring (chains the device has finished). The device is reached through one of two PCI transports, chosen once when
+// the device is opened (virtio_transport.h): the modern one (a memory BAR, 4.1.4) when the device has it, else the
+// legacy one (an IO-port BAR, 4.1.4.8). IXY_VIRTIO_LEGACY=1 in the environment picks legacy on a device with both.
+// Everything here is the same for both; the packet path touches the transport only to notify, at most once per batch.
 //
-// Every packet is a chain of two descriptors: the 10 byte virtio-net header, then the frame. A chain works on every
-// device; header and frame in one descriptor would need VIRTIO_F_ANY_LAYOUT, which VirtualBox does not offer.
-// Chain c always uses descriptors 2c and 2c+1, so a queue of n descriptors holds n/2 packets.
+// Every packet is a chain of two descriptors: the virtio-net header (10 bytes legacy, 12 with VIRTIO_F_VERSION_1),
+// then the frame. A chain works on every device; header and frame in one descriptor would need
+// VIRTIO_F_ANY_LAYOUT on the legacy interface, which VirtualBox does not offer. Chain c always uses descriptors 2c
+// and 2c+1, so a queue of n descriptors holds n/2 packets.
 //
-// Section numbers refer to the VirtIO 1.0 specification; src/driver/virtio_legacy.h has the definitions.
-#include <errno.h>
+// The device is trusted with nothing: a used ring entry that names no chain the device holds, reports more bytes
+// than the buffer has, or a used index that runs ahead of what the device was given, is dropped and counted, and
+// reported once (a broken or hostile hypervisor cannot make the app crash or free a buffer twice).
+//
+// Section numbers refer to the VirtIO 1.0 specification; src/driver/virtio_spec.h has the definitions.
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "driver.h"
-#include "virtio_legacy.h"
+#include "virtio_spec.h"
+#include "virtio_transport.h"
 
 #define RX_QUEUE 0
 #define TX_QUEUE 1
 #define CTRL_QUEUE 2
 #define NUM_QUEUES 3
+// The control queue needs 3 descriptors; where the driver may choose (modern), it asks for this many.
+#define CTRL_QUEUE_SIZE 64
 
-#define NET_HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
 // Receive buffers (at least 4 per RX chain): for the RX ring, a TX ring of forwarded packets and the app's batches.
 #define RX_MEMPOOL_ENTRIES 4096
+// The largest RX queue expected when ixy checks the huge pages it will need, before it may ask the device: QEMU's
+// largest (rx_queue_size=1024). A larger queue still works if the huge pages are there.
+#define LARGEST_EXPECTED_QUEUE 1024
 // How long a control command may take. QEMU answers during the notify write itself.
 #define CTRL_TIMEOUT_US 1000000
 #define CTRL_POLL_US 100
-// The legacy interface has no link speed (only up/down): report this nominal value while the link is up.
+// How long a reset may take (4.1.4.3.2: the driver waits until the status reads 0).
+#define RESET_TIMEOUT_US 100000
+// Without a link speed in the configuration (legacy, or no VIRTIO_NET_F_SPEED_DUPLEX), report this while the link
+// is up.
 #define NOMINAL_LINK_SPEED_MBIT 1000
 
-// The features ixy uses, if the device offers them; nothing else is accepted (5.1.3). In particular no checksum
-// offloads and no mergeable RX buffers: QEMU's hub, socket and user networks do not offer them, ixy needs neither.
+// The features ixy uses, if the device offers them; nothing else is accepted (5.1.3), apart from what a transport
+// requires (VERSION_1 on the modern one). No checksum offloads and no mergeable RX buffers: QEMU's hub, socket and
+// user networks do not offer them, and ixy needs neither.
 #define WANTED_FEATURES                                                                                                \
 	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
-	 VIRTIO_NET_F_CTRL_MAC_ADDR)
+	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX)
 
 // Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
 // fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
@@ -57,7 +71,7 @@ struct ctrl_command {
 
 struct virtqueue {
 	uint16_t index;        // 0 RX, 1 TX, 2 control
-	uint16_t size;         // descriptors, fixed by the device; a power of two
+	uint16_t size;         // descriptors; a power of two
 	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
 	volatile struct vring_desc* desc;
 	volatile struct vring_avail* avail;
@@ -70,62 +84,52 @@ struct virtqueue {
 	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain (head descriptor / 2)
 	uint16_t* free_chains; // TX: a stack of chains the device does not hold
 	uint16_t num_free_chains;
+	uint32_t rx_data_room; // RX: bytes of frame each buffer takes (the same for all: one pool)
 };
 
 struct virtio_device {
 	struct ixy_device ixy;
-	int io_fd;         // BAR0, the IO-port registers
-	uint32_t features; // negotiated
+	struct virtio_transport* transport; // legacy or modern, chosen in virtio_init
+	uint64_t features;                  // negotiated
+	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
 	struct virtqueue queues[NUM_QUEUES];
 	bool has_ctrl_queue;
 	bool ctrl_broken; // a command timed out: the device may still use its buffers, send no more
 	bool stopped;     // reset by virtio_stop: it no longer touches our memory
 	struct mempool* rx_mempool;
-	// The device counts nothing; these are the packets and bytes since the last read_stats.
-	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes;
+	// The device counts nothing; these are the packets and bytes since the last read_stats, and RX entries the
+	// driver dropped because the device got them wrong.
+	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, rx_dropped;
+	uint64_t bad_used_entries; // used ring entries ignored since init (device bugs), reported once
 };
 
-// ---- Registers: one pread/pwrite each on the IO-port BAR. Sizes must be 1, 2 or 4 bytes (sysfs allows no other).
+// ---- Device status
 
-static int io_read(const struct virtio_device* dev, uint32_t offset, void* value, size_t len) {
-	ssize_t got = pread(dev->io_fd, value, len, offset);
-	if (got != (ssize_t)len) {
-		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", dev->ixy.pci_addr, len, offset,
-			  got < 0 ? strerror(errno) : "short read");
-		return -1;
-	}
-	return 0;
-}
-
-static int io_write(const struct virtio_device* dev, uint32_t offset, const void* value, size_t len) {
-	ssize_t put = pwrite(dev->io_fd, value, len, offset);
-	if (put != (ssize_t)len) {
-		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", dev->ixy.pci_addr, len, offset,
-			  put < 0 ? strerror(errno) : "short write");
-		return -1;
-	}
-	return 0;
-}
-
-static int write_status(const struct virtio_device* dev, uint8_t status) {
-	return io_write(dev, VIRTIO_PCI_STATUS, &status, sizeof(status));
-}
-
-// Writing 0 to the status resets the device: it forgets the queues and stops all DMA (2.1, 4.1.4.8).
-static int reset_device(const struct virtio_device* dev) {
-	if (write_status(dev, 0) != 0) {
-		return -1;
-	}
+// Writing 0 to the status resets the device: it forgets features and queues and stops all DMA (2.1, 4.1.4.3.2).
+static int reset_device(struct virtio_device* dev) {
+	struct virtio_transport* t = dev->transport;
 	uint8_t status = 0xff;
-	if (io_read(dev, VIRTIO_PCI_STATUS, &status, sizeof(status)) != 0 || status != 0) {
-		ixy_error("%s: the device did not reset (status 0x%02x)", dev->ixy.pci_addr, status);
+	if (t->ops->set_status(t, 0) != 0) {
 		return -1;
 	}
-	return 0;
+	for (uint32_t waited_us = 0; waited_us <= RESET_TIMEOUT_US; waited_us += CTRL_POLL_US) {
+		if (t->ops->get_status(t, &status) != 0) {
+			return -1;
+		}
+		if (status == 0) {
+			return 0;
+		}
+		ixy_usleep(CTRL_POLL_US);
+	}
+	ixy_error("%s: the device did not reset (status 0x%02x)", dev->ixy.pci_addr, status);
+	return -1;
 }
 
-static void notify_queue(const struct virtio_device* dev, uint16_t queue_index) {
-	io_write(dev, VIRTIO_PCI_QUEUE_NOTIFY, &queue_index, sizeof(queue_index)); // prints on failure
+// Adds bits to the device status (3.1.1: each step of the initialisation sets one more).
+static int add_status(struct virtio_device* dev, uint8_t bits) {
+	struct virtio_transport* t = dev->transport;
+	uint8_t status;
+	return t->ops->get_status(t, &status) == 0 ? t->ops->set_status(t, status | bits) : -1;
 }
 
 // ---- Virtqueues
@@ -134,8 +138,8 @@ static size_t align_up(size_t value, size_t alignment) {
 	return (value + alignment - 1) / alignment * alignment;
 }
 
-// Legacy layout (2.4.2): descriptor table, available ring (flags, idx, ring, used_event), then the used ring
-// (flags, idx, ring, avail_event) at the next 4096 byte boundary.
+// The legacy layout (2.4.2), used on both transports: descriptor table, available ring (flags, idx, ring,
+// used_event), then the used ring (flags, idx, ring, avail_event) at the next 4096 byte boundary.
 static size_t used_ring_offset(uint16_t size) {
 	size_t avail_end =
 	    size * sizeof(struct vring_desc) + sizeof(struct vring_avail) + (size + 1u) * sizeof(uint16_t);
@@ -155,39 +159,53 @@ static void publish_and_notify(const struct virtio_device* dev, struct virtqueue
 	q->avail->idx = q->avail_idx;
 	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
 	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
-		notify_queue(dev, q->index);
+		dev->transport->ops->notify(dev->transport, q->index);
 	}
 }
 
-// The chain a used ring entry returns. Anything but the head of a chain we gave the device is a device bug.
-static uint16_t used_chain(const struct virtqueue* q, uint32_t head) {
-	if (head >= q->size || head % 2 != 0 || (q->bufs && !q->bufs[head / 2])) {
-		ixy_panic("virtqueue %u: device returned descriptor %u, which is not the head of a chain it holds",
-			  q->index, head);
+// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted.
+static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what, uint32_t id,
+			   uint32_t len) {
+	if (dev->bad_used_entries++ == 0) {
+		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once; the "
+			 "count is printed at close, RX ones are also counted as RX dropped",
+			 dev->ixy.pci_addr, q->index, what, id, len);
 	}
-	return (uint16_t)(head / 2);
 }
 
-// 4.1.5.1.3 (legacy): select the queue, read its size, give the device the ring's page frame number.
-static int setup_queue(struct virtio_device* dev, uint16_t index) {
+// The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
+// holds (avail_idx - used_idx): then the index is garbage and no entry behind it can be trusted.
+static uint16_t new_used_entries(struct virtio_device* dev, const struct virtqueue* q, uint16_t device_used_idx) {
+	uint16_t entries = (uint16_t)(device_used_idx - q->used_idx);
+	if (entries > (uint16_t)(q->avail_idx - q->used_idx)) {
+		bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
+		return 0;
+	}
+	return entries;
+}
+
+// The chain a used entry returns, or -1 if id is not the head of a chain the device holds.
+static int used_chain(const struct virtqueue* q, uint32_t id) {
+	return id < q->size && id % 2 == 0 && q->bufs[id / 2] ? (int)(id / 2) : -1;
+}
+
+// 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
+// descriptors that never change, then the three addresses for the device.
+static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wanted) {
+	struct virtio_transport* t = dev->transport;
 	struct virtqueue* q = &dev->queues[index];
 	q->index = index;
-	if (io_write(dev, VIRTIO_PCI_QUEUE_SELECT, &index, sizeof(index)) != 0 ||
-	    io_read(dev, VIRTIO_PCI_QUEUE_SIZE, &q->size, sizeof(q->size)) != 0) {
+	if (t->ops->queue_size(t, index, wanted, &q->size) != 0) {
 		return -1;
 	}
-	if (q->size == 0 || (q->size & (q->size - 1)) != 0) {
-		ixy_error("%s: virtqueue %u has size %u, expected a power of two", dev->ixy.pci_addr, index, q->size);
+	if (q->size < 4 || (q->size & (q->size - 1)) != 0) {
+		ixy_error("%s: virtqueue %u has size %u, expected a power of two from 4", dev->ixy.pci_addr, index,
+			  q->size);
 		return -1;
 	}
-	// The device needs the rings physically contiguous: one huge page, which holds even the largest legacy queue.
+	// The legacy interface needs the rings physically contiguous: one huge page, which holds the largest queue.
 	size_t extra_at = extra_offset(q->size);
 	if (memory_allocate_dma(extra_at + sizeof(struct ctrl_command), true, &q->mem) != 0) {
-		return -1;
-	}
-	if ((q->mem.phy >> VIRTIO_LEGACY_PFN_SHIFT) > UINT32_MAX) {
-		ixy_error("%s: ring memory at 0x%lx is beyond the 32 bit page number of the legacy interface",
-			  dev->ixy.pci_addr, (unsigned long)q->mem.phy);
 		return -1;
 	}
 	uint8_t* base = q->mem.virt;
@@ -217,7 +235,7 @@ static int setup_queue(struct virtio_device* dev, uint16_t index) {
 	// each buffer's head room (the device writes them); all TX chains share the one all-zero header in `extra`.
 	for (uint16_t chain = 0; chain < num_chains && index != CTRL_QUEUE; chain++) {
 		volatile struct vring_desc* header = &q->desc[2 * chain];
-		header->len = NET_HDR_LEN;
+		header->len = dev->net_hdr_len;
 		header->next = (uint16_t)(2 * chain + 1);
 		if (index == RX_QUEUE) {
 			header->flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE;
@@ -228,8 +246,8 @@ static int setup_queue(struct virtio_device* dev, uint16_t index) {
 			q->free_chains[q->num_free_chains++] = chain;
 		}
 	}
-	uint32_t pfn = (uint32_t)(q->mem.phy >> VIRTIO_LEGACY_PFN_SHIFT);
-	return io_write(dev, VIRTIO_PCI_QUEUE_PFN, &pfn, sizeof(pfn));
+	return t->ops->enable_queue(t, index, q->size, q->mem.phy, q->mem.phy + q->size * sizeof(struct vring_desc),
+				    q->mem.phy + used_ring_offset(q->size));
 }
 
 static void free_queue(struct virtqueue* q) {
@@ -244,11 +262,11 @@ static void free_queue(struct virtqueue* q) {
 
 // Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
 // head room, right in front of the packet data, and the frame into the data.
-static void rx_offer(struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
+static void rx_offer(struct virtio_device* dev, struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	q->desc[2 * chain].addr = data_phy - NET_HDR_LEN;
+	q->desc[2 * chain].addr = data_phy - dev->net_hdr_len;
 	q->desc[2 * chain + 1].addr = data_phy;
-	q->desc[2 * chain + 1].len = buf->mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
+	q->desc[2 * chain + 1].len = q->rx_data_room;
 	q->bufs[chain] = buf;
 	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
 }
@@ -261,28 +279,39 @@ static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	struct virtqueue* q = &dev->queues[RX_QUEUE];
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
+	uint16_t entries = new_used_entries(dev, q, device_used_idx);
+	uint16_t offered_before = q->avail_idx;
 	uint32_t received = 0;
-	while (received < num_bufs && q->used_idx != device_used_idx) {
-		// Refill first: if the app holds every buffer, the packet waits in the used ring until it frees some.
-		struct pkt_buf* fresh = pkt_buf_alloc(dev->rx_mempool);
-		if (!fresh) {
-			break;
-		}
+	while (received < num_bufs && entries > 0) {
 		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx & (q->size - 1)];
-		uint16_t chain = used_chain(q, done->id);
-		struct pkt_buf* buf = q->bufs[chain];
+		uint32_t id = done->id;
 		uint32_t written = done->len; // header plus frame (5.1.6.4)
-		if (written < NET_HDR_LEN || written - NET_HDR_LEN > q->desc[2 * chain + 1].len) {
-			ixy_panic("%s: device reports %u bytes in an RX buffer", ixy->pci_addr, written);
+		int chain = used_chain(q, id);
+		if (chain < 0 || written <= dev->net_hdr_len || written - dev->net_hdr_len > q->rx_data_room) {
+			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
+			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id, written);
+			if (chain >= 0) {
+				rx_offer(dev, q, (uint16_t)chain, q->bufs[chain]);
+			}
+			dev->rx_dropped++;
+		} else {
+			// A fresh buffer for the chain first: if the app holds every buffer, the packet waits in the
+			// used ring until it frees some.
+			struct pkt_buf* fresh = pkt_buf_alloc(dev->rx_mempool);
+			if (!fresh) {
+				break;
+			}
+			struct pkt_buf* buf = q->bufs[chain];
+			buf->size = written - dev->net_hdr_len;
+			dev->rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+			bufs[received++] = buf;
+			rx_offer(dev, q, (uint16_t)chain, fresh);
 		}
-		buf->size = written - NET_HDR_LEN;
-		dev->rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
-		bufs[received++] = buf;
-		rx_offer(q, chain, fresh);
 		q->used_idx++;
+		entries--;
 	}
-	if (received > 0) {
-		dev->rx_pkts += received;
+	dev->rx_pkts += received;
+	if (q->avail_idx != offered_before) {
 		publish_and_notify(dev, q);
 	}
 	return received;
@@ -297,15 +326,20 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	// 1. Chains in the used ring have been sent (5.1.6.2): free their buffers, count them.
 	uint16_t device_used_idx = q->used->idx;
 	read_barrier();
-	while (q->used_idx != device_used_idx) {
-		uint16_t chain = used_chain(q, q->used->ring[q->used_idx & (q->size - 1)].id);
+	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
+		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx++ & (q->size - 1)];
+		int chain = used_chain(q, done->id);
+		if (chain < 0) {
+			bad_used_entry(dev, q, "a chain it does not hold", done->id,
+				       done->len); // e.g. one it sent already
+			continue;
+		}
 		struct pkt_buf* sent = q->bufs[chain];
 		dev->tx_pkts++;
 		dev->tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
 		pkt_buf_free(sent);
 		q->bufs[chain] = NULL;
-		q->free_chains[q->num_free_chains++] = chain;
-		q->used_idx++;
+		q->free_chains[q->num_free_chains++] = (uint16_t)chain;
 	}
 	// 2. Offer as many packets as there are free chains (5.1.6.2). The header descriptor is already set up.
 	uint32_t queued = 0;
@@ -323,8 +357,8 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	return queued;
 }
 
-// TX packets count once the device has taken them (used ring). rx_dropped stays untouched: a VirtIO device does not
-// report the frames it could not deliver for lack of RX buffers.
+// TX packets count once the device has taken them (used ring). rx_dropped counts only what the driver dropped: a
+// VirtIO device does not report the frames it could not deliver for lack of RX buffers.
 static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (stats) {
@@ -332,8 +366,9 @@ static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats
 		stats->tx_pkts += dev->tx_pkts;
 		stats->rx_bytes += dev->rx_bytes;
 		stats->tx_bytes += dev->tx_bytes;
+		stats->rx_dropped += dev->rx_dropped;
 	}
-	dev->rx_pkts = dev->tx_pkts = dev->rx_bytes = dev->tx_bytes = 0;
+	dev->rx_pkts = dev->tx_pkts = dev->rx_bytes = dev->tx_bytes = dev->rx_dropped = 0;
 }
 
 // ---- Control queue
@@ -375,7 +410,7 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 		ixy_usleep(CTRL_POLL_US);
 	}
 	read_barrier();
-	q->used_idx++;
+	q->used_idx = q->used->idx; // whatever the device returned: the one chain is back
 	if (cmd->ack != VIRTIO_NET_OK) {
 		ixy_error("%s: the device refused control command %u/%u (ack %u)", dev->ixy.pci_addr, class, command,
 			  cmd->ack);
@@ -394,7 +429,7 @@ static int virtio_set_promisc(struct ixy_device* ixy, bool enabled) {
 	return ctrl_command(dev, VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &on, 1);
 }
 
-// ---- Device configuration: MAC address and link status (5.1.4)
+// ---- Device configuration: MAC address and link (5.1.4)
 
 static int virtio_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
 	const struct virtio_device* dev = IXY_TO_DRIVER(const struct virtio_device, ixy);
@@ -403,53 +438,52 @@ static int virtio_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
 			  ixy->pci_addr);
 		return -1;
 	}
-	for (uint32_t i = 0; i < 6; i++) {
-		if (io_read(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_MAC + i, &mac[i], 1) != 0) {
-			return -1;
-		}
-	}
-	return 0;
+	return dev->transport->ops->read_config(dev->transport, VIRTIO_NET_CONFIG_MAC, mac, 6);
 }
 
+// With VIRTIO_NET_F_CTRL_MAC_ADDR through the control queue; without it, only the legacy interface lets the
+// driver write the mac field of the configuration (5.1.4).
 static int virtio_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (dev->features & VIRTIO_NET_F_CTRL_MAC_ADDR) {
 		return ctrl_command(dev, VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, mac, 6);
 	}
-	// Without the command, the legacy interface lets the driver write the mac field of the configuration (5.1.4).
-	for (uint32_t i = 0; i < 6; i++) {
-		if (io_write(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_MAC + i, &mac[i], 1) != 0) {
-			return -1;
-		}
-	}
-	return 0;
+	return dev->transport->ops->write_config(dev->transport, VIRTIO_NET_CONFIG_MAC, mac, 6);
 }
 
-// VirtIO has no link speed in the legacy interface. With VIRTIO_NET_F_STATUS the device says whether the link is
-// up, and we report the nominal NOMINAL_LINK_SPEED_MBIT; without it the link is up by definition (5.1.4).
+// With VIRTIO_NET_F_STATUS the device says whether the link is up (without it, the link is up by definition); with
+// VIRTIO_NET_F_SPEED_DUPLEX it also gives the speed. Otherwise (always on the legacy interface) we report the
+// nominal NOMINAL_LINK_SPEED_MBIT while the link is up.
 static uint32_t virtio_get_link_speed(const struct ixy_device* ixy) {
 	const struct virtio_device* dev = IXY_TO_DRIVER(const struct virtio_device, ixy);
-	if (!(dev->features & VIRTIO_NET_F_STATUS)) {
-		return NOMINAL_LINK_SPEED_MBIT;
-	}
-	uint16_t status = 0;
-	if (io_read(dev, VIRTIO_PCI_CONFIG + VIRTIO_NET_CONFIG_STATUS, &status, sizeof(status)) != 0) {
+	struct virtio_transport* t = dev->transport;
+	uint16_t status = VIRTIO_NET_S_LINK_UP;
+	if ((dev->features & VIRTIO_NET_F_STATUS) &&
+	    t->ops->read_config(t, VIRTIO_NET_CONFIG_STATUS, &status, sizeof(status)) != 0) {
 		return 0;
 	}
-	return (status & VIRTIO_NET_S_LINK_UP) ? NOMINAL_LINK_SPEED_MBIT : 0;
+	uint32_t speed = VIRTIO_NET_SPEED_UNKNOWN;
+	if ((dev->features & VIRTIO_NET_F_SPEED_DUPLEX) &&
+	    t->ops->read_config(t, VIRTIO_NET_CONFIG_SPEED, &speed, sizeof(speed)) != 0) {
+		return 0;
+	}
+	if (!(status & VIRTIO_NET_S_LINK_UP)) {
+		return 0;
+	}
+	return speed == VIRTIO_NET_SPEED_UNKNOWN || speed == 0 ? NOMINAL_LINK_SPEED_MBIT : speed;
 }
 
 // ---- Init and close
 
-// Resets the device, so that it stops using our memory (3.1.1: writing 0 to status resets it), then gives the buffers
-// in its RX and TX chains back to their pools: every RX chain holds one, a TX chain one until the device sent it.
+// Resets the device, so that it stops using our memory, then gives the buffers in its RX and TX chains back to
+// their pools: every RX chain holds one, a TX chain one until the device sent it.
 static void virtio_stop(struct ixy_device* ixy) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (dev->stopped) {
 		return;
 	}
 	dev->stopped = true;
-	if (dev->io_fd >= 0) {
+	if (dev->transport) {
 		reset_device(dev); // prints on failure; nothing else we could do
 	}
 	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
@@ -470,15 +504,16 @@ static void teardown(struct virtio_device* dev, bool clear_bus_master) {
 		free_queue(&dev->queues[i]);
 	}
 	if (dev->rx_mempool) {
-		ixy_info("%s: closed; RX mempool: %u of %u buffers free", dev->ixy.pci_addr,
-			 dev->rx_mempool->free_stack_top, dev->rx_mempool->num_entries);
+		ixy_info("%s: closed; RX mempool: %u of %u buffers free; %llu bad used ring entries ignored",
+			 dev->ixy.pci_addr, dev->rx_mempool->free_stack_top, dev->rx_mempool->num_entries,
+			 (unsigned long long)dev->bad_used_entries);
 	}
 	memory_free_mempool(dev->rx_mempool);
 	if (clear_bus_master) {
 		pci_set_bus_master(dev->ixy.pci_addr, false);
 	}
-	if (dev->io_fd >= 0 && close(dev->io_fd) != 0) {
-		ixy_warn("%s: closing the IO BAR failed: %s", dev->ixy.pci_addr, strerror(errno));
+	if (dev->transport) {
+		dev->transport->ops->close(dev->transport);
 	}
 	free((char*)dev->ixy.pci_addr);
 	free(dev);
@@ -488,54 +523,67 @@ static void virtio_close(struct ixy_device* ixy) {
 	teardown(IXY_TO_DRIVER(struct virtio_device, ixy), true);
 }
 
-// Negotiates features and sets up the queues; the steps of 3.1.1 with the legacy changes of 3.1.2.
-static int start_device(struct virtio_device* dev) {
+static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
+	return RX_MEMPOOL_ENTRIES > 4 * rx_queue_size ? RX_MEMPOOL_ENTRIES : 4 * rx_queue_size;
+}
+
+// Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
+// ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the device's maximum).
+static int start_device(struct virtio_device* dev, uint16_t ring_size) {
+	struct virtio_transport* t = dev->transport;
 	const char* pci_addr = dev->ixy.pci_addr;
 	// 1.-3. Reset, then tell the device we noticed it and can drive it.
-	if (reset_device(dev) != 0 || write_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
-	    write_status(dev, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER) != 0) {
+	if (reset_device(dev) != 0 || add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
+	    add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
 		return -1;
 	}
-	// 4. Accept only the features we use. (5./6. FEATURES_OK does not exist in the legacy interface.)
-	uint32_t offered;
-	if (io_read(dev, VIRTIO_PCI_HOST_FEATURES, &offered, sizeof(offered)) != 0) {
+	// 4.-6. Accept only the features we use, and what the transport requires.
+	uint64_t offered;
+	if (t->ops->get_features(t, &offered) != 0) {
 		return -1;
 	}
-	dev->features = offered & WANTED_FEATURES;
+	if ((offered & t->required_features) != t->required_features) {
+		ixy_error("%s: the device offers features 0x%llx, without 0x%llx that its %s interface requires",
+			  pci_addr, (unsigned long long)offered, (unsigned long long)t->required_features,
+			  t->ops->name);
+		return -1;
+	}
+	dev->features = offered & (WANTED_FEATURES | t->required_features);
 	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
 		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
 	}
-	if (io_write(dev, VIRTIO_PCI_GUEST_FEATURES, &dev->features, sizeof(dev->features)) != 0) {
+	if (t->ops->set_features(t, dev->features) != 0) {
 		return -1;
 	}
+	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
 	// 7. Device-specific setup: the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
-	if (setup_queue(dev, RX_QUEUE) != 0 || setup_queue(dev, TX_QUEUE) != 0 ||
-	    (dev->has_ctrl_queue && setup_queue(dev, CTRL_QUEUE) != 0)) {
+	if (setup_queue(dev, RX_QUEUE, ring_size) != 0 || setup_queue(dev, TX_QUEUE, ring_size) != 0 ||
+	    (dev->has_ctrl_queue && setup_queue(dev, CTRL_QUEUE, CTRL_QUEUE_SIZE) != 0)) {
 		return -1;
 	}
 	struct virtqueue* rx = &dev->queues[RX_QUEUE];
-	uint32_t pool_entries = RX_MEMPOOL_ENTRIES > 4u * rx->size ? RX_MEMPOOL_ENTRIES : 4u * rx->size;
-	dev->rx_mempool = memory_allocate_mempool(pool_entries, 0);
+	dev->rx_mempool = memory_allocate_mempool(rx_pool_entries(rx->size), 0);
 	if (!dev->rx_mempool) {
 		return -1;
 	}
+	rx->rx_data_room = dev->rx_mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
 	for (uint16_t chain = 0; chain < rx->size / 2; chain++) {
-		rx_offer(rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
+		rx_offer(dev, rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
 	}
 	write_barrier();
 	rx->avail->idx = rx->avail_idx;
 	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
-	uint8_t status = VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK;
-	if (write_status(dev, status) != 0 || io_read(dev, VIRTIO_PCI_STATUS, &status, sizeof(status)) != 0) {
+	uint8_t status = 0;
+	if (add_status(dev, VIRTIO_STATUS_DRIVER_OK) != 0 || t->ops->get_status(t, &status) != 0) {
 		return -1;
 	}
 	if (!(status & VIRTIO_STATUS_DRIVER_OK) || (status & (VIRTIO_STATUS_NEEDS_RESET | VIRTIO_STATUS_FAILED))) {
 		ixy_error("%s: the device did not accept DRIVER_OK (status 0x%02x)", pci_addr, status);
 		return -1;
 	}
-	notify_queue(dev, RX_QUEUE);
-	// Receive everything, as the ixgbe driver does. Only possible with the control queue.
+	t->ops->notify(t, RX_QUEUE);
+	// Receive everything, as the other drivers do. Only possible with the control queue.
 	if (dev->features & VIRTIO_NET_F_CTRL_RX) {
 		return virtio_set_promisc(&dev->ixy, true);
 	}
@@ -543,9 +591,19 @@ static int start_device(struct virtio_device* dev) {
 	return 0;
 }
 
+// The transport: modern if the device has it, unless IXY_VIRTIO_LEGACY=1 asks for the legacy one.
+static struct virtio_transport* open_transport(const char* pci_addr) {
+	const char* force_legacy = getenv("IXY_VIRTIO_LEGACY");
+	struct virtio_transport* t = NULL;
+	if (!(force_legacy && strcmp(force_legacy, "1") == 0) && virtio_modern_open(pci_addr, &t) != 0) {
+		return NULL;
+	}
+	return t ? t : virtio_legacy_open(pci_addr);
+}
+
 static struct ixy_device* virtio_init(const struct ixy_config* config) {
 	if (config->rx_queues > 1 || config->tx_queues > 1) {
-		ixy_error("%s: a legacy VirtIO NIC has one RX and one TX queue, %u and %u were requested",
+		ixy_error("%s: ixy drives one RX and one TX queue of a VirtIO NIC, %u and %u were requested",
 			  config->pci_addr, config->rx_queues, config->tx_queues);
 		return NULL;
 	}
@@ -572,19 +630,29 @@ static struct ixy_device* virtio_init(const struct ixy_config* config) {
 	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};
-	dev->io_fd = pci_open_io_bar0(pci_addr);
-	if (dev->io_fd < 0 || start_device(dev) != 0) {
+	dev->transport = open_transport(pci_addr);
+	if (!dev->transport || start_device(dev, (uint16_t)config->ring_size) != 0) {
 		teardown(dev, false); // ixy_init_config clears bus mastering itself when init fails
 		return NULL;
 	}
-	if (config->ring_size != 0 && config->ring_size != dev->queues[RX_QUEUE].size) {
-		ixy_warn("%s: ring size %u requested, but a legacy VirtIO device fixes it: using %u", pci_addr,
-			 config->ring_size, dev->queues[RX_QUEUE].size);
+	uint16_t ring = dev->queues[RX_QUEUE].size;
+	if (config->ring_size != 0 && (config->ring_size != ring || dev->queues[TX_QUEUE].size != ring)) {
+		ixy_warn("%s: ring size %u requested; the device's queues have %u (RX) and %u (TX) descriptors",
+			 pci_addr, config->ring_size, ring, dev->queues[TX_QUEUE].size);
 	}
+	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors", pci_addr,
+		 dev->transport->ops->name, (unsigned long long)dev->features, ring, dev->queues[TX_QUEUE].size);
 	return &dev->ixy;
 }
 
-static const uint16_t virtio_device_ids[] = {VIRTIO_PCI_DEVICE_ID_NET_LEGACY};
+// The DMA memory virtio_init allocates: one huge page per virtqueue, and the RX pool.
+static uint32_t virtio_huge_pages_needed(const struct ixy_config* config) {
+	uint32_t queue = config->ring_size > LARGEST_EXPECTED_QUEUE ? config->ring_size : LARGEST_EXPECTED_QUEUE;
+	return NUM_QUEUES + memory_mempool_huge_pages(rx_pool_entries(queue), 0);
+}
+
+// Transitional devices (legacy and usually modern interface) and modern-only ones (4.1.2.1).
+static const uint16_t virtio_device_ids[] = {VIRTIO_PCI_DEVICE_ID_NET_TRANSITIONAL, VIRTIO_PCI_DEVICE_ID_NET_MODERN};
 
 const struct ixy_driver virtio_driver = {
     .name = "virtio",
@@ -592,4 +660,5 @@ const struct ixy_driver virtio_driver = {
     .device_ids = virtio_device_ids,
     .num_device_ids = sizeof(virtio_device_ids) / sizeof(virtio_device_ids[0]),
     .init = virtio_init,
+    .huge_pages_needed = virtio_huge_pages_needed,
 };

@@ -302,7 +302,7 @@ static struct model_pci_device* find_device(const char* pci_addr) {
 	return NULL;
 }
 
-// The device behind a BAR pointer handed out by pci_map_bar0, or NULL.
+// The device behind a BAR pointer handed out by pci_map_bar, or NULL.
 static struct model_pci_device* device_of_bar(const uint8_t* bar) {
 	if (!bar_region || bar < bar_region || bar >= bar_region + (size_t)MAX_DEVICES * MODEL_BAR0_SIZE) {
 		return NULL;
@@ -328,7 +328,9 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 
 // ---- src/failsafe.h: the check, implemented for the model (no interface is ever in use) ----
 
-int failsafe_check(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
+		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+	(void)driver;
 	struct model_pci_device* dev = find_device(config->pci_addr);
 	kernel_driver[0] = '\0';
 	if (!dev) {
@@ -370,12 +372,16 @@ int pci_set_bus_master(const char* pci_addr, bool enable) {
 	return 0;
 }
 
-uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
+uint8_t* pci_map_bar(const char* pci_addr, unsigned bar_index, size_t* size) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	if (!dev) {
 		return NULL;
 	}
 	dev->touches++;
+	if (bar_index != 0) {
+		model_violation(dev->addr, "BAR%u mapped: the modelled devices have only BAR0", bar_index);
+		return NULL;
+	}
 	if (!dev->ops) {
 		model_violation(dev->addr, "BAR0 mapped of a device no ixy driver handles");
 		return NULL;
@@ -396,30 +402,20 @@ uint8_t* pci_map_bar0(const char* pci_addr, size_t* size) {
 	return bar_region + (size_t)(dev - devices) * MODEL_BAR0_SIZE;
 }
 
-void pci_unmap_bar0(uint8_t* bar, size_t size) {
+void pci_unmap_bar(uint8_t* bar, size_t size) {
 	struct model_pci_device* dev = device_of_bar(bar);
 	if (!dev || !dev->mapped) {
-		model_violation(NULL, "pci_unmap_bar0 of a BAR that is not mapped (%p)", (void*)bar);
+		model_violation(NULL, "pci_unmap_bar of a BAR that is not mapped (%p)", (void*)bar);
 		return;
 	}
 	if (size != MODEL_BAR0_SIZE) {
-		model_violation(dev->addr, "pci_unmap_bar0 with size %zu, mapped size was %u", size, MODEL_BAR0_SIZE);
+		model_violation(dev->addr, "pci_unmap_bar with size %zu, mapped size was %u", size, MODEL_BAR0_SIZE);
 	}
 	dev->touches++;
 	if (dev->ops->unmapped) {
 		dev->ops->unmapped(dev->model);
 	}
 	dev->mapped = false;
-}
-
-int pci_open_io_bar0(const char* pci_addr) {
-	struct model_pci_device* dev = find_device(pci_addr);
-	if (!dev) {
-		return -1;
-	}
-	dev->touches++;
-	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
-	return -1;
 }
 
 // ---- the register seam of src/driver/driver.h, implemented for the model ----

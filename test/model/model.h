@@ -1,6 +1,6 @@
 // The world a driver sees in test builds: fake PCI devices, a virtual clock, DMA checks and a list of violations.
 //
-// Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), pci_map_bar0() and friends look
+// Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), pci_map_bar() and friends look
 // devices up in a table the test fills (model_pci_add), and every register access and delay of a driver
 // (src/driver/driver.h with IXY_SEAM) arrives here and is passed to the device model behind the BAR.
 //
@@ -60,7 +60,7 @@ struct model_pci_device;
 struct model_pci_ops {
 	uint32_t (*read32)(void* model, uint32_t reg);
 	void (*write32)(void* model, uint32_t reg, uint32_t value);
-	// The driver unmapped BAR0 (pci_unmap_bar0): it can no longer reach the device.
+	// The driver unmapped BAR0 (pci_unmap_bar): it can no longer reach the device.
 	void (*unmapped)(void* model);
 	// DMA memory [start, start + size) is about to be freed.
 	void (*dma_freed)(void* model, uintptr_t start, size_t size);

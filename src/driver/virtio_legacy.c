@@ -1,0 +1,179 @@
+// The legacy VirtIO PCI transport (VirtIO 1.0, 4.1.4.8): a block of registers in the IO-port BAR0, read and written
+// with pread/pwrite on the BAR's sysfs file (one system call per access). See virtio_transport.h.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../log.h"
+#include "../pci.h"
+#include "virtio_spec.h"
+#include "virtio_transport.h"
+
+// 4.1.4.8 Legacy Interfaces: the register block in the IO-port BAR0. Width, access, meaning.
+#define REG_HOST_FEATURES 0x00  // 32 bit RO: feature bits 0-31 the device offers
+#define REG_GUEST_FEATURES 0x04 // 32 bit RW: feature bits the driver accepts
+#define REG_QUEUE_PFN 0x08      // 32 bit RW: address of the selected queue / 4096 (0: queue unused)
+#define REG_QUEUE_SIZE 0x0c     // 16 bit RO: entries of the selected queue, 0 if it does not exist
+#define REG_QUEUE_SELECT 0x0e   // 16 bit RW: the queue that QUEUE_PFN and QUEUE_SIZE refer to
+#define REG_QUEUE_NOTIFY 0x10   // 16 bit RW: writing a queue index tells the device to look at that queue
+#define REG_STATUS 0x12         // 8 bit RW: device status (2.1); writing 0 resets the device
+// The device-specific configuration follows at 0x14 while MSI-X is disabled (at 0x18 with MSI-X). ixy never
+// enables MSI-X, and the kernel's virtio-pci driver disables it when it is unbound, so it is always 0x14 here.
+#define REG_DEVICE_CONFIG 0x14
+// How often read_config reads a field before it gives up waiting for two equal reads.
+#define CONFIG_READ_TRIES 10
+
+struct legacy_transport {
+	struct virtio_transport transport;
+	int io_fd; // BAR0's sysfs file
+};
+
+static int io_read(const struct legacy_transport* t, uint32_t offset, void* value, size_t len) {
+	ssize_t got = pread(t->io_fd, value, len, offset);
+	if (got != (ssize_t)len) {
+		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", t->transport.pci_addr, len, offset,
+			  got < 0 ? strerror(errno) : "short read");
+		return -1;
+	}
+	return 0;
+}
+
+static int io_write(const struct legacy_transport* t, uint32_t offset, const void* value, size_t len) {
+	ssize_t put = pwrite(t->io_fd, value, len, offset);
+	if (put != (ssize_t)len) {
+		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", t->transport.pci_addr, len, offset,
+			  put < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	return 0;
+}
+
+// Every operation gets the struct virtio_transport embedded at the start of a struct legacy_transport.
+static struct legacy_transport* legacy(struct virtio_transport* t) {
+	return (struct legacy_transport*)t;
+}
+
+static int get_status(struct virtio_transport* t, uint8_t* status) {
+	return io_read(legacy(t), REG_STATUS, status, 1);
+}
+
+static int set_status(struct virtio_transport* t, uint8_t status) {
+	return io_write(legacy(t), REG_STATUS, &status, 1);
+}
+
+static int get_features(struct virtio_transport* t, uint64_t* offered) {
+	uint32_t low = 0;
+	int rc = io_read(legacy(t), REG_HOST_FEATURES, &low, sizeof(low));
+	*offered = low;
+	return rc;
+}
+
+static int set_features(struct virtio_transport* t, uint64_t accepted) {
+	uint32_t low = (uint32_t)accepted; // the driver only accepts what was offered: bits 0-31
+	return io_write(legacy(t), REG_GUEST_FEATURES, &low, sizeof(low));
+}
+
+// 4.1.5.1.3 (legacy): the queue size is the device's; the driver cannot choose it.
+static int queue_size(struct virtio_transport* t, uint16_t index, uint16_t wanted, uint16_t* size) {
+	(void)wanted;
+	if (io_write(legacy(t), REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
+		return -1;
+	}
+	return io_read(legacy(t), REG_QUEUE_SIZE, size, sizeof(*size));
+}
+
+// 4.1.5.1.3 (legacy): the queue's page frame number; the device finds the rings by the fixed layout (2.4.2).
+static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t size, uint64_t desc, uint64_t avail,
+			uint64_t used) {
+	(void)size;
+	(void)avail;
+	(void)used;
+	if (desc % VIRTIO_LEGACY_QUEUE_ALIGN != 0 || (desc >> VIRTIO_LEGACY_PFN_SHIFT) > UINT32_MAX) {
+		ixy_error(
+		    "%s: ring memory at 0x%llx is not a page the legacy interface can address (32 bit page number)",
+		    t->pci_addr, (unsigned long long)desc);
+		return -1;
+	}
+	uint32_t pfn = (uint32_t)(desc >> VIRTIO_LEGACY_PFN_SHIFT);
+	if (io_write(legacy(t), REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
+		return -1;
+	}
+	return io_write(legacy(t), REG_QUEUE_PFN, &pfn, sizeof(pfn));
+}
+
+static void notify(struct virtio_transport* t, uint16_t index) {
+	io_write(legacy(t), REG_QUEUE_NOTIFY, &index, sizeof(index)); // prints on failure
+}
+
+// A field of 1, 2 or 4 bytes is read with one access of its size (sysfs passes it on as one IO access); others
+// (the 6 byte MAC address) byte by byte. Legacy devices have no generation counter: read until two reads agree
+// (2.3.4), in case the device changes the field meanwhile.
+static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, size_t len) {
+	uint8_t first[8], second[8];
+	size_t access = (len == 1 || len == 2 || len == 4) ? len : 1;
+	if (len > sizeof(first)) {
+		ixy_error("%s: a device configuration field of %zu bytes is larger than any ixy reads", t->pci_addr,
+			  len);
+		return -1;
+	}
+	for (int tries = 0; tries < CONFIG_READ_TRIES; tries++) {
+		for (size_t i = 0; i < len; i += access) {
+			if (io_read(legacy(t), REG_DEVICE_CONFIG + offset + (uint32_t)i, &second[i], access) != 0) {
+				return -1;
+			}
+		}
+		if (tries > 0 && memcmp(first, second, len) == 0) {
+			memcpy(buf, second, len);
+			return 0;
+		}
+		memcpy(first, second, len);
+	}
+	ixy_error("%s: the device configuration at %u keeps changing", t->pci_addr, offset);
+	return -1;
+}
+
+static int write_config(struct virtio_transport* t, uint32_t offset, const void* buf, size_t len) {
+	for (size_t i = 0; i < len; i++) {
+		if (io_write(legacy(t), REG_DEVICE_CONFIG + offset + (uint32_t)i, (const uint8_t*)buf + i, 1) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_transport(struct virtio_transport* t) {
+	if (close(legacy(t)->io_fd) != 0) {
+		ixy_warn("%s: closing the IO BAR failed: %s", t->pci_addr, strerror(errno));
+	}
+	free(t);
+}
+
+static const struct virtio_transport_ops legacy_ops = {
+    .name = "legacy",
+    .get_status = get_status,
+    .set_status = set_status,
+    .get_features = get_features,
+    .set_features = set_features,
+    .queue_size = queue_size,
+    .enable_queue = enable_queue,
+    .notify = notify,
+    .read_config = read_config,
+    .write_config = write_config,
+    .close = close_transport,
+};
+
+struct virtio_transport* virtio_legacy_open(const char* pci_addr) {
+	struct legacy_transport* t = calloc(1, sizeof(*t));
+	if (!t) {
+		ixy_error("%s: out of memory", pci_addr);
+		return NULL;
+	}
+	t->transport = (struct virtio_transport){.ops = &legacy_ops, .pci_addr = pci_addr};
+	t->io_fd = pci_open_io_bar0(pci_addr);
+	if (t->io_fd < 0) {
+		free(t);
+		return NULL;
+	}
+	return &t->transport;
+}

@@ -1,0 +1,329 @@
+// The modern VirtIO PCI transport (VirtIO 1.0, 4.1.4): vendor-specific capabilities in the PCI configuration space
+// say in which memory BAR, and where in it, the device keeps its structures (4.1.4.1):
+//   common configuration (4.1.4.3): status, features, and the queue registers of the selected queue
+//   notifications (4.1.4.4): one 16 bit address per queue; writing the queue's index there notifies the device
+//   device configuration (4.1.4.6): for a NIC its MAC address, link status and speed (5.1.4)
+// (the ISR status, 4.1.4.5, only matters with interrupts, which ixy does not use). Every register is a plain load or
+// store in the mapped BAR: a notification costs no system call. See virtio_transport.h.
+#include <linux/pci_regs.h> // PCI_STATUS, PCI_CAPABILITY_LIST, PCI_CAP_ID_VNDR (PCI Local Bus 3.0, 6.7)
+#include <stdlib.h>
+#include <string.h>
+
+#include "../log.h"
+#include "../pci.h"
+#include "virtio_spec.h"
+#include "virtio_transport.h"
+
+// 4.1.4 struct virtio_pci_cap: after the generic capability header (ID, next pointer, length) its type, the BAR,
+// and the structure's offset and length in that BAR. The notification capability adds notify_off_multiplier.
+#define CAP_CFG_TYPE 3
+#define CAP_BAR 4
+#define CAP_OFFSET 8
+#define CAP_LENGTH 12
+#define CAP_NOTIFY_OFF_MULTIPLIER 16
+#define CAP_TYPE_COMMON 1
+#define CAP_TYPE_NOTIFY 2
+#define CAP_TYPE_DEVICE 4
+#define NUM_BARS 6
+#define MAX_CAPABILITIES 48 // a capability is at least 4 bytes of the 192 after the header: ends a looping list
+
+// 4.1.4.3 struct virtio_pci_common_cfg: offsets and widths. "device_feature" and "driver_feature" show the 32 bits
+// chosen by their select register; the queue_* fields are those of the queue chosen by queue_select.
+#define COMMON_DEVICE_FEATURE_SELECT 0x00 // 32 bit RW
+#define COMMON_DEVICE_FEATURE 0x04        // 32 bit RO
+#define COMMON_DRIVER_FEATURE_SELECT 0x08 // 32 bit RW
+#define COMMON_DRIVER_FEATURE 0x0c        // 32 bit RW
+#define COMMON_DEVICE_STATUS 0x14         // 8 bit RW: 2.1; writing 0 resets the device
+#define COMMON_CONFIG_GENERATION 0x15     // 8 bit RO: changes whenever the device configuration changes
+#define COMMON_QUEUE_SELECT 0x16          // 16 bit RW
+#define COMMON_QUEUE_SIZE 0x18            // 16 bit RW: the device's maximum; the driver may write a smaller one
+#define COMMON_QUEUE_ENABLE 0x1c          // 16 bit RW: 1 once the driver has set the queue up
+#define COMMON_QUEUE_NOTIFY_OFF 0x1e      // 16 bit RO: where the queue's notification address is (4.1.4.4)
+#define COMMON_QUEUE_DESC 0x20            // 64 bit RW: descriptor table
+#define COMMON_QUEUE_AVAIL 0x28           // 64 bit RW: available ring ("driver area")
+#define COMMON_QUEUE_USED 0x30            // 64 bit RW: used ring ("device area")
+#define COMMON_CFG_MIN_LENGTH 0x38
+#define MAX_QUEUES 8 // the NIC's first RX, TX and control queues are 0, 1, 2
+// How often read_config retries while the device changes its configuration.
+#define CONFIG_READ_TRIES 10
+
+struct modern_transport {
+	struct virtio_transport transport;
+	uint8_t* bars[NUM_BARS]; // the memory BARs the capabilities point into, mapped; NULL if not needed
+	size_t bar_sizes[NUM_BARS];
+	volatile uint8_t* common;        // struct virtio_pci_common_cfg
+	volatile uint8_t* device_config; // the network device's configuration (5.1.4)
+	size_t device_config_len;
+	volatile uint8_t* notify_base; // the notification structure
+	size_t notify_len;
+	uint32_t notify_off_multiplier;
+	volatile uint16_t* queue_notify[MAX_QUEUES]; // each enabled queue's notification address
+};
+
+// Registers are little endian (4.1.3), like x86: plain volatile loads and stores of the field's width (4.1.3.1).
+static uint8_t read8(volatile uint8_t* base, uint32_t offset) {
+	return *(volatile uint8_t*)(base + offset);
+}
+static uint16_t read16(volatile uint8_t* base, uint32_t offset) {
+	return *(volatile uint16_t*)(base + offset);
+}
+static uint32_t read32(volatile uint8_t* base, uint32_t offset) {
+	return *(volatile uint32_t*)(base + offset);
+}
+static void write8(volatile uint8_t* base, uint32_t offset, uint8_t value) {
+	*(volatile uint8_t*)(base + offset) = value;
+}
+static void write16(volatile uint8_t* base, uint32_t offset, uint16_t value) {
+	*(volatile uint16_t*)(base + offset) = value;
+}
+static void write32(volatile uint8_t* base, uint32_t offset, uint32_t value) {
+	*(volatile uint32_t*)(base + offset) = value;
+}
+// 64 bit fields as two 32 bit halves, low first, which the driver may do (4.1.3.1).
+static void write64(volatile uint8_t* base, uint32_t offset, uint64_t value) {
+	write32(base, offset, (uint32_t)value);
+	write32(base, offset + 4, (uint32_t)(value >> 32));
+}
+
+static struct modern_transport* modern(struct virtio_transport* t) {
+	return (struct modern_transport*)t;
+}
+
+static int get_status(struct virtio_transport* t, uint8_t* status) {
+	*status = read8(modern(t)->common, COMMON_DEVICE_STATUS);
+	return 0;
+}
+
+static int set_status(struct virtio_transport* t, uint8_t status) {
+	write8(modern(t)->common, COMMON_DEVICE_STATUS, status);
+	return 0;
+}
+
+static int get_features(struct virtio_transport* t, uint64_t* offered) {
+	volatile uint8_t* common = modern(t)->common;
+	write32(common, COMMON_DEVICE_FEATURE_SELECT, 0);
+	uint64_t low = read32(common, COMMON_DEVICE_FEATURE);
+	write32(common, COMMON_DEVICE_FEATURE_SELECT, 1);
+	*offered = low | (uint64_t)read32(common, COMMON_DEVICE_FEATURE) << 32;
+	return 0;
+}
+
+// 3.1.1 steps 4 to 6: write the accepted features, set FEATURES_OK, and read the status again: a device that does
+// not support this combination of features clears FEATURES_OK.
+static int set_features(struct virtio_transport* t, uint64_t accepted) {
+	volatile uint8_t* common = modern(t)->common;
+	write32(common, COMMON_DRIVER_FEATURE_SELECT, 0);
+	write32(common, COMMON_DRIVER_FEATURE, (uint32_t)accepted);
+	write32(common, COMMON_DRIVER_FEATURE_SELECT, 1);
+	write32(common, COMMON_DRIVER_FEATURE, (uint32_t)(accepted >> 32));
+	uint8_t status = read8(common, COMMON_DEVICE_STATUS);
+	write8(common, COMMON_DEVICE_STATUS, status | VIRTIO_STATUS_FEATURES_OK);
+	status = read8(common, COMMON_DEVICE_STATUS);
+	if (!(status & VIRTIO_STATUS_FEATURES_OK)) {
+		ixy_error("%s: the device does not accept the features 0x%llx (FEATURES_OK cleared, status 0x%02x)",
+			  t->pci_addr, (unsigned long long)accepted, status);
+		return -1;
+	}
+	return 0;
+}
+
+// 4.1.5.1.3: select the queue and read its size, the device's maximum. The driver may write a smaller power of two
+// (4.1.4.3.2); the caller passes one.
+static int queue_size(struct virtio_transport* t, uint16_t index, uint16_t wanted, uint16_t* size) {
+	volatile uint8_t* common = modern(t)->common;
+	write16(common, COMMON_QUEUE_SELECT, index);
+	*size = read16(common, COMMON_QUEUE_SIZE);
+	if (*size != 0 && wanted != 0 && wanted < *size) {
+		write16(common, COMMON_QUEUE_SIZE, wanted);
+		*size = read16(common, COMMON_QUEUE_SIZE);
+	}
+	return 0;
+}
+
+// 4.1.5.1.3: the three addresses, then queue_enable. The queue's notification address is
+// notify base + queue_notify_off * notify_off_multiplier (4.1.4.4), and must lie inside the notification structure.
+static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t size, uint64_t desc, uint64_t avail,
+			uint64_t used) {
+	struct modern_transport* m = modern(t);
+	write16(m->common, COMMON_QUEUE_SELECT, index);
+	if (index >= MAX_QUEUES || read16(m->common, COMMON_QUEUE_SIZE) != size) {
+		ixy_error("%s: virtqueue %u cannot be set up with %u descriptors", t->pci_addr, index, size);
+		return -1;
+	}
+	size_t notify_at = (size_t)read16(m->common, COMMON_QUEUE_NOTIFY_OFF) * m->notify_off_multiplier;
+	if (notify_at + sizeof(uint16_t) > m->notify_len) {
+		ixy_error("%s: the notification address of virtqueue %u lies outside the notification structure",
+			  t->pci_addr, index);
+		return -1;
+	}
+	m->queue_notify[index] = (volatile uint16_t*)(m->notify_base + notify_at);
+	write64(m->common, COMMON_QUEUE_DESC, desc);
+	write64(m->common, COMMON_QUEUE_AVAIL, avail);
+	write64(m->common, COMMON_QUEUE_USED, used);
+	write16(m->common, COMMON_QUEUE_ENABLE, 1);
+	return 0;
+}
+
+// 4.1.5.2: the queue's index, written to its notification address. One store, no system call.
+static void notify(struct virtio_transport* t, uint16_t index) {
+	*modern(t)->queue_notify[index] = index;
+}
+
+// 4.1.4.3.1: read config_generation before and after; if it changed, the device changed its configuration while we
+// read, and we read again. Fields of 2 and 4 bytes are read with one access of their width, others byte by byte.
+static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, size_t len) {
+	struct modern_transport* m = modern(t);
+	if (offset + len > m->device_config_len) {
+		ixy_error("%s: device configuration bytes %u..%zu requested, the device has %zu", t->pci_addr, offset,
+			  offset + len - 1, m->device_config_len);
+		return -1;
+	}
+	for (int tries = 0; tries < CONFIG_READ_TRIES; tries++) {
+		uint8_t generation = read8(m->common, COMMON_CONFIG_GENERATION);
+		if (len == 2 && offset % 2 == 0) {
+			uint16_t value = read16(m->device_config, offset);
+			memcpy(buf, &value, 2);
+		} else if (len == 4 && offset % 4 == 0) {
+			uint32_t value = read32(m->device_config, offset);
+			memcpy(buf, &value, 4);
+		} else {
+			for (size_t i = 0; i < len; i++) {
+				((uint8_t*)buf)[i] = read8(m->device_config, offset + (uint32_t)i);
+			}
+		}
+		if (read8(m->common, COMMON_CONFIG_GENERATION) == generation) {
+			return 0;
+		}
+	}
+	ixy_error("%s: the device configuration keeps changing (config_generation)", t->pci_addr);
+	return -1;
+}
+
+static int write_config(struct virtio_transport* t, uint32_t offset, const void* buf, size_t len) {
+	(void)offset;
+	(void)buf;
+	(void)len;
+	ixy_error("%s: the modern interface does not let the driver write the device configuration (5.1.4)",
+		  t->pci_addr);
+	return -1;
+}
+
+static void close_transport(struct virtio_transport* t) {
+	struct modern_transport* m = modern(t);
+	for (int bar = 0; bar < NUM_BARS; bar++) {
+		pci_unmap_bar(m->bars[bar], m->bar_sizes[bar]);
+	}
+	free(m);
+}
+
+static const struct virtio_transport_ops modern_ops = {
+    .name = "modern",
+    .get_status = get_status,
+    .set_status = set_status,
+    .get_features = get_features,
+    .set_features = set_features,
+    .queue_size = queue_size,
+    .enable_queue = enable_queue,
+    .notify = notify,
+    .read_config = read_config,
+    .write_config = write_config,
+    .close = close_transport,
+};
+
+// One VirtIO structure as a capability describes it (4.1.4): found if length > 0.
+struct structure_location {
+	uint8_t bar;
+	uint32_t offset;
+	uint32_t length;
+	uint32_t notify_off_multiplier; // notification capability only
+};
+
+static uint32_t le32_at(const uint8_t* bytes) {
+	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
+}
+
+// Walks the capability list of the configuration space (PCI 3.0, 6.7) and records the first VirtIO capability of
+// each type (4.1.4.1: a device may offer several, the driver uses the first it can).
+static int find_structures(const char* pci_addr, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
+	uint8_t config[256];
+	if (pci_read_config(pci_addr, config, sizeof(config), 0) != 0) {
+		return -1;
+	}
+	uint16_t status = (uint16_t)(config[PCI_STATUS] | config[PCI_STATUS + 1] << 8);
+	uint8_t at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] : 0;
+	for (int n = 0; at >= 0x40 && n < MAX_CAPABILITIES; n++) {
+		uint8_t type = at + 20u <= sizeof(config) ? config[at + CAP_CFG_TYPE] : 0;
+		if (config[at] == PCI_CAP_ID_VNDR && type != 0 && type <= CAP_TYPE_DEVICE && found[type].length == 0) {
+			found[type] = (struct structure_location){
+			    .bar = config[at + CAP_BAR],
+			    .offset = le32_at(&config[at + CAP_OFFSET]),
+			    .length = le32_at(&config[at + CAP_LENGTH]),
+			    .notify_off_multiplier = le32_at(&config[at + CAP_NOTIFY_OFF_MULTIPLIER]),
+			};
+		}
+		at = config[at + 1] & ~3u; // the next pointer; the lowest two bits are reserved
+	}
+	return 0;
+}
+
+// Maps the BAR a structure lives in (once per BAR) and returns the structure's address, or NULL with a message.
+static volatile uint8_t* map_structure(struct modern_transport* m, const struct structure_location* where,
+				       const char* name) {
+	if (where->bar >= NUM_BARS) {
+		ixy_error("%s: the VirtIO %s structure is in BAR %u, which does not exist", m->transport.pci_addr, name,
+			  where->bar);
+		return NULL;
+	}
+	if (!m->bars[where->bar]) {
+		m->bars[where->bar] = pci_map_bar(m->transport.pci_addr, where->bar, &m->bar_sizes[where->bar]);
+		if (!m->bars[where->bar]) {
+			return NULL;
+		}
+	}
+	if ((uint64_t)where->offset + where->length > m->bar_sizes[where->bar]) {
+		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes)",
+			  m->transport.pci_addr, name, where->length, where->offset, where->bar,
+			  m->bar_sizes[where->bar]);
+		return NULL;
+	}
+	return m->bars[where->bar] + where->offset;
+}
+
+int virtio_modern_open(const char* pci_addr, struct virtio_transport** transport) {
+	*transport = NULL;
+	struct structure_location found[CAP_TYPE_DEVICE + 1] = {{0}};
+	if (find_structures(pci_addr, found) != 0) {
+		return -1;
+	}
+	const struct structure_location* common = &found[CAP_TYPE_COMMON];
+	if (common->length == 0) {
+		return 0; // no modern interface
+	}
+	struct modern_transport* m = calloc(1, sizeof(*m));
+	if (!m) {
+		ixy_error("%s: out of memory", pci_addr);
+		return -1;
+	}
+	m->transport = (struct virtio_transport){
+	    .ops = &modern_ops, .pci_addr = pci_addr, .required_features = VIRTIO_F_VERSION_1};
+	if (common->length < COMMON_CFG_MIN_LENGTH || found[CAP_TYPE_NOTIFY].length == 0 ||
+	    found[CAP_TYPE_DEVICE].length == 0) {
+		ixy_error("%s: the device's VirtIO capabilities lack the notification or device configuration "
+			  "structure, or its common configuration is too short",
+			  pci_addr);
+		close_transport(&m->transport);
+		return -1;
+	}
+	m->common = map_structure(m, common, "common configuration");
+	m->notify_base = m->common ? map_structure(m, &found[CAP_TYPE_NOTIFY], "notification") : NULL;
+	m->device_config = m->notify_base ? map_structure(m, &found[CAP_TYPE_DEVICE], "device configuration") : NULL;
+	if (!m->device_config) {
+		close_transport(&m->transport);
+		return -1;
+	}
+	m->notify_len = found[CAP_TYPE_NOTIFY].length;
+	m->notify_off_multiplier = found[CAP_TYPE_NOTIFY].notify_off_multiplier;
+	m->device_config_len = found[CAP_TYPE_DEVICE].length;
+	*transport = &m->transport;
+	return 0;
+}

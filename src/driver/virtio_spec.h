@@ -1,0 +1,104 @@
+// What the VirtIO specification says about network devices and split virtqueues: only the IDs, bits and structs
+// ixy's VirtIO driver uses, for both PCI transports. Section numbers refer to "Virtual I/O Device (VIRTIO) Version
+// 1.0" (OASIS), which also describes the legacy interface in its "Legacy Interface" subsections. All fields are
+// little endian (2.4: legacy devices use the guest's byte order, which is little endian on x86), so ixy uses them
+// as they are.
+//
+// The registers of the two transports are not here: src/driver/virtio_legacy.c (IO-port BAR, 4.1.4.8) and
+// src/driver/virtio_modern.c (capabilities and a memory BAR, 4.1.4) each define their own.
+#ifndef IXY_VIRTIO_SPEC_H
+#define IXY_VIRTIO_SPEC_H
+
+#include <stdint.h>
+
+// PCI IDs (4.1.2.1, 4.1.2.3): 0x1000 is the transitional network device, which has the legacy interface and usually
+// the modern one too; 0x1041 (0x1040 + device type 1) is a network device with only the modern interface.
+#define VIRTIO_PCI_VENDOR_ID 0x1af4
+#define VIRTIO_PCI_DEVICE_ID_NET_TRANSITIONAL 0x1000
+#define VIRTIO_PCI_DEVICE_ID_NET_MODERN 0x1041
+
+// 2.1 Device Status Field.
+#define VIRTIO_STATUS_ACKNOWLEDGE 1  // the driver has noticed the device
+#define VIRTIO_STATUS_DRIVER 2       // the driver knows how to drive it
+#define VIRTIO_STATUS_DRIVER_OK 4    // the driver is ready: the device may start using the queues
+#define VIRTIO_STATUS_FEATURES_OK 8  // the driver accepted features (not in the legacy interface, 3.1.2)
+#define VIRTIO_STATUS_NEEDS_RESET 64 // the device hit an error it cannot recover from
+#define VIRTIO_STATUS_FAILED 128     // the driver gave up on the device
+
+// Feature bits, 64 of them (2.2). 5.1.3: bits of the network device; 6: reserved bits that any device may have.
+#define VIRTIO_NET_F_MAC (1ull << 5)            // device config holds a MAC address
+#define VIRTIO_NET_F_STATUS (1ull << 16)        // device config holds the link status
+#define VIRTIO_NET_F_CTRL_VQ (1ull << 17)       // there is a control virtqueue
+#define VIRTIO_NET_F_CTRL_RX (1ull << 18)       // the control virtqueue takes receive mode commands (promiscuous)
+#define VIRTIO_NET_F_CTRL_MAC_ADDR (1ull << 23) // the control virtqueue takes "set MAC address"
+#define VIRTIO_F_VERSION_1 (1ull << 32)         // the device follows VirtIO 1.0 (modern interface only, 6.1)
+#define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)   // the device's DMA goes through the platform's IOMMU (6.1)
+#define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63)  // device config holds the link speed (VirtIO 1.1, 5.1.3)
+
+// 5.1.4 Device configuration layout of the network device: offsets into the device-specific configuration.
+#define VIRTIO_NET_CONFIG_MAC 0    // 6 bytes; with VIRTIO_NET_F_MAC
+#define VIRTIO_NET_CONFIG_STATUS 6 // 16 bit; with VIRTIO_NET_F_STATUS
+#define VIRTIO_NET_CONFIG_SPEED 12 // 32 bit, Mbit/s, 0xffffffff unknown; with VIRTIO_NET_F_SPEED_DUPLEX (1.1)
+#define VIRTIO_NET_S_LINK_UP 1
+#define VIRTIO_NET_SPEED_UNKNOWN 0xffffffffu
+
+// 2.4.5 The Virtqueue Descriptor Table: one entry per buffer, the device reads it.
+struct vring_desc {
+	uint64_t addr;  // device address of the buffer
+	uint32_t len;   // its length: what the device reads, or at most what it may write
+	uint16_t flags; // VRING_DESC_F_*
+	uint16_t next;  // the next descriptor of the chain, with VRING_DESC_F_NEXT
+};
+#define VRING_DESC_F_NEXT 1  // the chain continues at `next`
+#define VRING_DESC_F_WRITE 2 // the device writes this buffer (otherwise it reads it)
+
+// 2.4.6 The Virtqueue Available Ring ("driver area" in the modern interface): the driver offers chains here.
+struct vring_avail {
+	uint16_t flags;  // VRING_AVAIL_F_NO_INTERRUPT: we poll, the device need not interrupt us
+	uint16_t idx;    // where the driver puts the next entry (mod queue size); only ever increases
+	uint16_t ring[]; // head descriptor index of each offered chain
+};
+#define VRING_AVAIL_F_NO_INTERRUPT 1
+
+// 2.4.8 The Virtqueue Used Ring ("device area"): the device returns finished chains here.
+struct vring_used_elem {
+	uint32_t id;  // head descriptor index of the finished chain
+	uint32_t len; // bytes the device wrote into the chain (0 for chains it only read)
+};
+struct vring_used {
+	uint16_t flags; // VRING_USED_F_NO_NOTIFY: the device does not need to be notified of new buffers
+	uint16_t idx;   // where the device puts the next entry (mod queue size)
+	struct vring_used_elem ring[];
+};
+#define VRING_USED_F_NO_NOTIFY 1
+
+// 2.4.2: the legacy interface puts the used ring at the next multiple of 4096 bytes after the available ring, and
+// takes the queue's address as a page number. The modern interface takes three addresses; ixy uses the same layout.
+#define VIRTIO_LEGACY_QUEUE_ALIGN 4096
+#define VIRTIO_LEGACY_PFN_SHIFT 12
+
+// 5.1.6 The header in front of every packet. Without VIRTIO_NET_F_MRG_RXBUF the legacy interface has these 10 bytes;
+// with VIRTIO_F_VERSION_1 the 16 bit num_buffers follows (12 bytes), whatever was negotiated (5.1.6.1). ixy uses no
+// offloads, so on transmit the header is all zeros, and received headers are ignored.
+struct virtio_net_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+	uint16_t num_buffers; // VERSION_1 only: not part of the legacy header
+} __attribute__((packed));
+#define VIRTIO_NET_HDR_LEN_LEGACY 10
+#define VIRTIO_NET_HDR_LEN_V1 12
+_Static_assert(sizeof(struct virtio_net_hdr) == VIRTIO_NET_HDR_LEN_V1, "VirtIO 1.0 net header is 12 bytes");
+
+// 5.1.6.5 Control virtqueue commands: class and command byte, data, then one ack byte written by the device.
+#define VIRTIO_NET_CTRL_RX 0
+#define VIRTIO_NET_CTRL_RX_PROMISC 0 // data: 1 byte, 1 = on, 0 = off (5.1.6.5.1)
+#define VIRTIO_NET_CTRL_MAC 1
+#define VIRTIO_NET_CTRL_MAC_ADDR_SET 1 // data: the 6 byte MAC address (5.1.6.5.2)
+#define VIRTIO_NET_OK 0
+#define VIRTIO_NET_ERR 1
+
+#endif
