@@ -3,6 +3,7 @@
 
 Three classic pcap files:
   --host-a   what NIC A (ixy-pktgen) sent, recorded by QEMU's filter-dump on the host
+  --host-c   what NIC C (ixy-fwd) sent, recorded by QEMU's filter-dump on the host
   --host-d   what reached NIC D (from ixy-fwd via NIC C), recorded by QEMU's filter-dump on the host
   --guest    what ixy-pcap captured on NIC D inside the guest
 
@@ -11,11 +12,13 @@ Checks, each printed as PASS or FAIL:
     length 26, payload starting with "ixy", 32-bit little-endian sequence number in the last 4 bytes
   - host-a: sequence numbers 0, 1, 2, ... without gaps, every packet the template (the first one) but for the
     sequence number, source MAC = NIC A's MAC
-  - host-d and guest: byte-exact equal to the template except the sequence number and the byte ixy-fwd changes
-    (it adds 1, apps/fwd.h), sequence numbers strictly increasing (no duplicates, no reordering)
+  - host-c, host-d and guest: byte-exact equal to the template except the sequence number and the byte ixy-fwd
+    changes (it adds 1, apps/fwd.h), sequence numbers strictly increasing (no duplicates, no reordering)
   - guest: exactly --packets packets, each of them also in host-d with the same bytes (the guest cannot fake them)
-  - with --pktgen-sent / --fwd-forwarded (the totals the apps print): the host saw what the apps counted as queued
-    for sending, less at most --ring-slack packets still in the TX ring when the app closed the device
+  - host-c: every packet was sent by ixy-pktgen; host-d: every packet was sent by ixy-fwd
+  - with --pktgen-sent / --fwd-forwarded (the totals the apps print): the host saw NIC A and NIC C send what the
+    apps counted as queued for sending, less at most --ring-slack packets still in the TX ring when the app closed
+    the device
 Exits 0 if all pass, 1 otherwise; the last line is "N passed, N failed".
 """
 import argparse
@@ -126,6 +129,7 @@ def check_forwarded(name, packets, expected_head):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host-a", required=True)
+    parser.add_argument("--host-c", required=True)
     parser.add_argument("--host-d", required=True)
     parser.add_argument("--guest", required=True)
     parser.add_argument("--packets", type=int, required=True, help="packets ixy-pcap was told to capture")
@@ -138,14 +142,15 @@ def main():
 
     try:
         host_a = read_pcap(args.host_a)
+        host_c = read_pcap(args.host_c)
         host_d = read_pcap(args.host_d)
         guest = read_pcap(args.guest)
     except (OSError, ValueError) as e:
         check(False, f"reading the pcap files: {e}")
         print(f"{results.count(True)} passed, {results.count(False)} failed")
         return 1
-    print(f"packets: sent by ixy-pktgen (host view of NIC A) {len(host_a)}, "
-          f"arrived at NIC D (host view) {len(host_d)}, captured by ixy-pcap {len(guest)}")
+    print(f"packets: sent by ixy-pktgen (host view of NIC A) {len(host_a)}, sent by ixy-fwd (host view of NIC C) "
+          f"{len(host_c)}, arrived at NIC D (host view) {len(host_d)}, captured by ixy-pcap {len(guest)}")
 
     # What the generator sent.
     if check(len(host_a) > 0, "host-a: ixy-pktgen sent packets"):
@@ -165,7 +170,7 @@ def main():
         expected = bytearray(template)
         expected[args.modified_byte] = (expected[args.modified_byte] + 1) % 256
         expected = bytes(expected)
-        for name, packets in (("host-d", host_d), ("guest", guest)):
+        for name, packets in (("host-c", host_c), ("host-d", host_d), ("guest", guest)):
             if check(len(packets) > 0, f"{name}: packets arrived"):
                 check_contract(name, packets)
                 check_forwarded(name, packets, expected)
@@ -179,9 +184,11 @@ def main():
     check(not missing, "guest: every captured packet is in the host's record of NIC D, byte for byte"
           + (f" (first missing seq {missing[0]})" if missing else ""))
     sent = {seq_of(p) for p in host_a}
-    check(all(seq_of(p) in sent for p in host_d), "host-d: every packet at NIC D was sent by ixy-pktgen")
+    check(all(seq_of(p) in sent for p in host_c), "host-c: every packet ixy-fwd sent was sent by ixy-pktgen")
+    forwarded = {seq_of(p) for p in host_c}
+    check(all(seq_of(p) in forwarded for p in host_d), "host-d: every packet at NIC D was sent by ixy-fwd")
     for app, claimed, seen, where in (("ixy-pktgen", args.pktgen_sent, len(host_a), "sent by NIC A"),
-                                      ("ixy-fwd", args.fwd_forwarded, len(host_d), "arriving at NIC D")):
+                                      ("ixy-fwd", args.fwd_forwarded, len(host_c), "sent by NIC C")):
         if claimed is not None:
             check(claimed - args.ring_slack <= seen <= claimed,
                   f"{app} counted {claimed} packets as queued, the host saw {seen} {where} "

@@ -26,7 +26,8 @@ import argparse
 import re
 import sys
 
-NIC_A, NIC_B, NIC_C, NIC_D = "0000:00:08.0", "0000:00:09.0", "0000:00:0a.0", "0000:00:0b.0"
+# The PCI addresses of NIC A, B, C and D (--nics), set in main().
+NIC_A, NIC_B, NIC_C, NIC_D = "", "", "", ""
 FRAME_RECORD = 16 + 60
 PCAP_HEADER = 24
 
@@ -69,7 +70,11 @@ def main():
     parser.add_argument("--pcap-log", required=True)
     parser.add_argument("--soak-seconds", type=int, required=True)
     parser.add_argument("--summary", help="write the figures here too")
+    parser.add_argument("--nics", default="0000:00:08.0,0000:00:09.0,0000:00:0a.0,0000:00:0b.0",
+                        help="PCI addresses of NIC A, B, C and D, separated by commas")
     args = parser.parse_args()
+    global NIC_A, NIC_B, NIC_C, NIC_D
+    NIC_A, NIC_B, NIC_C, NIC_D = args.nics.split(",")
     logs = {}
     for app in ("pktgen", "fwd", "pcap"):
         try:
@@ -144,7 +149,7 @@ def main():
     # The drivers' reports at close: every buffer of every pool back (src/driver/virtio.c, apps/ixy-pktgen.c).
     everything = pktgen + fwd + pcap
     for pci in (NIC_A, NIC_B, NIC_C, NIC_D):
-        match = re.search(rf"^ixy: {q(pci)}: closed; RX mempool: (\d+) of (\d+) buffers free$", everything, re.MULTILINE)
+        match = re.search(rf"^ixy: {q(pci)}: closed; RX mempool: (\d+) of (\d+) buffers free(;[^\n]*)?$", everything, re.MULTILINE)
         check(match and match.group(1) == match.group(2),
               f"{pci}: RX mempool full at close ({match.group(0) if match else 'no report'})")
     match = re.search(rf"^\[{q(NIC_A)}\] packet mempool: (\d+) of (\d+) buffers free$", pktgen, re.MULTILINE)

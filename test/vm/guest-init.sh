@@ -9,18 +9,14 @@
 #   quiet        a device is reset, its queues forgotten and its bus mastering off after an app ends
 #   soak         minutes of traffic through all three apps; every packet accounted for
 #
-# The guest has four legacy VirtIO NICs (run-vm.sh): A and B on QEMU hub 0, C and D on hub 1; some scenarios add
-# more. With ixy_mode=kmod the kernel's virtio_pci and virtio_net drivers are loaded first, so ixy has to unbind
-# them.
+# The guest has four NICs A, B, C and D of the kinds run-vm.sh --nics chose; their PCI addresses and kinds come on
+# the kernel command line. Some scenarios add more. With ixy_mode=kmod the kernel's NIC drivers are loaded first,
+# so ixy has to unbind them.
 #
 # Output: "IXY-VM: ..." marker lines on the console (ttyS0), which run-vm.sh parses ("IXY-VM: PASS ..." and
 # "IXY-VM: FAIL ..." are the guest's own checks), and result files base64-encoded between "BEGIN name" and
 # "END name" lines on the second serial port (ttyS1).
 export PATH=/bin
-NIC_A=0000:00:08.0
-NIC_B=0000:00:09.0
-NIC_C=0000:00:0a.0
-NIC_D=0000:00:0b.0
 HUGE_PAGES=96 # 2 MiB each; the three apps need about 30, each VirtIO device 7
 HUGEPAGE_SYSFS=/sys/kernel/mm/hugepages/hugepages-2048kB
 
@@ -42,9 +38,22 @@ wait_s=120
 soak_s=120
 mac_a=
 mac_b=
+nics=0000:00:08.0,0000:00:09.0,0000:00:0a.0,0000:00:0b.0
+kinds=legacy
+NOT_NICS=
+NIC_E=
+NIC_F=
+E1000=
 # shellcheck disable=SC2013,SC2034  # words, not lines; the scenarios use the variables
 for word in $(cat /proc/cmdline); do
 	case "$word" in
+		ixy_nics=*) nics=${word#*=} ;;
+		ixy_kinds=*) kinds=${word#*=} ;;
+		ixy_not_nics=*) NOT_NICS=$(echo "${word#*=}" | tr , ' ') ;;
+		ixy_nic_e=*) NIC_E=${word#*=} ;;
+		ixy_nic_f=*) NIC_F=${word#*=} ;;
+		ixy_e1000=*) E1000=${word#*=} ;;
+		ixy_env=*) export "${word#ixy_env=}" ;;
 		ixy_scenario=*) scenario=${word#*=} ;;
 		ixy_mode=*) mode=${word#*=} ;;
 		ixy_packets=*) packets=${word#*=} ;;
@@ -54,7 +63,11 @@ for word in $(cat /proc/cmdline); do
 		ixy_mac_b=*) mac_b=${word#*=} ;;
 	esac
 done
-marker "scenario $scenario, mode $mode"
+# shellcheck disable=SC2034  # the scenarios use them
+IFS=, read -r NIC_A NIC_B NIC_C NIC_D <<EOF
+$nics
+EOF
+marker "scenario $scenario, mode $mode, NICs $kinds, environment: $(env | grep '^IXY_' | tr '\n' ' ')"
 
 for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
 	marker "nic $nic $(cat "/sys/bus/pci/devices/$nic/vendor"):$(cat "/sys/bus/pci/devices/$nic/device")"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The VM tests: boots the test guest under QEMU (TCG, never KVM) with legacy VirtIO NICs and checks what ixy did
+# The VM tests: boots the test guest under QEMU (TCG, never KVM) with four NICs A, B, C, D and checks what ixy did
 # there. One scenario per boot (guest-init.sh runs test/vm/scenario-<name>.sh in the guest):
 #
-#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--packets N] [--soak-seconds N] [--out DIR]
-#             [--cache DIR]
+#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--env VAR=VALUE]...
+#             [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
 #
 #   e2e (default)  vm_selftest on A and B, then ixy-pcap on D, ixy-fwd on B and C, ixy-pktgen on A;
 #                  check_capture.py compares the guest's capture with the host's records. --mode kmod loads the
-#                  kernel's virtio_pci/virtio_net first, so ixy must unbind them.
+#                  kernel's drivers first, so ixy must unbind them.
 #   bad-inputs     each app with bad inputs: one message, exit code 2 or 1, nothing changed (always kmod; adds an
 #                  e1000 NIC that no ixy driver supports). Writes OUT/bad-inputs.md, the cases and messages.
 #   in-use         NICs whose kernel interface is up or has an address are refused, unless IXY_FORCE=1 (kmod).
@@ -16,11 +16,21 @@
 #   soak           --soak-seconds (default 120) of traffic through all apps; check_soak.py accounts for every
 #                  packet with the apps' counters and QEMU's records of the wire, and checks the mempool reports.
 #
-# Network (nothing reaches the host's network): NIC A and B on QEMU hub 0, NIC C and D on hub 1. Each hub also
-# has a UDP socket port sending to 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls
-# its sender while a guest receiver is busy. QEMU's filter-dump records, on the host, what crosses a NIC's netdev:
-# an observer the guest cannot fake. (A netdev filter's "rx" queue holds what the NIC sends to the hub port, its
-# "tx" queue what the hub port passes to the NIC.)
+# --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
+#   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
+#   transitional  a VirtIO NIC with both interfaces (ixy picks modern; IXY_VIRTIO_LEGACY=1 picks legacy)
+#   modern        a VirtIO NIC with only the modern interface (disable-legacy=on) behind a PCIe root port, as every
+#                 q35 VM of libvirt has
+# With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
+# otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern ones
+# each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
+#
+# Network (nothing reaches the host's network). e2e: A and B, and C and D, are joined by pairs of UDP sockets on
+# 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full). Other scenarios: A and
+# B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to 127.0.0.1:9 (discard), which
+# always accepts frames, so that a hub never stalls its sender while a guest receiver is busy. QEMU's filter-dump
+# records, on the host, what crosses a NIC's netdev: an observer the guest cannot fake. (A netdev filter's "rx"
+# queue holds what the NIC sends, its "tx" queue what the network passes to the NIC.)
 #
 # The guest's own checks arrive as "IXY-VM: PASS|FAIL ..." lines. Exit: 0 passed, 1 failed, 77 skipped (not root,
 # or QEMU cannot be installed).
@@ -30,16 +40,20 @@ src=$(cd "$here/../.." && pwd)
 build_dir=
 scenario=e2e
 mode=
+nics=legacy
+envs=()
 packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--nics KINDS] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
 		--scenario) scenario=$2; shift 2 ;;
 		--mode) mode=$2; shift 2 ;;
+		--nics) nics=$2; shift 2 ;;
+		--env) envs+=("$2"); shift 2 ;;
 		--packets) packets=$2; shift 2 ;;
 		--soak-seconds) soak_s=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
@@ -56,6 +70,21 @@ case "$scenario" in
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
 case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
+IFS=, read -r -a kinds <<<"$nics"
+[ ${#kinds[@]} = 1 ] && kinds=("${kinds[0]}" "${kinds[0]}" "${kinds[0]}" "${kinds[0]}")
+[ ${#kinds[@]} = 4 ] || { echo "run-vm.sh: --nics takes one kind or four, separated by commas" >&2; exit 2; }
+machine=pc
+for kind in "${kinds[@]}"; do
+	case "$kind" in
+		legacy) ;;
+		transitional | modern) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern)" >&2; exit 2 ;;
+	esac
+done
+for env in "${envs[@]}"; do
+	case "$env" in [A-Z_]*=*) ;; *) echo "run-vm.sh: --env takes VAR=VALUE" >&2; exit 2 ;; esac
+	case "$env" in *[[:space:],]*) echo "run-vm.sh: --env values cannot hold spaces or commas" >&2; exit 2 ;; esac
+done
 # Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
 time_limit=300
 [ "$scenario" = soak ] && time_limit=$((soak_s + 150))
@@ -90,47 +119,106 @@ rm -rf "$out"
 mkdir -p "$out/guest"
 "$here/build-guest.sh" --build-dir "$build_dir" --out "$out" --cache "$cache" || { say "FAIL: building the guest"; exit 1; }
 
-# Two free UDP ports on the loopback for the hubs' socket ports (they only send, to the discard port 9).
-read -r port0 port1 < <(python3 -c '
+# Free UDP ports on the loopback: two for the hubs' sink ports (they only send, to the discard port 9), four for the
+# socket pairs that join A with B and C with D.
+read -r port0 port1 port_a port_b port_c port_d < <(python3 -c '
 import socket
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(6)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 
 mac_a=52:54:00:12:34:0a
 mac_b=52:54:00:12:34:0b
-qemu_args=(-accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
-	-serial stdio -serial "file:$out/serial1.txt"
-	-kernel "$out/vmlinuz" -initrd "$out/initrd.gz"
-	-append "console=ttyS0 quiet panic=-1 ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b"
-	-nic none)
-nic() {   # nic NAME HUB PCI_SLOT MAC: a hub port and a legacy-only (disable-modern) VirtIO NIC on it
-	qemu_args+=(-netdev "hubport,id=$1,hubid=$2" -device "virtio-net-pci,netdev=$1,disable-modern=on,addr=$3,mac=$4")
+# The PCI devices of the machine that are not NICs (for the bad-inputs scenario): host bridge, ISA bridge, and the
+# IDE (i440FX) or SATA (q35) controller.
+if [ $machine = pc ]; then
+	not_nics=0000:00:00.0,0000:00:01.0,0000:00:01.1
+else
+	not_nics=0000:00:00.0,0000:00:1f.0,0000:00:1f.2
+fi
+qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
+	-serial stdio -serial "file:$out/serial1.txt" -kernel "$out/vmlinuz" -initrd "$out/initrd.gz")
+next_slot=8     # the next free slot of bus 0 for a NIC in the root complex
+next_port=1     # the next PCIe root port (slot 0x10 + n, secondary bus n)
+nic_addrs=()
+nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its PCI address to nic_addrs
+	local device addr
+	case "$2" in
+		legacy) device="virtio-net-pci,disable-modern=on,romfile=" ;;
+		transitional) device="virtio-net-pci,romfile=" ;;
+		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
+	esac
+	if [ "$2" = modern ]; then
+		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
+		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
+		addr=$(printf '0000:%02x:00.0' $next_port)
+		next_port=$((next_port + 1))
+	else
+		qemu_args+=(-device "$device,netdev=$1,mac=$3,addr=$(printf 0x%x $next_slot)")
+		addr=$(printf '0000:00:%02x.0' $next_slot)
+		next_slot=$((next_slot + 1))
+	fi
+	nic_addrs+=("$addr")
+}
+hub() {   # hub NETDEV HUB: a port of a QEMU hub
+	qemu_args+=(-netdev "hubport,id=$1,hubid=$2")
+}
+socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that send each other UDP datagrams
+	qemu_args+=(-netdev "socket,id=$1,udp=127.0.0.1:$4,localaddr=127.0.0.1:$2"
+		-netdev "socket,id=$3,udp=127.0.0.1:$2,localaddr=127.0.0.1:$4")
 }
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-nic nic_a 0 0x8 $mac_a
-nic nic_b 0 0x9 $mac_b
-nic nic_c 1 0xa 52:54:00:12:34:0c
-nic nic_d 1 0xb 52:54:00:12:34:0d
-qemu_args+=(
-	-netdev "socket,id=sink0,udp=127.0.0.1:9,localaddr=127.0.0.1:$port0" -netdev "hubport,id=hub0_sink,hubid=0,netdev=sink0"
-	-netdev "socket,id=sink1,udp=127.0.0.1:9,localaddr=127.0.0.1:$port1" -netdev "hubport,id=hub1_sink,hubid=1,netdev=sink1")
+if [ "$scenario" = e2e ]; then
+	socket_pair nic_a "$port_a" nic_b "$port_b"
+	socket_pair nic_c "$port_c" nic_d "$port_d"
+else
+	hub nic_a 0
+	hub nic_b 0
+	hub nic_c 1
+	hub nic_d 1
+	qemu_args+=(
+		-netdev "socket,id=sink0,udp=127.0.0.1:9,localaddr=127.0.0.1:$port0" -netdev "hubport,id=hub0_sink,hubid=0,netdev=sink0"
+		-netdev "socket,id=sink1,udp=127.0.0.1:9,localaddr=127.0.0.1:$port1" -netdev "hubport,id=hub1_sink,hubid=1,netdev=sink1")
+fi
+nic nic_a "${kinds[0]}" $mac_a
+nic nic_b "${kinds[1]}" $mac_b
+nic nic_c "${kinds[2]}" 52:54:00:12:34:0c
+nic nic_d "${kinds[3]}" 52:54:00:12:34:0d
+nic_a=${nic_addrs[0]} nic_b=${nic_addrs[1]} nic_c=${nic_addrs[2]} nic_d=${nic_addrs[3]}
+# The VirtIO interface ixy must pick for each NIC (its init line says which): modern where the NIC has it, unless
+# IXY_VIRTIO_LEGACY=1.
+force_legacy=no
+for env in "${envs[@]}"; do [ "$env" = IXY_VIRTIO_LEGACY=1 ] && force_legacy=yes; done
+expected_interface() {
+	case "$1" in
+		legacy) echo legacy ;;
+		transitional) [ $force_legacy = yes ] && echo legacy || echo modern ;;
+		modern) echo modern ;;
+	esac
+}
 counters=()
+extra=
 case "$scenario" in
 	e2e)
 		dump nic_a rx "$out/host-a.pcap"
+		dump nic_c rx "$out/host-c.pcap"
 		dump nic_d tx "$out/host-d.pcap"
 		;;
 	bad-inputs)
 		# An Intel 82540EM (8086:100e), a NIC no ixy driver supports; alone on hub 2. The guest has no e1000 module.
-		qemu_args+=(-netdev "hubport,id=nic_e1000,hubid=2" -device "e1000,netdev=nic_e1000,addr=0xc,mac=52:54:00:12:34:0e")
+		hub nic_e1000 2
+		qemu_args+=(-device "e1000,netdev=nic_e1000,addr=$(printf 0x%x $next_slot),mac=52:54:00:12:34:0e,romfile=")
+		extra="ixy_e1000=$(printf '0000:00:%02x.0' $next_slot)"
 		;;
 	quiet)
 		# E and F, driven by the guest kernel, send traffic towards the stopped NICs on hub 0 and hub 1.
-		nic nic_e 0 0xc 52:54:00:12:34:0e
-		nic nic_f 1 0xd 52:54:00:12:34:0f
+		hub nic_e 0
+		hub nic_f 1
+		nic nic_e "$([ $machine = pc ] && echo legacy || echo transitional)" 52:54:00:12:34:0e
+		nic nic_f "$([ $machine = pc ] && echo legacy || echo transitional)" 52:54:00:12:34:0f
+		extra="ixy_nic_e=${nic_addrs[4]} ixy_nic_f=${nic_addrs[5]}"
 		dump nic_b tx "$out/host-b.pcap"
 		dump nic_d tx "$out/host-d.pcap"
 		;;
@@ -147,7 +235,13 @@ case "$scenario" in
 		done
 		;;
 esac
-say "booting the guest (scenario $scenario, mode $mode, TCG, at most $time_limit s); console:"
+env_words=
+for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
+qemu_args+=(-append "console=ttyS0 quiet panic=-1 ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
+ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics \
+ixy_not_nics=$not_nics $extra$env_words")
+say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, TCG, at most $time_limit s);" \
+	"console:"
 start=$(date +%s)
 timeout --kill-after=10 $time_limit qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 | tee "$out/console.log"
 qemu_rc=${PIPESTATUS[0]}
@@ -198,14 +292,21 @@ show_app_logs() {
 e2e_checks() {
 	expect "driver self test passed" marker "selftest exit 0$"
 	grep -E "passed, .* failed|CHECK|selftest:" "$out/guest/selftest.log" 2>/dev/null | sed 's/^/  selftest: /'
+	local i pci interface
 	if [ "$mode" = kmod ]; then
-		for slot in 08 09 0a 0b; do
-			expect "kernel driver virtio-pci was bound to 0000:00:$slot.0 before ixy took it" \
-				marker "kernel driver of 0000:00:$slot.0: virtio-pci"
+		for pci in $nic_a $nic_b $nic_c $nic_d; do
+			expect "kernel driver virtio-pci was bound to $pci before ixy took it" \
+				marker "kernel driver of $pci: virtio-pci"
 		done
 		expect "ixy unbound the kernel driver of all four NICs" \
 			test "$(cat "$out"/guest/*.log 2>/dev/null | grep -c 'unbound the kernel driver')" = 4
 	fi
+	for i in 0 1 2 3; do
+		pci=${nic_addrs[$i]}
+		interface=$(expected_interface "${kinds[$i]}")
+		expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
+			grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+	done
 	expect "receivers started before the generator" marker "receivers running"
 	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
 	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
@@ -218,11 +319,11 @@ e2e_checks() {
 	modified_byte=$(cat "$src"/apps/*.[ch] | sed -n 's/^#define FWD_MODIFIED_BYTE \([0-9][0-9]*\).*/\1/p' | head -1)
 	sent=$(sed -n 's/^\[.*\] sent \([0-9][0-9]*\) packets.*/\1/p' "$out/guest/pktgen.log" 2>/dev/null)
 	[ -n "$sent" ] && claims+=(--pktgen-sent "$sent")
-	forwarded=$(sed -n 's/^0000:00:09.0 -> 0000:00:0a.0: forwarded \([0-9][0-9]*\) .*/\1/p' "$out/guest/fwd.log" 2>/dev/null)
+	forwarded=$(sed -n "s/^$nic_b -> $nic_c: forwarded \\([0-9][0-9]*\\) .*/\\1/p" "$out/guest/fwd.log" 2>/dev/null)
 	[ -n "$forwarded" ] && claims+=(--fwd-forwarded "$forwarded")
 	echo
 	if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
-		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-d "$out/host-d.pcap" \
+		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" \
 			--guest "$out/guest/capture.pcap" --packets "$packets" --modified-byte "$modified_byte" --src-mac $mac_a \
 			"${claims[@]}" | sed 's/^/  packets: /'
 		checker_rc=${PIPESTATUS[0]}
@@ -286,7 +387,8 @@ soak_checks() {
 	done
 	echo
 	python3 "$here/check_soak.py" "${args[@]}" --pktgen-log "$out/guest/pktgen.log" --fwd-log "$out/guest/fwd.log" \
-		--pcap-log "$out/guest/pcap.log" --soak-seconds "$soak_s" --summary "$out/soak-summary.txt" | sed 's/^/  soak: /'
+		--pcap-log "$out/guest/pcap.log" --soak-seconds "$soak_s" --summary "$out/soak-summary.txt" \
+		--nics "$nic_a,$nic_b,$nic_c,$nic_d" | sed 's/^/  soak: /'
 	expect "every packet accounted for, every mempool full again (check_soak.py)" test "${PIPESTATUS[0]}" = 0
 }
 

@@ -1,25 +1,26 @@
 # Scenario bad-inputs (sourced by guest-init.sh, mode kmod): every app refuses bad input with one clear message and
 # the right exit code (2: usage error, 1: any other failure), and changes nothing on the system.
 #
-# The four VirtIO NICs are bound to the kernel's virtio-pci with their interfaces down: the state a bad input must
-# leave alone. run-vm.sh adds an e1000 NIC (8086:100e) at 0000:00:0c.0 that no ixy driver supports; the guest has
-# no e1000 module. 0000:00:00.0 (host bridge), 0000:00:01.0 (ISA bridge) and 0000:00:01.1 (IDE controller) are the
-# PCI devices of QEMU's i440FX machine that are not network controllers.
+# The four NICs are bound to their kernel drivers with their interfaces down: the state a bad input must leave
+# alone. run-vm.sh adds an e1000 NIC (8086:100e) that no ixy driver supports (ixy_e1000); the guest has no e1000
+# module. It also names three PCI devices of the machine that are not network controllers (ixy_not_nics): the host
+# bridge, the ISA bridge and the IDE (i440FX) or SATA (q35) controller.
 #
 # For each case: the exit code, one line on stderr that says what is wrong (usage errors may add the usage line, or
 # print only that), nothing on stdout, and the snapshot below (kernel drivers, config spaces, VirtIO registers, huge pages,
 # hugetlbfs files, interfaces) unchanged. Only a missing hugetlbfs or too few huge pages show up after ixy took the
 # NIC from its kernel driver; then ixy must give it back (see bad()). The cases and messages go to the host as
 # bad-inputs.tsv.
-E1000=0000:00:0c.0
-HOST_BRIDGE=0000:00:00.0
-ISA_BRIDGE=0000:00:01.0
-IDE=0000:00:01.1
-NO_DEVICE=0000:00:1f.0
+read -r HOST_BRIDGE ISA_BRIDGE DISK_CONTROLLER <<EOF
+$NOT_NICS
+EOF
+NO_DEVICE=0000:00:1e.0
+# The class code as ixy prints it: 0x060000
+class_of() { sed 's/^0x//' "/sys/bus/pci/devices/$1/class"; }
 
 # What no bad input may change.
 snapshot() {
-	for dev in $NIC_A $NIC_B $NIC_C $NIC_D $E1000 $HOST_BRIDGE $ISA_BRIDGE $IDE; do
+	for dev in $NIC_A $NIC_B $NIC_C $NIC_D $E1000 $HOST_BRIDGE $ISA_BRIDGE $DISK_CONTROLLER; do
 		echo "$dev driver $(kernel_driver $dev) config $(md5sum <"/sys/bus/pci/devices/$dev/config" | cut -d' ' -f1)"
 	done
 	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
@@ -129,11 +130,17 @@ check "no capture file was created by the usage errors" test ! -e /tmp/x.pcap
 # Devices that cannot be taken: exit code 1, after reading at most the IDs and class from config space.
 bad "no such PCI device" 1 "no PCI device $NO_DEVICE" ixy-pktgen $NO_DEVICE
 bad "no such PCI device (other domain)" 1 "no PCI device 0001:00:08.0" ixy-pcap 0001:00:08.0 /dev/null
-bad "not a NIC: host bridge" 1 "is not a network controller (class 0x060000)" ixy-pktgen $HOST_BRIDGE
-bad "not a NIC: ISA bridge" 1 "is not a network controller (class 0x060100)" ixy-pcap $ISA_BRIDGE /dev/null
-bad "not a NIC: IDE controller" 1 "is not a network controller (class 0x0101" ixy-fwd $IDE $NIC_B
+bad "not a NIC: host bridge" 1 "is not a network controller (class 0x$(class_of $HOST_BRIDGE))" ixy-pktgen $HOST_BRIDGE
+bad "not a NIC: ISA bridge" 1 "is not a network controller (class 0x$(class_of $ISA_BRIDGE))" \
+	ixy-pcap $ISA_BRIDGE /tmp/refused.pcap
+check "a refused ixy-pcap leaves no capture file behind" test ! -e /tmp/refused.pcap
+bad "not a NIC: disk controller" 1 "is not a network controller (class 0x$(class_of $DISK_CONTROLLER))" \
+	ixy-fwd $DISK_CONTROLLER $NIC_B
 bad "NIC without ixy driver: e1000" 1 "(8086:100e) that no ixy driver supports" ixy-pktgen $E1000
-bad "NIC without ixy driver: the list of supported NICs" 1 "1af4:1000 (virtio)" ixy-pcap $E1000 /dev/null
+echo "an older capture" >/tmp/older.pcap
+bad "NIC without ixy driver: the list of supported NICs" 1 "1af4:1000 1af4:1041 (virtio)" \
+	ixy-pcap $E1000 /tmp/older.pcap
+check_eq "a refused ixy-pcap leaves an existing file as it was" "$(cat /tmp/older.pcap)" "an older capture"
 bad "ixy-fwd: second NIC does not exist" 1 "no PCI device $NO_DEVICE" ixy-fwd $NIC_A $NO_DEVICE
 bad "ixy-fwd: second device is not a NIC" 1 "is not a network controller" ixy-fwd $NIC_A $HOST_BRIDGE
 
@@ -151,15 +158,25 @@ bad "capture file on a read-only file system" 1 "cannot create /readonly/x.pcap:
 umount /readonly
 bad "capture file is a directory" 1 "cannot create /tmp: Is a directory" ixy-pcap $NIC_A /tmp 10
 
-# No DMA memory. ixy finds out only after it took the NIC from its kernel driver: it must give the NIC back.
-given_back=1
+# No DMA memory: ixy checks what the driver will allocate before it takes the NIC from its kernel driver.
 umount /mnt/huge
 bad "hugetlbfs not mounted" 1 "hugetlbfs is not mounted at /mnt/huge" ixy-pktgen $NIC_C
 mount -t hugetlbfs nodev /mnt/huge
-echo 3 >$HUGEPAGE_SYSFS/nr_hugepages # fewer than the 7 one VirtIO device needs
-bad "too few free huge pages" 1 "free huge page(s) for DMA memory" ixy-pcap $NIC_D /dev/null 10
+echo 3 >$HUGEPAGE_SYSFS/nr_hugepages # fewer than one device needs
+bad "too few free huge pages" 1 "free huge page(s) of 2 MiB for DMA memory, 3 are available" \
+	ixy-pcap $NIC_D /tmp/refused.pcap 10
+check "a refused ixy-pcap leaves no capture file behind (too few huge pages)" test ! -e /tmp/refused.pcap
 echo $HUGE_PAGES >$HUGEPAGE_SYSFS/nr_hugepages
-given_back=0
+# A modern-only NIC has no legacy interface: IXY_VIRTIO_LEGACY=1 cannot be honoured. ixy finds that out only after it
+# took the NIC (the transport is chosen when the driver opens the device): it must give the NIC back.
+case "$kinds" in
+	modern*)
+		given_back=1
+		bad "IXY_VIRTIO_LEGACY=1 on a modern-only NIC" 1 "resource0: No such file or directory" \
+			env IXY_VIRTIO_LEGACY=1 ixy-pktgen $NIC_A
+		given_back=0
+		;;
+esac
 marker "SKIP queue counts and ring sizes out of range: no app takes them on its command line"
 
 send_file bad-inputs.tsv

@@ -2,8 +2,9 @@
 #   1. vm_selftest from B to A (the driver through the ixy API; A only receives, so that the host's record of
 #      what A sends holds only ixy-pktgen's packets),
 #   2. ixy-pcap on D and ixy-fwd between B and C, then ixy-pktgen on A. The generator's packets go
-#      A -> hub 0 -> B -> ixy-fwd -> C -> hub 1 -> D -> capture. Receivers start first: a hub passes frames on
-#      only while another port can take them.
+#      A -> socket pair -> B -> ixy-fwd -> C -> socket pair -> D -> capture (run-vm.sh joins the NICs with pairs of
+#      UDP sockets, which keep the frames' order). Receivers start first, so that the generator's first packets
+#      find them ready.
 # run-vm.sh checks the results: check_capture.py compares the capture with the host's records of the wire.
 
 # 1. Driver self test

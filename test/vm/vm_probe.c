@@ -1,9 +1,13 @@
 // Small tools the fail-safe tests run inside the QEMU test guest (test/vm/guest-*.sh). Never run them on a host:
 // they read and write device registers.
 //
-//   vm_probe regs <pci>            prints the state of a legacy VirtIO NIC: device status, the page frame number of
-//                                  virtqueues 0-2 and Bus Master Enable, e.g. "status=0x00 pfn0=0 pfn1=0 pfn2=0
-//                                  bus_master=0". Writes only the queue select register (to read each queue's PFN).
+//   vm_probe regs <pci>            prints the state of a VirtIO NIC and what it amounts to, e.g. "legacy status=0x00
+//                                  pfn0=0 pfn1=0 pfn2=0 bus_master=0 => quiet". Legacy interface: the device status,
+//                                  the page frame number of virtqueues 0-2 and Bus Master Enable; modern interface
+//                                  (when the device has it): the status, queue_enable and the descriptor table
+//                                  address of virtqueues 0-2, and Bus Master Enable. "quiet": reset, no queue, no bus
+//                                  mastering; "live": driver OK, all three queues set up, bus mastering on; anything
+//                                  else "neither". Writes only the queue select register (to read each queue's state).
 //   vm_probe guard-fill <file>     creates <file> in hugetlbfs holding every free huge page and fills it with a
 //                                  pattern that depends on the offset. The pages stay taken until guard-check.
 //   vm_probe guard-check <file>    checks the pattern, removes the file; exit 1 if any byte changed (a device wrote
@@ -32,9 +36,21 @@
 #define REG_QUEUE_SELECT 0x0e
 #define REG_STATUS 0x12
 #define NUM_QUEUES 3 // RX, TX, control
-// PCI config space: command register and its Bus Master Enable bit (PCI Local Bus 3.0, 6.2.2).
+// Modern VirtIO (4.1.4): the vendor capability (type, BAR, offset) of the common configuration, and in it the
+// status, queue_select, queue_enable and queue_desc (low half) fields (4.1.4.3).
+#define VIRTIO_CAP_COMMON_CFG 1
+#define COMMON_STATUS 0x14
+#define COMMON_QUEUE_SELECT 0x16
+#define COMMON_QUEUE_ENABLE 0x1c
+#define COMMON_QUEUE_DESC 0x20
+// PCI config space: command register and its Bus Master Enable bit (PCI Local Bus 3.0, 6.2.2), status register and
+// its capability list bit, the first capability's offset, the vendor-specific capability ID (6.7).
 #define PCI_COMMAND 0x04
 #define PCI_COMMAND_BUS_MASTER 0x4
+#define PCI_STATUS 0x06
+#define PCI_STATUS_CAP_LIST 0x10
+#define PCI_CAPABILITY_LIST 0x34
+#define PCI_CAP_ID_VNDR 0x09
 
 #define HUGE_PAGE_SIZE (2u << 20)
 #define FREE_HUGE_PAGES "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
@@ -51,27 +67,87 @@ static int open_device_file(const char* pci, const char* file, int flags) {
 	return open(path, flags);
 }
 
+// The modern common configuration: BAR and offset from the first VirtIO capability of type 1, if there is one.
+static bool find_common_cfg(const uint8_t config[256], unsigned* bar, uint32_t* offset) {
+	uint8_t at = (config[PCI_STATUS] & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] : 0;
+	for (int n = 0; at >= 0x40 && at <= 256 - 16 && n < 48; n++) {
+		if (config[at] == PCI_CAP_ID_VNDR && config[at + 3] == VIRTIO_CAP_COMMON_CFG) {
+			*bar = config[at + 4];
+			memcpy(offset, &config[at + 8], 4);
+			return true;
+		}
+		at = config[at + 1] & ~3u;
+	}
+	return false;
+}
+
+static int modern_regs(const char* pci, unsigned bar_index, uint32_t offset, bool bus_master) {
+	char file[16];
+	snprintf(file, sizeof(file), "resource%u", bar_index);
+	int fd = open_device_file(pci, file, O_RDWR);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		return fail("cannot open the BAR of the common configuration");
+	}
+	volatile uint8_t* bar = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (bar == MAP_FAILED) {
+		return fail("cannot map the BAR of the common configuration");
+	}
+	volatile uint8_t* common = bar + offset;
+	uint8_t status = common[COMMON_STATUS];
+	uint16_t enable[NUM_QUEUES];
+	uint32_t desc[NUM_QUEUES];
+	bool all_enabled = true, none_enabled = true;
+	for (uint16_t q = 0; q < NUM_QUEUES; q++) {
+		*(volatile uint16_t*)(common + COMMON_QUEUE_SELECT) = q;
+		enable[q] = *(volatile uint16_t*)(common + COMMON_QUEUE_ENABLE);
+		desc[q] = *(volatile uint32_t*)(common + COMMON_QUEUE_DESC);
+		all_enabled = all_enabled && enable[q] == 1 && desc[q] != 0;
+		none_enabled = none_enabled && enable[q] == 0 && desc[q] == 0;
+	}
+	munmap((void*)bar, (size_t)st.st_size);
+	const char* verdict = status == 0 && none_enabled && !bus_master    ? "quiet"
+			      : status == 0x0f && all_enabled && bus_master ? "live"
+									    : "neither";
+	printf("modern status=0x%02x enable=%u,%u,%u desc=0x%x,0x%x,0x%x bus_master=%d => %s\n", status, enable[0],
+	       enable[1], enable[2], desc[0], desc[1], desc[2], bus_master, verdict);
+	return 0;
+}
+
 static int regs(const char* pci) {
+	int config_fd = open_device_file(pci, "config", O_RDONLY);
+	uint8_t config[256];
+	if (config_fd < 0 || pread(config_fd, config, sizeof(config), 0) != (ssize_t)sizeof(config)) {
+		return fail("cannot read the config space");
+	}
+	close(config_fd);
+	bool bus_master = config[PCI_COMMAND] & PCI_COMMAND_BUS_MASTER;
+	unsigned bar_index;
+	uint32_t offset;
+	if (find_common_cfg(config, &bar_index, &offset)) {
+		return modern_regs(pci, bar_index, offset, bus_master);
+	}
 	int bar = open_device_file(pci, "resource0", O_RDWR);
-	int config = open_device_file(pci, "config", O_RDONLY);
-	if (bar < 0 || config < 0) {
-		return fail("cannot open resource0 or config");
+	if (bar < 0) {
+		return fail("cannot open resource0");
 	}
 	uint8_t status;
-	uint16_t command;
 	uint32_t pfn[NUM_QUEUES];
-	if (pread(bar, &status, 1, REG_STATUS) != 1 || pread(config, &command, 2, PCI_COMMAND) != 2) {
-		return fail("cannot read the status or command register");
+	if (pread(bar, &status, 1, REG_STATUS) != 1) {
+		return fail("cannot read the status register");
 	}
 	for (uint16_t q = 0; q < NUM_QUEUES; q++) {
 		if (pwrite(bar, &q, 2, REG_QUEUE_SELECT) != 2 || pread(bar, &pfn[q], 4, REG_QUEUE_PFN) != 4) {
 			return fail("cannot read a queue PFN");
 		}
 	}
-	printf("status=0x%02x pfn0=%" PRIu32 " pfn1=%" PRIu32 " pfn2=%" PRIu32 " bus_master=%d\n", status, pfn[0],
-	       pfn[1], pfn[2], (command & PCI_COMMAND_BUS_MASTER) ? 1 : 0);
 	close(bar);
-	close(config);
+	const char* verdict = status == 0 && !pfn[0] && !pfn[1] && !pfn[2] && !bus_master  ? "quiet"
+			      : status == 0x07 && pfn[0] && pfn[1] && pfn[2] && bus_master ? "live"
+											   : "neither";
+	printf("legacy status=0x%02x pfn0=%" PRIu32 " pfn1=%" PRIu32 " pfn2=%" PRIu32 " bus_master=%d => %s\n", status,
+	       pfn[0], pfn[1], pfn[2], bus_master, verdict);
 	return 0;
 }
 
