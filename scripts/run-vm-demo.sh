@@ -4,9 +4,11 @@
 # console, the rates and totals the apps printed, and a check of every captured packet against what QEMU saw on
 # its virtual wire. The work is done by test/vm/run-vm.sh (the end-to-end test); this script only builds first.
 #
-#   sudo scripts/run-vm-demo.sh [--mode kmod] [--packets N]
+#   sudo scripts/run-vm-demo.sh [--transport legacy|modern] [--mode kmod] [--packets N]
 #
-# --mode kmod loads the guest kernel's VirtIO drivers first, as on a normal VM, so ixy has to unbind them.
+# --transport modern gives the guest modern-only VirtIO NICs behind PCIe root ports on a q35 machine (as libvirt lays
+# out VMs); legacy (the default) legacy-only NICs on a PC machine (as VirtualBox has). --mode kmod loads the guest
+# kernel's VirtIO drivers first, as on a normal VM, so ixy has to unbind them.
 # Needs root and a Debian-like system: installs cmake, gcc, QEMU, busybox-static and cpio when missing, and
 # fetches a Debian kernel package once (cached in /var/cache/ixy-vm). Takes about half a minute.
 set -euo pipefail
@@ -26,8 +28,18 @@ fi
 echo "run-vm-demo: building ixy in build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIXY_STATIC_APPS=ON -DIXY_SANITIZE=OFF >/dev/null
 make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest vm_probe >/dev/null
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--transport)
+			case "${2:-}" in legacy | modern) args+=(--nics "$2") ;; *) echo "run-vm-demo: --transport legacy|modern" >&2; exit 2 ;; esac
+			shift 2
+			;;
+		*) args+=("$1"); shift ;;
+	esac
+done
 rc=0
-test/vm/run-vm.sh --build-dir build --out build/vm-demo "$@" || rc=$?
+test/vm/run-vm.sh --build-dir build --out build/vm-demo "${args[@]}" || rc=$?
 if [ $rc = 77 ]; then
 	echo "run-vm-demo: QEMU could not be installed" >&2
 	exit 1
