@@ -6,6 +6,7 @@
 
 #include "driver/driver.h"
 #include "failsafe.h"
+#include "vfio.h"
 
 static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &virtio_driver};
 #define NUM_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
@@ -74,16 +75,33 @@ const struct ixy_driver* ixy_find_driver(const struct ixy_config* config) {
 	return driver;
 }
 
+// Takes the device: through VFIO if the administrator bound it to vfio-pci (scripts/setup-vfio.sh), else through
+// sysfs after unbinding its kernel driver. DMA memory must then come from the matching place (memory.c).
+static struct pci_device* take_device(const char* pci_addr, bool vfio) {
+	if (memory_select_provider(vfio ? &vfio_dma : NULL) != 0) {
+		return NULL;
+	}
+	return vfio ? vfio_open(pci_addr) : pci_unbind_driver(pci_addr) == 0 ? pci_open_sysfs(pci_addr) : NULL;
+}
+
 struct ixy_device* ixy_init_config(const struct ixy_config* config) {
 	const struct ixy_driver* driver = ixy_find_driver(config);
 	// failsafe.c: refuse a device someone uses, and remember the kernel driver to give it back if init fails.
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
-	if (!driver || failsafe_check(config, driver, kernel_driver) != 0 || pci_unbind_driver(config->pci_addr) != 0) {
+	if (!driver || failsafe_check(config, driver, kernel_driver) != 0) {
 		return NULL;
 	}
-	struct ixy_device* dev = pci_set_bus_master(config->pci_addr, true) == 0 ? driver->init(config) : NULL;
-	if (!dev) {
-		pci_set_bus_master(config->pci_addr, false);
+	bool vfio = strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0;
+	struct pci_device* pci = take_device(config->pci_addr, vfio);
+	if (pci && pci_set_bus_master(pci, true) != 0) {
+		pci_close(pci);
+		pci = NULL;
+	}
+	struct ixy_device* dev = pci ? driver->init(config, pci) : NULL; // the driver owns pci now
+	if (dev) {
+		ixy_info("%s: %s driver, device reached through %s", dev->pci_addr, driver->name,
+			 vfio ? "VFIO" : "sysfs");
+	} else if (!vfio) {
 		failsafe_give_back(config->pci_addr, kernel_driver);
 	}
 	return dev;

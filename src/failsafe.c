@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "driver/driver.h"
 #include "failsafe.h"
 #include "log.h"
 #include "pci.h"
+#include "vfio.h"
 
 // True if the interface belongs to the PCI device: its sysfs device is the PCI function itself or below it. A VirtIO
 // NIC's interface belongs to the VirtIO device under the PCI function: .../0000:00:08.0/virtio0/net/eth0.
@@ -102,8 +104,8 @@ static long huge_page_counter(const char* name) {
 // Fails with a message unless the DMA memory the driver will allocate for this configuration can be had: hugetlbfs
 // is mounted and enough huge pages are free. Without this check, init would fail only after the kernel driver was
 // unbound, and giving the NIC back re-creates its interface (new index, settings lost).
-static int check_huge_pages(const struct ixy_config* config, const struct ixy_driver* driver) {
-	if (memory_check_hugetlbfs() != 0) {
+static int check_huge_pages(const struct ixy_config* config, const struct ixy_driver* driver, bool need_hugetlbfs) {
+	if (need_hugetlbfs && memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
 	uint32_t needed = driver->huge_pages_needed(config);
@@ -119,20 +121,67 @@ static int check_huge_pages(const struct ixy_config* config, const struct ixy_dr
 	return 0;
 }
 
+// Kilobytes this process has locked already (VmLck of /proc/self/status; VFIO's pinned pages count there too).
+static long locked_kib(void) {
+	FILE* status = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = 0;
+	while (status && fgets(line, sizeof(line), status)) {
+		if (sscanf(line, "VmLck: %ld kB", &kib) == 1) {
+			break;
+		}
+	}
+	if (status) {
+		fclose(status);
+	}
+	return kib;
+}
+
+// VFIO pins the DMA memory it maps into the IOMMU and counts it as locked memory: RLIMIT_MEMLOCK must leave room for
+// what the driver allocates (root is exempt: CAP_IPC_LOCK). Without this check the mapping fails half-way through init.
+static int check_locked_memory(const struct ixy_config* config, const struct ixy_driver* driver) {
+	struct rlimit limit;
+	if (geteuid() == 0 || getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
+		return 0;
+	}
+	long needed_kib = (long)driver->huge_pages_needed(config) * (IXY_HUGE_PAGE_SIZE / 1024);
+	long limit_kib = (long)(limit.rlim_cur / 1024);
+	if (locked_kib() + needed_kib > limit_kib) {
+		ixy_error(
+		    "PCI device %s: its %s driver maps %ld KiB of DMA memory into the IOMMU, which counts as locked "
+		    "memory; this process has %ld KiB locked already and may lock %ld KiB (RLIMIT_MEMLOCK). Raise the "
+		    "limit, e.g. ulimit -l %ld (plus what the app allocates itself), or memlock in "
+		    "/etc/security/limits.conf",
+		    config->pci_addr, driver->name, needed_kib, locked_kib(), limit_kib, locked_kib() + needed_kib);
+		return -1;
+	}
+	return 0;
+}
+
 int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
 		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+	if (read_kernel_driver(config->pci_addr, kernel_driver) != 0) {
+		return -1;
+	}
+	// Handed over to vfio-pci by an administrator (scripts/setup-vfio.sh): no root needed, no kernel interface that
+	// could be in use, no hugetlbfs; the IOMMU's mappings lock memory.
+	if (strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0) {
+		return check_huge_pages(config, driver, false) == 0 && check_locked_memory(config, driver) == 0 ? 0
+														: -1;
+	}
 	if (geteuid() != 0) {
 		ixy_error(
-		    "taking PCI device %s needs root (to unbind its driver, map its registers and lock DMA memory)",
+		    "taking PCI device %s needs root (to unbind its driver, map its registers and lock DMA memory), "
+		    "or the device handed over to this user through VFIO (scripts/setup-vfio.sh)",
 		    config->pci_addr);
 		return -1;
 	}
 	const char* force = getenv("IXY_FORCE");
 	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0 ||
-	    check_huge_pages(config, driver) != 0) {
+	    check_huge_pages(config, driver, true) != 0) {
 		return -1;
 	}
-	return read_kernel_driver(config->pci_addr, kernel_driver);
+	return 0;
 }
 
 bool ixy_check_config(const struct ixy_config* config) {

@@ -11,10 +11,12 @@
 
 #define FAILSAFE_DRIVER_NAME_MAX 64
 
-// Fails with a message unless this process may take the device for that driver: it runs as root, the device's
-// network interface is neither up nor has an IP address (someone uses it) unless the environment variable
-// IXY_FORCE=1 says to take it anyway (then it warns), and the huge pages the driver will allocate are free. Stores
-// the name of the device's kernel driver ("" if none) in kernel_driver. Changes nothing.
+// Fails with a message unless this process may take the device for that driver. Stores the name of the device's
+// kernel driver ("" if none) in kernel_driver. A device bound to vfio-pci (reached through VFIO): the huge pages the
+// driver will allocate are free, and RLIMIT_MEMLOCK leaves room for them. Any other: the process runs as root, the
+// device's network interface is neither up nor has an IP address (someone uses it) unless the environment variable
+// IXY_FORCE=1 says to take it anyway (then it warns), hugetlbfs is mounted and the huge pages are free. Changes
+// nothing.
 int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
 		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]);
 // Binds the device to that kernel driver again (nothing if it is ""): gives it back after a failed ixy_init.

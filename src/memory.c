@@ -16,6 +16,21 @@
 
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
+static const struct dma_provider* provider; // NULL: hugetlbfs and physical addresses
+static size_t live_allocations;
+
+int memory_select_provider(const struct dma_provider* wanted) {
+	if (wanted != provider && live_allocations > 0) {
+		ixy_error(
+		    "this process has DMA memory for devices reached through %s; a device reached through %s cannot "
+		    "use it (the addresses differ): reach all devices the same way",
+		    provider ? provider->name : "sysfs", wanted ? wanted->name : "sysfs");
+		return -1;
+	}
+	provider = wanted;
+	return 0;
+}
+
 uintptr_t virt_to_phys(const void* virt) {
 	uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
 	// One 64 bit entry per virtual page: bits 0-54 are the page frame number, 0 if the page is not present or the
@@ -36,6 +51,10 @@ uintptr_t virt_to_phys(const void* virt) {
 	return (uintptr_t)(pfn * page_size + (uintptr_t)virt % page_size);
 }
 
+uintptr_t memory_device_address(const void* virt) {
+	return provider ? (uintptr_t)virt : virt_to_phys(virt);
+}
+
 int memory_check_hugetlbfs(void) {
 	struct statfs fs;
 	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
@@ -50,6 +69,11 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
 		return -1;
+	}
+	if (provider) {
+		int rc = provider->allocate(size, mem);
+		live_allocations += rc == 0;
+		return rc;
 	}
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;
@@ -80,12 +104,16 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		return -1;
 	}
 	*mem = (struct dma_memory){.virt = virt, .phy = phy, .size = size};
+	live_allocations++;
 	return 0;
 }
 
 void memory_free_dma(struct dma_memory* mem) {
-	if (mem->virt && munmap(mem->virt, mem->size) != 0) {
+	if (mem->virt && provider) {
+		provider->free(mem);
+	} else if (mem->virt && munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
+	live_allocations -= mem->virt != NULL;
 	*mem = (struct dma_memory){0};
 }

@@ -44,7 +44,7 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 		uint8_t* page = base + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
 		size_t offset_in_page = (size_t)(i % bufs_per_page) * buf_size;
 		// Each huge page is physically contiguous: translate once per page.
-		if (offset_in_page == 0 && (page_phy = virt_to_phys(page)) == 0) {
+		if (offset_in_page == 0 && (page_phy = memory_device_address(page)) == 0) {
 			memory_free_mempool(mempool);
 			return NULL;
 		}

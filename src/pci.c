@@ -1,15 +1,12 @@
-// PCI devices through sysfs: config space, driver unbinding, bus mastering and BAR access.
-// Linux exposes each device as /sys/bus/pci/devices/<domain:bus:device.function>/ (Documentation/PCI/sysfs-pci.rst).
-#include <errno.h>
+// PCI devices through sysfs: IDs and class, unbinding the kernel driver, and the sysfs way to reach a device ixy has
+// taken (struct pci_access in pci.h). Linux exposes each device as /sys/bus/pci/devices/<domain:bus:device.function>/
+// (Documentation/PCI/sysfs-pci.rst): `config` is its config space, `resource<N>` its BAR N.
 #include <fcntl.h>
 #include <linux/limits.h>
-#include <linux/pci_regs.h> // PCI_COMMAND (PCI Local Bus spec 3.0, 6.1) and its bit PCI_COMMAND_MASTER (6.2.2)
-#include <string.h>
-#include <sys/mman.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "pci.h"
 
 // Opens /sys/bus/pci/devices/<pci_addr>/<file>; prints what went wrong and returns -1 on failure.
@@ -25,35 +22,29 @@ static int sysfs_open(const char* pci_addr, const char* file, int flags) {
 	return fd;
 }
 
-// Reads or writes len bytes at offset of the config space.
-static int config_access(const char* pci_addr, void* buf, size_t len, off_t offset, bool write) {
-	int fd = sysfs_open(pci_addr, "config", write ? O_RDWR : O_RDONLY);
-	if (fd < 0) {
-		return -1;
-	}
+// pread or pwrite of exactly len bytes; prints what went wrong.
+static int transfer(const char* pci_addr, const char* what, int fd, void* buf, size_t len, off_t offset, bool write) {
 	ssize_t done = write ? pwrite(fd, buf, len, offset) : pread(fd, buf, len, offset);
 	if (done != (ssize_t)len) {
-		ixy_error("PCI device %s: cannot %s config space at 0x%x: %s", pci_addr, write ? "write" : "read",
-			  (unsigned)offset, done < 0 ? strerror(errno) : "short transfer");
+		ixy_error("PCI device %s: cannot %s %s at 0x%llx: %s", pci_addr, write ? "write" : "read", what,
+			  (unsigned long long)offset, done < 0 ? strerror(errno) : "short transfer");
+		return -1;
 	}
-	close(fd);
-	return done == (ssize_t)len ? 0 : -1;
-}
-
-int pci_read_config(const char* pci_addr, void* buf, size_t len, uint32_t offset) {
-	return config_access(pci_addr, buf, len, offset, false);
+	return 0;
 }
 
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
-	uint8_t cfg[12]; // vendor (0), device (2), command, status, revision (8), class code (9..11)
-	if (pci_read_config(pci_addr, cfg, sizeof(cfg), 0) != 0) {
-		return -1;
+	uint8_t cfg[12] = {0}; // vendor (0), device (2), command, status, revision (8), class code (9..11)
+	int fd = sysfs_open(pci_addr, "config", O_RDONLY);
+	int rc = fd < 0 ? -1 : transfer(pci_addr, "config space", fd, cfg, sizeof(cfg), 0, false);
+	if (fd >= 0) {
+		close(fd);
 	}
 	// Config space is little endian.
 	ids->vendor_id = (uint16_t)(cfg[0] | cfg[1] << 8);
 	ids->device_id = (uint16_t)(cfg[2] | cfg[3] << 8);
 	ids->class_code = (uint32_t)cfg[9] | (uint32_t)cfg[10] << 8 | (uint32_t)cfg[11] << 16;
-	return 0;
+	return rc;
 }
 
 int pci_write_address_to(const char* pci_addr, const char* path) {
@@ -82,38 +73,58 @@ int pci_unbind_driver(const char* pci_addr) {
 	return 0;
 }
 
-int pci_set_bus_master(const char* pci_addr, bool enable) {
-	uint16_t command;
-	if (config_access(pci_addr, &command, sizeof(command), PCI_COMMAND, false) != 0) {
-		return -1;
-	}
-	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
-	return config_access(pci_addr, &command, sizeof(command), PCI_COMMAND, true);
+// ---- A taken device, through sysfs
+
+struct sysfs_device {
+	struct pci_device pci;
+	int config_fd;
+};
+
+static int sysfs_config(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write) {
+	return transfer(dev->addr, "config space", ((struct sysfs_device*)dev)->config_fd, buf, len, offset, write);
 }
 
-uint8_t* pci_map_bar(const char* pci_addr, unsigned bar_index, size_t* size) {
+static uint8_t* sysfs_map_bar(struct pci_device* dev, unsigned bar_index, size_t* size) {
 	char file[16];
 	snprintf(file, sizeof(file), "resource%u", bar_index);
-	int fd = sysfs_open(pci_addr, file, O_RDWR);
-	if (fd < 0) {
-		return NULL;
-	}
+	int fd = sysfs_open(dev->addr, file, O_RDWR);
 	struct stat st = {0}; // the file's size is the BAR's size
-	void* bar = fstat(fd, &st) == 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-					: MAP_FAILED;
-	if (bar == MAP_FAILED) {
-		ixy_error("PCI device %s: cannot mmap %s: %s", pci_addr, file, strerror(errno));
-		bar = NULL;
+	void* bar = fd >= 0 && fstat(fd, &st) == 0
+			? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+			: MAP_FAILED;
+	if (fd >= 0 && bar == MAP_FAILED) {
+		ixy_error("PCI device %s: cannot mmap %s: %s", dev->addr, file, strerror(errno));
 	}
-	close(fd); // the mapping stays valid
+	if (fd >= 0) {
+		close(fd); // the mapping stays valid
+	}
 	*size = (size_t)st.st_size;
-	return bar;
+	return bar == MAP_FAILED ? NULL : bar;
 }
 
-void pci_unmap_bar(uint8_t* bar, size_t size) {
-	if (bar && munmap(bar, size) != 0) {
-		ixy_warn("munmap of a BAR failed: %s", strerror(errno));
+static void sysfs_close(struct pci_device* dev) {
+	if (close(((struct sysfs_device*)dev)->config_fd) != 0) {
+		ixy_warn("PCI device %s: closing its config file failed: %s", dev->addr, strerror(errno));
 	}
+	free(dev);
+}
+
+static const struct pci_access sysfs_access = {"sysfs", false, sysfs_config, sysfs_map_bar, sysfs_close};
+
+struct pci_device* pci_open_sysfs(const char* pci_addr) {
+	struct sysfs_device* dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		ixy_error("PCI device %s: out of memory", pci_addr);
+		return NULL;
+	}
+	snprintf(dev->pci.addr, sizeof(dev->pci.addr), "%s", pci_addr); // ixy_init checked that it fits
+	dev->pci.access = &sysfs_access;
+	dev->config_fd = sysfs_open(pci_addr, "config", O_RDWR);
+	if (dev->config_fd < 0) {
+		free(dev);
+		return NULL;
+	}
+	return &dev->pci;
 }
 
 int pci_open_io_bar0(const char* pci_addr) {

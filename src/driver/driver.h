@@ -1,9 +1,9 @@
 // What a driver gets from the core and gives it.
 //
-// Gets: register access and delays (below), PCI access (pci.h), DMA memory and packet buffers (ixy/memory.h), and
-// messages (log.h). Production builds compile register accesses to plain volatile loads and stores (one instruction
-// each). Test builds define IXY_SEAM: then register accesses and delays go to a software device model (test/model),
-// which checks what the driver does against the datasheet and keeps a virtual clock.
+// Gets: register access and delays (below), the PCI device it drives (pci.h), DMA memory and packet buffers
+// (ixy/memory.h), and messages (log.h). Production builds compile register accesses to plain volatile loads and stores
+// (one instruction each). Test builds define IXY_SEAM: then register accesses and delays go to a software device model
+// (test/model), which checks what the driver does against the datasheet and keeps a virtual clock.
 //
 // Gives: a struct ixy_driver with the PCI IDs it handles and its init function. A driver's device struct embeds
 // struct ixy_device as its first member `ixy`; IXY_TO_DRIVER gets it back.
@@ -51,9 +51,10 @@ struct ixy_driver {
 	uint16_t vendor_id;
 	const uint16_t* device_ids;
 	size_t num_device_ids;
-	// Called after the kernel driver was unbound and bus mastering enabled, with a config ixy_init checked.
-	// Returns NULL with a message, leaving nothing allocated.
-	struct ixy_device* (*init)(const struct ixy_config* config);
+	// Called with a config ixy_init checked and the device taken (through sysfs or VFIO), bus mastering enabled.
+	// The driver owns pci from then on: its close() (or a failing init) ends bus mastering and closes it. Returns
+	// NULL with a message, leaving nothing allocated.
+	struct ixy_device* (*init)(const struct ixy_config* config, struct pci_device* pci);
 	// At most how many huge pages init allocates: ixy_init checks that they are free before it touches the device.
 	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
 };

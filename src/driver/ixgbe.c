@@ -48,10 +48,9 @@ struct ixgbe_tx_queue {
 
 struct ixgbe_device {
 	struct ixy_device ixy;
-	char pci_addr[sizeof("0000:00:00.0")]; // ixy.pci_addr points here
-	uint8_t* bar;                          // BAR0: the NIC's registers
-	size_t bar_size;
-	uint16_t ring_size; // descriptors per ring, a power of two
+	struct pci_device* pci; // ixy.pci_addr points to its address
+	uint8_t* bar;           // BAR0: the NIC's registers
+	uint16_t ring_size;     // descriptors per ring, a power of two
 	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
 	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
 	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
@@ -261,7 +260,7 @@ static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 static void* setup_ring(struct ixgbe_device* dev, uint32_t base_reg, struct dma_memory* ring, struct pkt_buf*** bufs) {
 	*bufs = calloc(dev->ring_size, sizeof(**bufs));
 	if (!*bufs || memory_allocate_dma(dev->ring_size * 16, true, ring) != 0) {
-		ixy_error("%s: cannot allocate a ring of %u descriptors", dev->pci_addr, dev->ring_size);
+		ixy_error("%s: cannot allocate a ring of %u descriptors", dev->ixy.pci_addr, dev->ring_size);
 		return NULL;
 	}
 	set_reg32(dev->bar, base_reg + IXGBE_RING_BAL, (uint32_t)ring->phy);
@@ -386,7 +385,7 @@ static void ixgbe_stop(struct ixy_device* ixy) {
 static void ixgbe_close(struct ixy_device* ixy) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	ixgbe_stop(ixy);
-	pci_set_bus_master(dev->pci_addr, false);
+	pci_set_bus_master(dev->pci, false);
 	for (uint16_t i = 0; i < IXY_MAX_QUEUES; i++) {
 		memory_free_dma(&dev->rx_queues[i].ring_memory);
 		memory_free_mempool(dev->rx_queues[i].mempool);
@@ -394,20 +393,26 @@ static void ixgbe_close(struct ixy_device* ixy) {
 		memory_free_dma(&dev->tx_queues[i].ring_memory);
 		free(dev->tx_queues[i].bufs);
 	}
-	pci_unmap_bar(dev->bar, dev->bar_size);
+	pci_close(dev->pci);
 	free(dev);
 }
 
-static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
-	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
+static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
+	size_t bar_size;
+	uint8_t* bar = pci_map_bar(pci, 0, &bar_size); // prints why if it fails
+	struct ixgbe_device* dev = bar ? calloc(1, sizeof(*dev)) : NULL;
 	if (!dev) {
-		ixy_error("%s: out of memory", config->pci_addr);
+		if (bar) {
+			ixy_error("%s: out of memory", pci->addr);
+		}
+		pci_set_bus_master(pci, false);
+		pci_close(pci);
 		return NULL;
 	}
-	// ixy_init_config() checked the address: it fits.
-	snprintf(dev->pci_addr, sizeof(dev->pci_addr), "%s", config->pci_addr);
+	dev->pci = pci;
+	dev->bar = bar;
 	dev->ixy = (struct ixy_device){
-	    .pci_addr = dev->pci_addr,
+	    .pci_addr = pci->addr,
 	    .driver_name = "ixgbe",
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
@@ -422,11 +427,6 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	dev->bar = pci_map_bar(config->pci_addr, 0, &dev->bar_size);
-	if (!dev->bar) {
-		free(dev);
-		return NULL;
-	}
 	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link, statistics, RX, TX, and RX started last.
 	bool ok = reset_device(dev);
 	if (ok) {
@@ -445,7 +445,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config) {
 		ok = init_rx(dev) && init_tx(dev) && start_rx(dev);
 	}
 	if (!ok) {
-		ixy_error("%s: ixgbe init failed", dev->pci_addr);
+		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);
 		ixgbe_close(&dev->ixy); // stops the NIC and frees what init allocated
 		return NULL;
 	}

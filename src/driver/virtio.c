@@ -89,6 +89,7 @@ struct virtqueue {
 
 struct virtio_device {
 	struct ixy_device ixy;
+	struct pci_device* pci;
 	struct virtio_transport* transport; // legacy or modern, chosen in virtio_init
 	uint64_t features;                  // negotiated
 	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
@@ -497,8 +498,9 @@ static void virtio_stop(struct ixy_device* ixy) {
 	}
 }
 
-// Stops the device, then frees everything. Also the cleanup of a failed init.
-static void teardown(struct virtio_device* dev, bool clear_bus_master) {
+// Stops the device, then frees everything and gives up the device. Also the cleanup of a failed init.
+static void virtio_close(struct ixy_device* ixy) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	virtio_stop(&dev->ixy);
 	for (int i = 0; i < NUM_QUEUES; i++) {
 		free_queue(&dev->queues[i]);
@@ -509,18 +511,12 @@ static void teardown(struct virtio_device* dev, bool clear_bus_master) {
 			 (unsigned long long)dev->bad_used_entries);
 	}
 	memory_free_mempool(dev->rx_mempool);
-	if (clear_bus_master) {
-		pci_set_bus_master(dev->ixy.pci_addr, false);
-	}
 	if (dev->transport) {
 		dev->transport->ops->close(dev->transport);
 	}
-	free((char*)dev->ixy.pci_addr);
+	pci_set_bus_master(dev->pci, false);
+	pci_close(dev->pci);
 	free(dev);
-}
-
-static void virtio_close(struct ixy_device* ixy) {
-	teardown(IXY_TO_DRIVER(struct virtio_device, ixy), true);
 }
 
 static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
@@ -532,6 +528,9 @@ static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
 static int start_device(struct virtio_device* dev, uint16_t ring_size) {
 	struct virtio_transport* t = dev->transport;
 	const char* pci_addr = dev->ixy.pci_addr;
+	// Behind an IOMMU (VFIO) the device must send its DMA through it (6.1): VIRTIO_F_ACCESS_PLATFORM. Without
+	// it, it would take our IO virtual addresses for physical ones.
+	uint64_t required = t->required_features | (dev->pci->access->iommu ? VIRTIO_F_ACCESS_PLATFORM : 0);
 	// 1.-3. Reset, then tell the device we noticed it and can drive it.
 	if (reset_device(dev) != 0 || add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
 	    add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
@@ -542,13 +541,14 @@ static int start_device(struct virtio_device* dev, uint16_t ring_size) {
 	if (t->ops->get_features(t, &offered) != 0) {
 		return -1;
 	}
-	if ((offered & t->required_features) != t->required_features) {
-		ixy_error("%s: the device offers features 0x%llx, without 0x%llx that its %s interface requires",
-			  pci_addr, (unsigned long long)offered, (unsigned long long)t->required_features,
-			  t->ops->name);
+	if ((offered & required) != required) {
+		ixy_error(
+		    "%s: the device offers features 0x%llx, without 0x%llx that ixy needs here (bit 32 VERSION_1: "
+		    "the modern interface; bit 33 ACCESS_PLATFORM: DMA through the IOMMU, QEMU: iommu_platform=on)",
+		    pci_addr, (unsigned long long)offered, (unsigned long long)(required & ~offered));
 		return -1;
 	}
-	dev->features = offered & (WANTED_FEATURES | t->required_features);
+	dev->features = offered & (WANTED_FEATURES | required);
 	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
 		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
 	}
@@ -591,30 +591,40 @@ static int start_device(struct virtio_device* dev, uint16_t ring_size) {
 	return 0;
 }
 
-// The transport: modern if the device has it, unless IXY_VIRTIO_LEGACY=1 asks for the legacy one.
-static struct virtio_transport* open_transport(const char* pci_addr) {
+// The transport: modern if the device has it, unless IXY_VIRTIO_LEGACY=1 asks for the legacy one. Behind an IOMMU
+// only the modern one will do: a legacy device cannot send its DMA through the IOMMU.
+static struct virtio_transport* open_transport(struct pci_device* pci) {
 	const char* force_legacy = getenv("IXY_VIRTIO_LEGACY");
 	struct virtio_transport* t = NULL;
-	if (!(force_legacy && strcmp(force_legacy, "1") == 0) && virtio_modern_open(pci_addr, &t) != 0) {
+	if (!(force_legacy && strcmp(force_legacy, "1") == 0) && virtio_modern_open(pci, &t) != 0) {
 		return NULL;
 	}
-	return t ? t : virtio_legacy_open(pci_addr);
+	if (!t && pci->access->iommu) {
+		ixy_error("%s: %s: the legacy VirtIO interface cannot send DMA through the IOMMU (no "
+			  "VIRTIO_F_ACCESS_PLATFORM), so ixy does not drive it through %s",
+			  pci->addr, force_legacy ? "IXY_VIRTIO_LEGACY=1" : "the device has only the legacy interface",
+			  pci->access->name);
+		return NULL;
+	}
+	return t ? t : virtio_legacy_open(pci);
 }
 
-static struct ixy_device* virtio_init(const struct ixy_config* config) {
-	if (config->rx_queues > 1 || config->tx_queues > 1) {
-		ixy_error("%s: ixy drives one RX and one TX queue of a VirtIO NIC, %u and %u were requested",
-			  config->pci_addr, config->rx_queues, config->tx_queues);
-		return NULL;
-	}
+static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci) {
 	struct virtio_device* dev = calloc(1, sizeof(*dev));
-	char* pci_addr = strdup(config->pci_addr);
-	if (!dev || !pci_addr) {
-		ixy_error("%s: out of memory", config->pci_addr);
+	if (!dev || config->rx_queues > 1 || config->tx_queues > 1) {
+		if (dev) {
+			ixy_error("%s: ixy drives one RX and one TX queue of a VirtIO NIC, %u and %u were requested",
+				  pci->addr, config->rx_queues, config->tx_queues);
+		} else {
+			ixy_error("%s: out of memory", pci->addr);
+		}
 		free(dev);
-		free(pci_addr);
+		pci_set_bus_master(pci, false);
+		pci_close(pci);
 		return NULL;
 	}
+	dev->pci = pci;
+	const char* pci_addr = pci->addr;
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci_addr,
 	    .driver_name = virtio_driver.name,
@@ -630,9 +640,9 @@ static struct ixy_device* virtio_init(const struct ixy_config* config) {
 	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};
-	dev->transport = open_transport(pci_addr);
+	dev->transport = open_transport(pci);
 	if (!dev->transport || start_device(dev, (uint16_t)config->ring_size) != 0) {
-		teardown(dev, false); // ixy_init_config clears bus mastering itself when init fails
+		virtio_close(&dev->ixy);
 		return NULL;
 	}
 	uint16_t ring = dev->queues[RX_QUEUE].size;

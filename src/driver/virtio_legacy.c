@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "../log.h"
-#include "../pci.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
 
@@ -29,58 +28,53 @@ struct legacy_transport {
 	int io_fd; // BAR0's sysfs file
 };
 
-static int io_read(const struct legacy_transport* t, uint32_t offset, void* value, size_t len) {
-	ssize_t got = pread(t->io_fd, value, len, offset);
+static int io_read(struct virtio_transport* t, uint32_t offset, void* value, size_t len) {
+	ssize_t got = pread(((struct legacy_transport*)t)->io_fd, value, len, offset);
 	if (got != (ssize_t)len) {
-		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", t->transport.pci_addr, len, offset,
+		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", t->pci->addr, len, offset,
 			  got < 0 ? strerror(errno) : "short read");
 		return -1;
 	}
 	return 0;
 }
 
-static int io_write(const struct legacy_transport* t, uint32_t offset, const void* value, size_t len) {
-	ssize_t put = pwrite(t->io_fd, value, len, offset);
+static int io_write(struct virtio_transport* t, uint32_t offset, const void* value, size_t len) {
+	ssize_t put = pwrite(((struct legacy_transport*)t)->io_fd, value, len, offset);
 	if (put != (ssize_t)len) {
-		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", t->transport.pci_addr, len, offset,
+		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", t->pci->addr, len, offset,
 			  put < 0 ? strerror(errno) : "short write");
 		return -1;
 	}
 	return 0;
 }
 
-// Every operation gets the struct virtio_transport embedded at the start of a struct legacy_transport.
-static struct legacy_transport* legacy(struct virtio_transport* t) {
-	return (struct legacy_transport*)t;
-}
-
 static int get_status(struct virtio_transport* t, uint8_t* status) {
-	return io_read(legacy(t), REG_STATUS, status, 1);
+	return io_read(t, REG_STATUS, status, 1);
 }
 
 static int set_status(struct virtio_transport* t, uint8_t status) {
-	return io_write(legacy(t), REG_STATUS, &status, 1);
+	return io_write(t, REG_STATUS, &status, 1);
 }
 
 static int get_features(struct virtio_transport* t, uint64_t* offered) {
 	uint32_t low = 0;
-	int rc = io_read(legacy(t), REG_HOST_FEATURES, &low, sizeof(low));
+	int rc = io_read(t, REG_HOST_FEATURES, &low, sizeof(low));
 	*offered = low;
 	return rc;
 }
 
 static int set_features(struct virtio_transport* t, uint64_t accepted) {
 	uint32_t low = (uint32_t)accepted; // the driver only accepts what was offered: bits 0-31
-	return io_write(legacy(t), REG_GUEST_FEATURES, &low, sizeof(low));
+	return io_write(t, REG_GUEST_FEATURES, &low, sizeof(low));
 }
 
 // 4.1.5.1.3 (legacy): the queue size is the device's; the driver cannot choose it.
 static int queue_size(struct virtio_transport* t, uint16_t index, uint16_t wanted, uint16_t* size) {
 	(void)wanted;
-	if (io_write(legacy(t), REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
+	if (io_write(t, REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
 		return -1;
 	}
-	return io_read(legacy(t), REG_QUEUE_SIZE, size, sizeof(*size));
+	return io_read(t, REG_QUEUE_SIZE, size, sizeof(*size));
 }
 
 // 4.1.5.1.3 (legacy): the queue's page frame number; the device finds the rings by the fixed layout (2.4.2).
@@ -92,18 +86,18 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 	if (desc % VIRTIO_LEGACY_QUEUE_ALIGN != 0 || (desc >> VIRTIO_LEGACY_PFN_SHIFT) > UINT32_MAX) {
 		ixy_error(
 		    "%s: ring memory at 0x%llx is not a page the legacy interface can address (32 bit page number)",
-		    t->pci_addr, (unsigned long long)desc);
+		    t->pci->addr, (unsigned long long)desc);
 		return -1;
 	}
 	uint32_t pfn = (uint32_t)(desc >> VIRTIO_LEGACY_PFN_SHIFT);
-	if (io_write(legacy(t), REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
+	if (io_write(t, REG_QUEUE_SELECT, &index, sizeof(index)) != 0) {
 		return -1;
 	}
-	return io_write(legacy(t), REG_QUEUE_PFN, &pfn, sizeof(pfn));
+	return io_write(t, REG_QUEUE_PFN, &pfn, sizeof(pfn));
 }
 
 static void notify(struct virtio_transport* t, uint16_t index) {
-	io_write(legacy(t), REG_QUEUE_NOTIFY, &index, sizeof(index)); // prints on failure
+	io_write(t, REG_QUEUE_NOTIFY, &index, sizeof(index)); // prints on failure
 }
 
 // A field of 1, 2 or 4 bytes is read with one access of its size (sysfs passes it on as one IO access); others
@@ -113,13 +107,13 @@ static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, s
 	uint8_t first[8], second[8];
 	size_t access = (len == 1 || len == 2 || len == 4) ? len : 1;
 	if (len > sizeof(first)) {
-		ixy_error("%s: a device configuration field of %zu bytes is larger than any ixy reads", t->pci_addr,
+		ixy_error("%s: a device configuration field of %zu bytes is larger than any ixy reads", t->pci->addr,
 			  len);
 		return -1;
 	}
 	for (int tries = 0; tries < CONFIG_READ_TRIES; tries++) {
 		for (size_t i = 0; i < len; i += access) {
-			if (io_read(legacy(t), REG_DEVICE_CONFIG + offset + (uint32_t)i, &second[i], access) != 0) {
+			if (io_read(t, REG_DEVICE_CONFIG + offset + (uint32_t)i, &second[i], access) != 0) {
 				return -1;
 			}
 		}
@@ -129,13 +123,13 @@ static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, s
 		}
 		memcpy(first, second, len);
 	}
-	ixy_error("%s: the device configuration at %u keeps changing", t->pci_addr, offset);
+	ixy_error("%s: the device configuration at %u keeps changing", t->pci->addr, offset);
 	return -1;
 }
 
 static int write_config(struct virtio_transport* t, uint32_t offset, const void* buf, size_t len) {
 	for (size_t i = 0; i < len; i++) {
-		if (io_write(legacy(t), REG_DEVICE_CONFIG + offset + (uint32_t)i, (const uint8_t*)buf + i, 1) != 0) {
+		if (io_write(t, REG_DEVICE_CONFIG + offset + (uint32_t)i, (const uint8_t*)buf + i, 1) != 0) {
 			return -1;
 		}
 	}
@@ -143,8 +137,8 @@ static int write_config(struct virtio_transport* t, uint32_t offset, const void*
 }
 
 static void close_transport(struct virtio_transport* t) {
-	if (close(legacy(t)->io_fd) != 0) {
-		ixy_warn("%s: closing the IO BAR failed: %s", t->pci_addr, strerror(errno));
+	if (close(((struct legacy_transport*)t)->io_fd) != 0) {
+		ixy_warn("%s: closing the IO BAR failed: %s", t->pci->addr, strerror(errno));
 	}
 	free(t);
 }
@@ -163,14 +157,15 @@ static const struct virtio_transport_ops legacy_ops = {
     .close = close_transport,
 };
 
-struct virtio_transport* virtio_legacy_open(const char* pci_addr) {
+// The legacy interface is only used through sysfs (virtio.c refuses it behind an IOMMU): BAR0's resource file.
+struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 	struct legacy_transport* t = calloc(1, sizeof(*t));
 	if (!t) {
-		ixy_error("%s: out of memory", pci_addr);
+		ixy_error("%s: out of memory", pci->addr);
 		return NULL;
 	}
-	t->transport = (struct virtio_transport){.ops = &legacy_ops, .pci_addr = pci_addr};
-	t->io_fd = pci_open_io_bar0(pci_addr);
+	t->transport = (struct virtio_transport){.ops = &legacy_ops, .pci = pci};
+	t->io_fd = pci_open_io_bar0(pci->addr);
 	if (t->io_fd < 0) {
 		free(t);
 		return NULL;

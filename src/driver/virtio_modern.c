@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "../log.h"
-#include "../pci.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
 
@@ -24,7 +23,6 @@
 #define CAP_TYPE_COMMON 1
 #define CAP_TYPE_NOTIFY 2
 #define CAP_TYPE_DEVICE 4
-#define NUM_BARS 6
 #define MAX_CAPABILITIES 48 // a capability is at least 4 bytes of the 192 after the header: ends a looping list
 
 // 4.1.4.3 struct virtio_pci_common_cfg: offsets and widths. "device_feature" and "driver_feature" show the 32 bits
@@ -49,8 +47,6 @@
 
 struct modern_transport {
 	struct virtio_transport transport;
-	uint8_t* bars[NUM_BARS]; // the memory BARs the capabilities point into, mapped; NULL if not needed
-	size_t bar_sizes[NUM_BARS];
 	volatile uint8_t* common;        // struct virtio_pci_common_cfg
 	volatile uint8_t* device_config; // the network device's configuration (5.1.4)
 	size_t device_config_len;
@@ -121,7 +117,7 @@ static int set_features(struct virtio_transport* t, uint64_t accepted) {
 	status = read8(common, COMMON_DEVICE_STATUS);
 	if (!(status & VIRTIO_STATUS_FEATURES_OK)) {
 		ixy_error("%s: the device does not accept the features 0x%llx (FEATURES_OK cleared, status 0x%02x)",
-			  t->pci_addr, (unsigned long long)accepted, status);
+			  t->pci->addr, (unsigned long long)accepted, status);
 		return -1;
 	}
 	return 0;
@@ -147,13 +143,13 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 	struct modern_transport* m = modern(t);
 	write16(m->common, COMMON_QUEUE_SELECT, index);
 	if (index >= MAX_QUEUES || read16(m->common, COMMON_QUEUE_SIZE) != size) {
-		ixy_error("%s: virtqueue %u cannot be set up with %u descriptors", t->pci_addr, index, size);
+		ixy_error("%s: virtqueue %u cannot be set up with %u descriptors", t->pci->addr, index, size);
 		return -1;
 	}
 	size_t notify_at = (size_t)read16(m->common, COMMON_QUEUE_NOTIFY_OFF) * m->notify_off_multiplier;
 	if (notify_at + sizeof(uint16_t) > m->notify_len) {
 		ixy_error("%s: the notification address of virtqueue %u lies outside the notification structure",
-			  t->pci_addr, index);
+			  t->pci->addr, index);
 		return -1;
 	}
 	m->queue_notify[index] = (volatile uint16_t*)(m->notify_base + notify_at);
@@ -174,7 +170,7 @@ static void notify(struct virtio_transport* t, uint16_t index) {
 static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, size_t len) {
 	struct modern_transport* m = modern(t);
 	if (offset + len > m->device_config_len) {
-		ixy_error("%s: device configuration bytes %u..%zu requested, the device has %zu", t->pci_addr, offset,
+		ixy_error("%s: device configuration bytes %u..%zu requested, the device has %zu", t->pci->addr, offset,
 			  offset + len - 1, m->device_config_len);
 		return -1;
 	}
@@ -195,7 +191,7 @@ static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, s
 			return 0;
 		}
 	}
-	ixy_error("%s: the device configuration keeps changing (config_generation)", t->pci_addr);
+	ixy_error("%s: the device configuration keeps changing (config_generation)", t->pci->addr);
 	return -1;
 }
 
@@ -204,16 +200,12 @@ static int write_config(struct virtio_transport* t, uint32_t offset, const void*
 	(void)buf;
 	(void)len;
 	ixy_error("%s: the modern interface does not let the driver write the device configuration (5.1.4)",
-		  t->pci_addr);
+		  t->pci->addr);
 	return -1;
 }
 
 static void close_transport(struct virtio_transport* t) {
-	struct modern_transport* m = modern(t);
-	for (int bar = 0; bar < NUM_BARS; bar++) {
-		pci_unmap_bar(m->bars[bar], m->bar_sizes[bar]);
-	}
-	free(m);
+	free(t); // the BARs stay mapped until the device is closed (pci_close)
 }
 
 static const struct virtio_transport_ops modern_ops = {
@@ -244,9 +236,9 @@ static uint32_t le32_at(const uint8_t* bytes) {
 
 // Walks the capability list of the configuration space (PCI 3.0, 6.7) and records the first VirtIO capability of
 // each type (4.1.4.1: a device may offer several, the driver uses the first it can).
-static int find_structures(const char* pci_addr, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
+static int find_structures(struct pci_device* pci, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
 	uint8_t config[256];
-	if (pci_read_config(pci_addr, config, sizeof(config), 0) != 0) {
+	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
 		return -1;
 	}
 	uint16_t status = (uint16_t)(config[PCI_STATUS] | config[PCI_STATUS + 1] << 8);
@@ -269,30 +261,26 @@ static int find_structures(const char* pci_addr, struct structure_location found
 // Maps the BAR a structure lives in (once per BAR) and returns the structure's address, or NULL with a message.
 static volatile uint8_t* map_structure(struct modern_transport* m, const struct structure_location* where,
 				       const char* name) {
-	if (where->bar >= NUM_BARS) {
-		ixy_error("%s: the VirtIO %s structure is in BAR %u, which does not exist", m->transport.pci_addr, name,
-			  where->bar);
+	const char* pci_addr = m->transport.pci->addr;
+	if (where->bar >= PCI_NUM_BARS) {
+		ixy_error("%s: the VirtIO %s structure is in BAR %u, which does not exist", pci_addr, name, where->bar);
 		return NULL;
 	}
-	if (!m->bars[where->bar]) {
-		m->bars[where->bar] = pci_map_bar(m->transport.pci_addr, where->bar, &m->bar_sizes[where->bar]);
-		if (!m->bars[where->bar]) {
-			return NULL;
-		}
-	}
-	if ((uint64_t)where->offset + where->length > m->bar_sizes[where->bar]) {
-		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes)",
-			  m->transport.pci_addr, name, where->length, where->offset, where->bar,
-			  m->bar_sizes[where->bar]);
+	size_t bar_size;
+	uint8_t* bar = pci_map_bar(m->transport.pci, where->bar, &bar_size); // once per BAR; prints why it failed
+	if (bar && (uint64_t)where->offset + where->length > bar_size) {
+		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes)", pci_addr,
+			  name, where->length, where->offset, where->bar, bar_size);
 		return NULL;
 	}
-	return m->bars[where->bar] + where->offset;
+	return bar ? bar + where->offset : NULL;
 }
 
-int virtio_modern_open(const char* pci_addr, struct virtio_transport** transport) {
+int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transport) {
+	const char* pci_addr = pci->addr;
 	*transport = NULL;
 	struct structure_location found[CAP_TYPE_DEVICE + 1] = {{0}};
-	if (find_structures(pci_addr, found) != 0) {
+	if (find_structures(pci, found) != 0) {
 		return -1;
 	}
 	const struct structure_location* common = &found[CAP_TYPE_COMMON];
@@ -304,8 +292,8 @@ int virtio_modern_open(const char* pci_addr, struct virtio_transport** transport
 		ixy_error("%s: out of memory", pci_addr);
 		return -1;
 	}
-	m->transport = (struct virtio_transport){
-	    .ops = &modern_ops, .pci_addr = pci_addr, .required_features = VIRTIO_F_VERSION_1};
+	m->transport =
+	    (struct virtio_transport){.ops = &modern_ops, .pci = pci, .required_features = VIRTIO_F_VERSION_1};
 	if (common->length < COMMON_CFG_MIN_LENGTH || found[CAP_TYPE_NOTIFY].length == 0 ||
 	    found[CAP_TYPE_DEVICE].length == 0) {
 		ixy_error("%s: the device's VirtIO capabilities lack the notification or device configuration "

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../pci.h"
+
 struct virtio_transport;
 
 struct virtio_transport_ops {
@@ -48,21 +50,21 @@ struct virtio_transport_ops {
 	int (*read_config)(struct virtio_transport* t, uint32_t offset, void* buf, size_t len);
 	// Writes the device-specific configuration. Only the legacy interface allows this (for the MAC address, 5.1.4).
 	int (*write_config)(struct virtio_transport* t, uint32_t offset, const void* buf, size_t len);
-	// Unmaps or closes what the transport opened and frees it. Reset the device first.
+	// Frees the transport. Reset the device first.
 	void (*close)(struct virtio_transport* t);
 };
 
 // The part every transport shares; each embeds it as its first member.
 struct virtio_transport {
 	const struct virtio_transport_ops* ops;
-	const char* pci_addr;       // for messages; owned by the device
+	struct pci_device* pci;     // the device (owned by the driver)
 	uint64_t required_features; // features the driver must accept on this transport (modern: VERSION_1, 6.1)
 };
 
 // The modern transport, if the device has the VirtIO capabilities (4.1.4): *transport is NULL (and nothing is
 // printed) if it has none. Returns -1 with a message if it has them but they cannot be used.
-int virtio_modern_open(const char* pci_addr, struct virtio_transport** transport);
+int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transport);
 // The legacy transport through the device's IO-port BAR0, or NULL with a message.
-struct virtio_transport* virtio_legacy_open(const char* pci_addr);
+struct virtio_transport* virtio_legacy_open(struct pci_device* pci);
 
 #endif

@@ -346,6 +346,11 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 
 // ---- src/pci.h (continued) ----
 
+int pci_open_io_bar0(const char* pci_addr) {
+	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
+	return -1;
+}
+
 int pci_unbind_driver(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	if (!dev) {
@@ -359,21 +364,33 @@ int pci_unbind_driver(const char* pci_addr) {
 	return 0;
 }
 
-int pci_set_bus_master(const char* pci_addr, bool enable) {
-	struct model_pci_device* dev = find_device(pci_addr);
-	if (!dev) {
+// A device taken by a driver (pci_open_sysfs): config space knows only the command register's Bus Master Enable,
+// BAR0 is the device's slice of bar_region (pci_close unmaps the slice; nothing ever touches it anyway), there are no
+// IO BARs.
+static int model_config(struct pci_device* pci, void* buf, size_t len, uint32_t offset, bool write) {
+	struct model_pci_device* dev = find_device(pci->addr);
+	uint16_t command = dev && dev->bus_master ? PCI_COMMAND_MASTER : 0;
+	if (!dev || offset != PCI_COMMAND || len != sizeof(command)) {
+		model_violation(pci->addr,
+				"config space access at 0x%x, %zu bytes: the model has only the command register",
+				offset, len);
 		return -1;
 	}
 	dev->touches++;
-	if (!dev->ops && enable) {
+	if (!write) {
+		memcpy(buf, &command, sizeof(command));
+		return 0;
+	}
+	memcpy(&command, buf, sizeof(command));
+	if (!dev->ops && (command & PCI_COMMAND_MASTER)) {
 		model_violation(dev->addr, "bus mastering enabled on a device no ixy driver handles");
 	}
-	dev->bus_master = enable;
+	dev->bus_master = command & PCI_COMMAND_MASTER;
 	return 0;
 }
 
-uint8_t* pci_map_bar(const char* pci_addr, unsigned bar_index, size_t* size) {
-	struct model_pci_device* dev = find_device(pci_addr);
+static uint8_t* model_map_bar(struct pci_device* pci, unsigned bar_index, size_t* size) {
+	struct model_pci_device* dev = find_device(pci->addr);
 	if (!dev) {
 		return NULL;
 	}
@@ -402,20 +419,34 @@ uint8_t* pci_map_bar(const char* pci_addr, unsigned bar_index, size_t* size) {
 	return bar_region + (size_t)(dev - devices) * MODEL_BAR0_SIZE;
 }
 
-void pci_unmap_bar(uint8_t* bar, size_t size) {
-	struct model_pci_device* dev = device_of_bar(bar);
-	if (!dev || !dev->mapped) {
-		model_violation(NULL, "pci_unmap_bar of a BAR that is not mapped (%p)", (void*)bar);
-		return;
+// The driver gives the device up: its BAR0 was unmapped.
+static void model_close(struct pci_device* pci) {
+	struct model_pci_device* dev = find_device(pci->addr);
+	if (dev && pci->bars[0]) {
+		if (!dev->mapped) {
+			model_violation(dev->addr, "BAR0 unmapped, but it is not mapped");
+		}
+		dev->touches++;
+		if (dev->ops && dev->ops->unmapped) {
+			dev->ops->unmapped(dev->model);
+		}
+		dev->mapped = false;
 	}
-	if (size != MODEL_BAR0_SIZE) {
-		model_violation(dev->addr, "pci_unmap_bar with size %zu, mapped size was %u", size, MODEL_BAR0_SIZE);
+	free(pci);
+}
+
+static const struct pci_access model_access = {"sysfs (model)", false, model_config, model_map_bar, model_close};
+
+struct pci_device* pci_open_sysfs(const char* pci_addr) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	struct pci_device* pci = dev ? calloc(1, sizeof(*pci)) : NULL;
+	if (!pci) {
+		return NULL;
 	}
 	dev->touches++;
-	if (dev->ops->unmapped) {
-		dev->ops->unmapped(dev->model);
-	}
-	dev->mapped = false;
+	pci->access = &model_access;
+	snprintf(pci->addr, sizeof(pci->addr), "%s", pci_addr);
+	return pci;
 }
 
 // ---- the register seam of src/driver/driver.h, implemented for the model ----

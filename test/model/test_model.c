@@ -14,6 +14,7 @@
 #include "seam.h"
 #include "test_regs.h"
 
+static struct pci_device* pci;
 static uint8_t* bar;
 static size_t bar_size;
 
@@ -25,10 +26,20 @@ static uint32_t r(uint32_t reg) {
 	return ixy_seam_read32(bar, reg);
 }
 
+// The model's pci_open_sysfs, which cannot fail for a device the test added.
+static struct pci_device* open_pci(const char* addr) {
+	struct pci_device* opened = pci_open_sysfs(addr);
+	if (!opened) {
+		model_usage_error("the model cannot open %s", addr);
+	}
+	return opened;
+}
+
 static struct model_ixgbe* open_nic(const char* addr) {
 	struct model_ixgbe* nic = model_ixgbe_add(addr);
-	CHECK_EQ(pci_set_bus_master(addr, true), 0);
-	bar = pci_map_bar(addr, 0, &bar_size);
+	pci = open_pci(addr);
+	CHECK_EQ(pci_set_bus_master(pci, true), 0);
+	bar = pci_map_bar(pci, 0, &bar_size);
 	CHECK(bar != NULL);
 	CHECK_EQ(bar_size, MODEL_BAR0_SIZE);
 	return nic;
@@ -40,7 +51,7 @@ static void reset_and_wait(void) {
 }
 
 static void finish_nic(void) {
-	pci_unmap_bar(bar, bar_size);
+	pci_close(pci);
 	model_pci_remove_all();
 }
 
@@ -125,10 +136,13 @@ static void test_pci(void) {
 	CHECK_EQ(ids.class_code, 0x010601);
 	CHECK_EQ(pci_read_ids("0000:09:00.0", &ids), -1);
 	size_t size;
-	CHECK(pci_map_bar("0000:02:00.0", 0, &size) == NULL);
+	struct pci_device* sata = open_pci("0000:02:00.0");
+	CHECK(pci_map_bar(sata, 0, &size) == NULL);
 	CHECK_VIOLATION("no ixy driver handles");
 	CHECK_EQ(model_violation_count(), 0);
-	uint8_t* mapped = pci_map_bar("0000:01:00.0", 0, &size);
+	pci_close(sata);
+	pci = open_pci("0000:01:00.0");
+	uint8_t* mapped = pci_map_bar(pci, 0, &size);
 	CHECK(mapped != NULL);
 	bar = mapped;
 	bar_size = size;
@@ -141,7 +155,7 @@ static void test_pci(void) {
 	CHECK_EQ(r(R_RAL(0)), 0x01000002);
 	CHECK_EQ(r(R_RAH(0)), 0x80000000);
 	CHECK_EQ(r(R_RAL0_ALIAS), 0x01000002);
-	pci_unmap_bar(mapped, size);
+	pci_close(pci);
 	CHECK_EQ(model_ixgbe_peek(nic, R_CTRL), 0);
 	r(R_CTRL);
 	CHECK_VIOLATION("not mapped");
@@ -549,10 +563,11 @@ static void test_freeing_and_unmapping(void) {
 	memory_free_dma(&m.rx_ring);
 	CHECK_VIOLATION("freed while RX queue 0 (enabled) can still write into it");
 	// unmapping while RX is on
-	pci_unmap_bar(bar, bar_size);
+	pci_close(pci);
 	CHECK_VIOLATION("BAR0 unmapped while RX queue 0 is enabled");
 	size_t size;
-	bar = pci_map_bar("0000:01:00.0", 0, &size);
+	pci = open_pci("0000:01:00.0");
+	bar = pci_map_bar(pci, 0, &size);
 	reset_and_wait();
 	memory_free_dma(&m.tx_ring);
 	memory_free_dma(&m.buffers);

@@ -4,13 +4,13 @@
 
 #include "driver/virtio_transport.h"
 
-int virtio_modern_open(const char* pci_addr, struct virtio_transport** transport) {
-	(void)pci_addr;
+int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transport) {
+	(void)pci;
 	*transport = NULL;
 	return 0;
 }
 
-struct virtio_transport* virtio_legacy_open(const char* pci_addr) {
-	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
+struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
+	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci->addr);
 	return NULL;
 }

@@ -11,6 +11,22 @@
 
 static struct dma_memory live[MAX_ALLOCATIONS];
 static unsigned fail_next;
+// Another source of DMA memory (src/device.c selects VFIO's for devices reached through VFIO; tests: the model's).
+static const struct dma_provider* provider;
+
+int memory_select_provider(const struct dma_provider* wanted) {
+	if (wanted != provider && seam_dma_live_allocations() > 0) {
+		fprintf(stderr,
+			"seam: DMA memory of another kind exists: devices cannot be reached in two ways at once\n");
+		return -1;
+	}
+	provider = wanted;
+	return 0;
+}
+
+uintptr_t memory_device_address(const void* virt) {
+	return (uintptr_t)virt;
+}
 
 void seam_dma_fail_next(unsigned n) {
 	fail_next = n;
