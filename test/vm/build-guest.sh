@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe,
-# the kernel's VirtIO modules, test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh it runs.
+# scripts/setup-vfio.sh, the kernel's VirtIO and VFIO modules, test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
 #
@@ -78,6 +78,12 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 	order+=("$3")
 }
 
+# The modules the guest needs (with what they depend on): the VirtIO NIC driver, and VFIO for the IOMMU scenarios:
+# vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
+modules_wanted="virtio_pci virtio_net vfio_iommu_type1 vfio-pci"
+if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
+	rm -rf "$kernel_dir"
+fi
 if [ ! -f "$kernel_dir/modules/order" ]; then
 	say "fetching $package"
 	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
@@ -89,9 +95,11 @@ if [ ! -f "$kernel_dir/modules/order" ]; then
 	rm -rf "$kernel_dir" "$kernel_dir.new"
 	mkdir -p "$kernel_dir.new/modules"
 	cp "$tmp"/root/boot/vmlinuz-* "$kernel_dir.new/vmlinuz"
-	take_module "$tmp/root" "$kernel_dir.new/modules" virtio_pci
-	take_module "$tmp/root" "$kernel_dir.new/modules" virtio_net
+	for module in $modules_wanted; do
+		take_module "$tmp/root" "$kernel_dir.new/modules" "$module"
+	done
 	printf '%s\n' "${order[@]}" >"$kernel_dir.new/modules/order"
+	echo "$modules_wanted" >"$kernel_dir.new/modules/wanted"
 	rm -rf "$tmp"
 	mv "$kernel_dir.new" "$kernel_dir"
 fi
@@ -106,6 +114,7 @@ for applet in $("$busybox" --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 cp "${binaries[@]}" "$root/bin/"
+cp "$here/../../scripts/setup-vfio.sh" "$root/bin/"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
 for scenario in "$here"/scenario-*.sh; do
@@ -116,7 +125,8 @@ chmod 1777 "$root/tmp"
 # A user other than root, for the tests that run the apps without root (busybox su).
 echo 'root:x:0:0:root:/:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+echo 'ixy:x:1000:1000:ixy user:/tmp:/bin/sh' >>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\nixy:x:1000:\n' >"$root/etc/group"
 
 cp "$kernel_dir"/modules/* "$root/modules/"
 

@@ -103,6 +103,16 @@ if [ "$mode" = kmod ]; then
 	done
 fi
 
+# Runs an app in place of this (sub)shell, so that it keeps its PID (call it as `run_app APP ARGS... &`): as the user
+# APP_USER if a scenario set it (the VFIO scenario: no root), else as root.
+APP_USER=
+run_app() {
+	if [ -n "$APP_USER" ]; then
+		exec su "$APP_USER" -s /bin/sh -c "exec $*"
+	fi
+	exec "$@"
+}
+
 # Sends a file from /tmp to the host over ttyS1.
 send_file() {
 	{

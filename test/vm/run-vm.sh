@@ -2,7 +2,7 @@
 # The VM tests: boots the test guest under QEMU (TCG, never KVM) with four NICs A, B, C, D and checks what ixy did
 # there. One scenario per boot (guest-init.sh runs test/vm/scenario-<name>.sh in the guest):
 #
-#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--env VAR=VALUE]...
+#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--env VAR=VALUE]...
 #             [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
 #
 #   e2e (default)  vm_selftest on A and B, then ixy-pcap on D, ixy-fwd on B and C, ixy-pktgen on A;
@@ -15,6 +15,8 @@
 #                  traffic sent to them afterwards (from two kernel-driven NICs, E and F) changes nothing.
 #   soak           --soak-seconds (default 120) of traffic through all apps; check_soak.py accounts for every
 #                  packet with the apps' counters and QEMU's records of the wire, and checks the mempool reports.
+#   vfio           (with --iommu, kmod) scripts/setup-vfio.sh hands the four NICs to user "ixy"; then the e2e
+#                  pipeline runs as that user, through VFIO.
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -24,6 +26,8 @@
 # With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
 # otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern ones
 # each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
+# --iommu adds QEMU's emulated Intel IOMMU (q35 only; the guest kernel gets intel_iommu=on), and modern VirtIO NICs
+# send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM).
 #
 # Network (nothing reaches the host's network). e2e: A and B, and C and D, are joined by pairs of UDP sockets on
 # 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full). Other scenarios: A and
@@ -41,18 +45,20 @@ build_dir=
 scenario=e2e
 mode=
 nics=legacy
+iommu=no
 envs=()
 packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--nics KINDS] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio] [--mode bare|kmod] [--nics KINDS] [--iommu] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
 		--scenario) scenario=$2; shift 2 ;;
 		--mode) mode=$2; shift 2 ;;
 		--nics) nics=$2; shift 2 ;;
+		--iommu) iommu=yes; shift ;;
 		--env) envs+=("$2"); shift 2 ;;
 		--packets) packets=$2; shift 2 ;;
 		--soak-seconds) soak_s=$2; shift 2 ;;
@@ -64,7 +70,7 @@ done
 [ -n "$build_dir" ] || { echo "run-vm.sh: --build-dir is required" >&2; exit 2; }
 case "$scenario" in
 	e2e) mode=${mode:-bare} ;;
-	bad-inputs | in-use) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
+	bad-inputs | in-use | vfio) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
 	quiet | soak) mode=${mode:-bare} ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
@@ -81,6 +87,14 @@ for kind in "${kinds[@]}"; do
 		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern)" >&2; exit 2 ;;
 	esac
 done
+if [ $iommu = yes ] && [ $machine = pc ]; then
+	echo "run-vm.sh: --iommu needs a q35 machine: at least one NIC that is not legacy" >&2
+	exit 2
+fi
+if [ "$scenario" = vfio ] && [ $iommu = no ]; then
+	echo "run-vm.sh: the vfio scenario needs --iommu" >&2
+	exit 2
+fi
 for env in "${envs[@]}"; do
 	case "$env" in [A-Z_]*=*) ;; *) echo "run-vm.sh: --env takes VAR=VALUE" >&2; exit 2 ;; esac
 	case "$env" in *[[:space:],]*) echo "run-vm.sh: --env values cannot hold spaces or commas" >&2; exit 2 ;; esac
@@ -138,6 +152,11 @@ else
 fi
 qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
 	-serial stdio -serial "file:$out/serial1.txt" -kernel "$out/vmlinuz" -initrd "$out/initrd.gz")
+kernel_iommu=
+if [ $iommu = yes ]; then
+	qemu_args+=(-device intel-iommu) # before the devices it translates for
+	kernel_iommu=intel_iommu=on
+fi
 next_slot=8     # the next free slot of bus 0 for a NIC in the root complex
 next_port=1     # the next PCIe root port (slot 0x10 + n, secondary bus n)
 nic_addrs=()
@@ -148,6 +167,7 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
 	esac
+	[ "$2" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
 	if [ "$2" = modern ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
 		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
@@ -170,7 +190,7 @@ socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that se
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-if [ "$scenario" = e2e ]; then
+if [ "$scenario" = e2e ] || [ "$scenario" = vfio ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -201,7 +221,7 @@ expected_interface() {
 counters=()
 extra=
 case "$scenario" in
-	e2e)
+	e2e | vfio)
 		dump nic_a rx "$out/host-a.pcap"
 		dump nic_c rx "$out/host-c.pcap"
 		dump nic_d tx "$out/host-d.pcap"
@@ -237,7 +257,7 @@ case "$scenario" in
 esac
 env_words=
 for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
-qemu_args+=(-append "console=ttyS0 quiet panic=-1 ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
+qemu_args+=(-append "console=ttyS0 quiet panic=-1 $kernel_iommu ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
 ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics \
 ixy_not_nics=$not_nics $extra$env_words")
 say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, TCG, at most $time_limit s);" \
@@ -292,8 +312,9 @@ show_app_logs() {
 e2e_checks() {
 	expect "driver self test passed" marker "selftest exit 0$"
 	grep -E "passed, .* failed|CHECK|selftest:" "$out/guest/selftest.log" 2>/dev/null | sed 's/^/  selftest: /'
-	local i pci interface
-	if [ "$mode" = kmod ]; then
+	local i pci interface access=sysfs
+	[ "$scenario" = vfio ] && access=VFIO
+	if [ "$mode" = kmod ] && [ "$scenario" = e2e ]; then
 		for pci in $nic_a $nic_b $nic_c $nic_d; do
 			expect "kernel driver virtio-pci was bound to $pci before ixy took it" \
 				marker "kernel driver of $pci: virtio-pci"
@@ -306,6 +327,8 @@ e2e_checks() {
 		interface=$(expected_interface "${kinds[$i]}")
 		expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 			grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+		expect "ixy reached $pci through $access" \
+			grep -q "^ixy: $pci: .* driver, device reached through $access$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
 	done
 	expect "receivers started before the generator" marker "receivers running"
 	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
@@ -397,6 +420,7 @@ say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) e2e_checks ;;
+	vfio) guest_checks; e2e_checks ;;
 	bad-inputs) guest_checks; bad_inputs_report ;;
 	in-use) guest_checks ;;
 	quiet) guest_checks; quiet_checks ;;

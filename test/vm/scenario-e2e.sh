@@ -8,18 +8,22 @@
 # run-vm.sh checks the results: check_capture.py compares the capture with the host's records of the wire.
 
 # 1. Driver self test
-vm_selftest $NIC_B $NIC_A "$mac_b" "$mac_a" >/tmp/selftest.log 2>&1
+(run_app vm_selftest $NIC_B $NIC_A "$mac_b" "$mac_a" >/tmp/selftest.log 2>&1)
 marker "selftest exit $?"
 send_file selftest.log
 
 # 2. Pipeline
-ixy-pcap $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+run_app ixy-pcap $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
-ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+run_app ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
 	marker "receivers running"
-	ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
+	for pid in $pcap_pid $fwd_pid; do
+		sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/uid \1/p' "/proc/$pid/status"
+	done >/tmp/apps-uid.txt
+	marker "ixy-pcap and ixy-fwd run as $(tr '\n' ' ' </tmp/apps-uid.txt)"
+	run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
 	pktgen_pid=$!
 	for _ in $(seq $((wait_s * 10))); do
 		kill -0 $pcap_pid 2>/dev/null || break
