@@ -44,6 +44,7 @@ NOT_NICS=
 NIC_E=
 NIC_F=
 E1000=
+vfio=no
 # shellcheck disable=SC2013,SC2034  # words, not lines; the scenarios use the variables
 for word in $(cat /proc/cmdline); do
 	case "$word" in
@@ -54,6 +55,7 @@ for word in $(cat /proc/cmdline); do
 		ixy_nic_f=*) NIC_F=${word#*=} ;;
 		ixy_e1000=*) E1000=${word#*=} ;;
 		ixy_env=*) export "${word#ixy_env=}" ;;
+		ixy_vfio=*) vfio=${word#*=} ;;
 		ixy_scenario=*) scenario=${word#*=} ;;
 		ixy_mode=*) mode=${word#*=} ;;
 		ixy_packets=*) packets=${word#*=} ;;
@@ -172,12 +174,41 @@ check_eq() { # check_eq WHAT GOT EXPECTED
 
 free_hugepages() { cat $HUGEPAGE_SYSFS/free_hugepages; }
 
+# ixy_vfio=yes (run-vm.sh --vfio): scripts/setup-vfio.sh hands NICs A-D to user ixy (uid 1000), which runs the apps
+# (run_app) with the locked-memory limit the script names; afterwards setup-vfio.sh --undo gives them back.
+hand_over_to_vfio() {
+	marker "IOMMU groups: $(ls /sys/kernel/iommu_groups | tr '\n' ' ')"
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		check "setup-vfio.sh hands $nic ($(kernel_driver "$nic")) to user ixy" \
+			sh -c "setup-vfio.sh $nic ixy >/tmp/setup.log 2>&1"
+		sed 's/^/    /' /tmp/setup.log
+		group=$(basename "$(readlink "/sys/bus/pci/devices/$nic/iommu_group")")
+		check_eq "$nic is bound to vfio-pci" "$(kernel_driver "$nic")" vfio-pci
+		check_eq "/dev/vfio/$group belongs to ixy" "$(stat -c '%U %a' "/dev/vfio/$group")" "ixy 600"
+	done
+	limit=$(sed -n 's/.*ulimit -l \([0-9]*\) (two NICs.*/\1/p' /tmp/setup.log)
+	check "setup-vfio.sh names a locked-memory limit" test -n "$limit"
+	ulimit -l $((2 * ${limit:-0})) # the apps inherit it; ixy-fwd and vm_selftest open two NICs
+	marker "locked-memory limit for user ixy: $(ulimit -l) KiB"
+	APP_USER=ixy
+}
+
+give_back_from_vfio() {
+	APP_USER=
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		check "setup-vfio.sh --undo gives $nic back" sh -c "setup-vfio.sh --undo $nic >/dev/null"
+		check_eq "$nic is back with virtio-pci" "$(kernel_driver "$nic")" virtio-pci
+	done
+}
+
+[ "$vfio" = yes ] && hand_over_to_vfio
 if [ -f "/scenarios/$scenario.sh" ]; then
 	# shellcheck disable=SC1090
 	. "/scenarios/$scenario.sh"
 else
 	marker "FAIL unknown scenario $scenario"
 fi
+[ "$vfio" = yes ] && give_back_from_vfio
 marker "done"
 sync
 poweroff -f

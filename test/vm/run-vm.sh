@@ -2,8 +2,8 @@
 # The VM tests: boots the test guest under QEMU (TCG, never KVM) with four NICs A, B, C, D and checks what ixy did
 # there. One scenario per boot (guest-init.sh runs test/vm/scenario-<name>.sh in the guest):
 #
-#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--env VAR=VALUE]...
-#             [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
+#   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio]
+#             [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
 #
 #   e2e (default)  vm_selftest on A and B, then ixy-pcap on D, ixy-fwd on B and C, ixy-pktgen on A;
 #                  check_capture.py compares the guest's capture with the host's records. --mode kmod loads the
@@ -15,8 +15,6 @@
 #                  traffic sent to them afterwards (from two kernel-driven NICs, E and F) changes nothing.
 #   soak           --soak-seconds (default 120) of traffic through all apps; check_soak.py accounts for every
 #                  packet with the apps' counters and QEMU's records of the wire, and checks the mempool reports.
-#   vfio           (with --iommu, kmod) scripts/setup-vfio.sh hands the four NICs to user "ixy"; then the e2e
-#                  pipeline runs as that user, through VFIO.
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -27,7 +25,9 @@
 # otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern ones
 # each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
 # --iommu adds QEMU's emulated Intel IOMMU (q35 only; the guest kernel gets intel_iommu=on), and modern VirtIO NICs
-# send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM).
+# send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
+# the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
+# that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
 #
 # Network (nothing reaches the host's network). e2e: A and B, and C and D, are joined by pairs of UDP sockets on
 # 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full). Other scenarios: A and
@@ -46,12 +46,13 @@ scenario=e2e
 mode=
 nics=legacy
 iommu=no
+vfio=no
 envs=()
 packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio] [--mode bare|kmod] [--nics KINDS] [--iommu] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -59,6 +60,7 @@ while [ $# -gt 0 ]; do
 		--mode) mode=$2; shift 2 ;;
 		--nics) nics=$2; shift 2 ;;
 		--iommu) iommu=yes; shift ;;
+		--vfio) vfio=yes; iommu=yes; shift ;;
 		--env) envs+=("$2"); shift 2 ;;
 		--packets) packets=$2; shift 2 ;;
 		--soak-seconds) soak_s=$2; shift 2 ;;
@@ -70,11 +72,12 @@ done
 [ -n "$build_dir" ] || { echo "run-vm.sh: --build-dir is required" >&2; exit 2; }
 case "$scenario" in
 	e2e) mode=${mode:-bare} ;;
-	bad-inputs | in-use | vfio) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
+	bad-inputs | in-use) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
 	quiet | soak) mode=${mode:-bare} ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
+[ $vfio = yes ] && mode=kmod # setup-vfio.sh takes the NICs from their kernel driver
 case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
 IFS=, read -r -a kinds <<<"$nics"
 [ ${#kinds[@]} = 1 ] && kinds=("${kinds[0]}" "${kinds[0]}" "${kinds[0]}" "${kinds[0]}")
@@ -89,10 +92,6 @@ for kind in "${kinds[@]}"; do
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
 	echo "run-vm.sh: --iommu needs a q35 machine: at least one NIC that is not legacy" >&2
-	exit 2
-fi
-if [ "$scenario" = vfio ] && [ $iommu = no ]; then
-	echo "run-vm.sh: the vfio scenario needs --iommu" >&2
 	exit 2
 fi
 for env in "${envs[@]}"; do
@@ -190,7 +189,7 @@ socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that se
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-if [ "$scenario" = e2e ] || [ "$scenario" = vfio ]; then
+if [ "$scenario" = e2e ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -221,7 +220,7 @@ expected_interface() {
 counters=()
 extra=
 case "$scenario" in
-	e2e | vfio)
+	e2e)
 		dump nic_a rx "$out/host-a.pcap"
 		dump nic_c rx "$out/host-c.pcap"
 		dump nic_d tx "$out/host-d.pcap"
@@ -258,10 +257,10 @@ esac
 env_words=
 for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
 qemu_args+=(-append "console=ttyS0 quiet panic=-1 $kernel_iommu ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
-ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics \
+ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics ixy_vfio=$vfio \
 ixy_not_nics=$not_nics $extra$env_words")
-say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, TCG, at most $time_limit s);" \
-	"console:"
+say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, IOMMU $iommu, VFIO $vfio, TCG," \
+	"at most $time_limit s); console:"
 start=$(date +%s)
 timeout --kill-after=10 $time_limit qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 | tee "$out/console.log"
 qemu_rc=${PIPESTATUS[0]}
@@ -313,8 +312,8 @@ e2e_checks() {
 	expect "driver self test passed" marker "selftest exit 0$"
 	grep -E "passed, .* failed|CHECK|selftest:" "$out/guest/selftest.log" 2>/dev/null | sed 's/^/  selftest: /'
 	local i pci interface access=sysfs
-	[ "$scenario" = vfio ] && access=VFIO
-	if [ "$mode" = kmod ] && [ "$scenario" = e2e ]; then
+	[ $vfio = yes ] && access=VFIO
+	if [ "$mode" = kmod ] && [ $vfio = no ]; then
 		for pci in $nic_a $nic_b $nic_c $nic_d; do
 			expect "kernel driver virtio-pci was bound to $pci before ixy took it" \
 				marker "kernel driver of $pci: virtio-pci"
@@ -419,8 +418,7 @@ echo
 say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
-	e2e) e2e_checks ;;
-	vfio) guest_checks; e2e_checks ;;
+	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs) guest_checks; bad_inputs_report ;;
 	in-use) guest_checks ;;
 	quiet) guest_checks; quiet_checks ;;

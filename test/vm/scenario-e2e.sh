@@ -47,3 +47,6 @@ for name in pcap.log fwd.log pktgen.log; do
 	[ -f /tmp/$name ] && send_file $name
 done
 [ -f /tmp/capture.pcap ] && send_file capture.pcap
+if [ -n "$APP_USER" ]; then
+	check_eq "ixy-pcap and ixy-fwd ran as user $APP_USER" "$(sort -u /tmp/apps-uid.txt)" "uid $(id -u "$APP_USER")"
+fi

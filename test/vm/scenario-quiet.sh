@@ -10,9 +10,11 @@
 #    them with a pattern. NICs E (hub 0) and F (hub 1), driven by the guest kernel, each send a burst of frames
 #    towards the stopped NICs. Afterwards the stopped NICs must still be quiet, and the pattern must be intact: no
 #    device wrote into memory ixy gave back.
-# 3. A control: after SIGKILL (no ixy_stop) the same checks do fail.
+# 3. SIGKILL (no ixy_stop). Through sysfs this is a control: the same checks do fail, the device keeps DMAing into
+#    memory its killed owner had. Through VFIO (run-vm.sh --vfio) the kernel's VFIO release stops the device: it
+#    must be quiet and the guard intact, as after the other exits.
 # A-D get a driver_override that matches no driver, so that loading the kernel's drivers for E and F leaves them
-# alone. E and F come from run-vm.sh (ixy_nic_e, ixy_nic_f).
+# alone (with --vfio they are bound to vfio-pci already). E and F come from run-vm.sh (ixy_nic_e, ixy_nic_f).
 BURST=20000
 
 # probe_is NIC VERDICT: the NIC's state (vm_probe regs) amounts to VERDICT (quiet, live); prints the state.
@@ -22,13 +24,18 @@ probe_is() {
 	[ "${_state##*=> }" = "$2" ]
 }
 
-for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
-	echo ixy-test-no-driver >"/sys/bus/pci/devices/$nic/driver_override"
-done
-load_kernel_drivers
-check_eq "only E and F are bound to the kernel driver" \
+if [ "$vfio" = yes ]; then
+	ixy_drivers="vfio-pci vfio-pci vfio-pci vfio-pci"
+else
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		echo ixy-test-no-driver >"/sys/bus/pci/devices/$nic/driver_override"
+	done
+	load_kernel_drivers
+	ixy_drivers="none none none none"
+fi
+check_eq "only E and F are bound to the kernel's NIC driver" \
 	"$(for nic in $NIC_A $NIC_B $NIC_C $NIC_D $NIC_E $NIC_F; do kernel_driver $nic; done | tr '\n' ' ')" \
-	"none none none none virtio-pci virtio-pci "
+	"$ixy_drivers virtio-pci virtio-pci "
 for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
 	marker "before: $nic $(vm_probe regs "$nic")"
 done
@@ -36,14 +43,18 @@ free_before=$(free_hugepages)
 marker "before: $free_before free huge pages"
 
 # 1. The apps, and the state each leaves behind.
-ixy-pcap $NIC_D /tmp/quiet.pcap 2000 >/tmp/pcap.log 2>&1 &
+run_app ixy-pcap $NIC_D /tmp/quiet.pcap 2000 >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
-ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+run_app ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
 check "ixy-pcap and ixy-fwd run" receivers_running
-check "while ixy-pcap runs, D reads as live (driver OK, queues set, bus master on)" probe_is $NIC_D live
-ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
+if [ "$vfio" = yes ]; then # vfio-pci keeps the BARs to itself while ixy has the device: config space only
+	check_eq "while ixy-pcap runs, D has bus mastering on" "$(vm_probe bus-master $NIC_D)" 1
+else
+	check "while ixy-pcap runs, D reads as live (driver OK, queues set, bus master on)" probe_is $NIC_D live
+fi
+run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
 pktgen_pid=$!
 for _ in $(seq 600); do
 	kill -0 $pcap_pid 2>/dev/null || break
@@ -89,18 +100,29 @@ done
 check "the guard's pattern is intact: no DMA into the memory ixy gave back" vm_probe guard-check /mnt/huge/guard
 check_eq "all huge pages free again after the guard" "$(free_hugepages)" "$free_before"
 
-# 3. Control: the same checks catch a device that was not stopped. ixy-pcap killed with SIGKILL cannot reset D: the
-#    kernel frees its huge pages, but D still has its rings and may DMA, into pages the guard now holds.
-ixy-pcap $NIC_D /dev/null >/tmp/killed.log 2>&1 &
+# 3. SIGKILL. Through sysfs, a control: the same checks catch a device that was not stopped. ixy-pcap killed with
+#    SIGKILL cannot reset D: the kernel frees its huge pages, but D still has its rings and may DMA, into pages the
+#    guard now holds. Through VFIO the kernel closes ixy's files of the killed process, and vfio-pci's release
+#    disables and resets D; its IOMMU mappings are gone with the container.
+run_app ixy-pcap $NIC_D /dev/null >/tmp/killed.log 2>&1 &
 killed_pid=$!
-check "control: ixy-pcap runs on D" wait_running /tmp/killed.log $killed_pid
+check "SIGKILL: ixy-pcap runs on D" wait_running /tmp/killed.log $killed_pid
 kill -KILL $killed_pid
 wait $killed_pid
-check "control: after SIGKILL, D still reads as live" probe_is $NIC_D live
+if [ "$vfio" = yes ]; then
+	check "SIGKILL through VFIO: D is reset, without queues, bus master off" probe_is $NIC_D quiet
+else
+	check "control: after SIGKILL, D still reads as live" probe_is $NIC_D live
+fi
 vm_probe guard-fill /mnt/huge/guard
 vm_probe send "$if_f" $BURST
 sleep 1
-check "control: the guard sees D's DMA into memory its killed owner had" sh -c "! vm_probe guard-check /mnt/huge/guard"
+if [ "$vfio" = yes ]; then
+	check "SIGKILL through VFIO: the guard's pattern is intact" vm_probe guard-check /mnt/huge/guard
+	check "SIGKILL through VFIO: D still quiet after the burst" probe_is $NIC_D quiet
+else
+	check "control: the guard sees D's DMA into memory its killed owner had" sh -c "! vm_probe guard-check /mnt/huge/guard"
+fi
 
 for name in pcap.log fwd.log pktgen.log; do
 	send_file $name

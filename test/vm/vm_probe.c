@@ -8,6 +8,8 @@
 //                                  address of virtqueues 0-2, and Bus Master Enable. "quiet": reset, no queue, no bus
 //                                  mastering; "live": driver OK, all three queues set up, bus mastering on; anything
 //                                  else "neither". Writes only the queue select register (to read each queue's state).
+//   vm_probe bus-master <pci>      prints 1 if Bus Master Enable is set in the command register, else 0 (config
+//                                  space only: works while vfio-pci keeps the BARs to itself).
 //   vm_probe guard-fill <file>     creates <file> in hugetlbfs holding every free huge page and fills it with a
 //                                  pattern that depends on the offset. The pages stay taken until guard-check.
 //   vm_probe guard-check <file>    checks the pattern, removes the file; exit 1 if any byte changed (a device wrote
@@ -92,7 +94,10 @@ static int modern_regs(const char* pci, unsigned bar_index, uint32_t offset, boo
 	volatile uint8_t* bar = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (bar == MAP_FAILED) {
-		return fail("cannot map the BAR of the common configuration");
+		// vfio-pci claims the BAR while a process has the device open: only config space can be read then.
+		printf("modern BAR%u not readable (%s) bus_master=%d => neither\n", bar_index, strerror(errno),
+		       bus_master);
+		return 0;
 	}
 	volatile uint8_t* common = bar + offset;
 	uint8_t status = common[COMMON_STATUS];
@@ -252,6 +257,16 @@ int main(int argc, char* argv[]) {
 	if (argc == 3 && strcmp(argv[1], "regs") == 0) {
 		return regs(argv[2]);
 	}
+	if (argc == 3 && strcmp(argv[1], "bus-master") == 0) {
+		int fd = open_device_file(argv[2], "config", O_RDONLY);
+		uint16_t command;
+		if (fd < 0 || pread(fd, &command, 2, PCI_COMMAND) != 2) {
+			return fail("cannot read the command register");
+		}
+		close(fd);
+		printf("%d\n", (command & PCI_COMMAND_BUS_MASTER) ? 1 : 0);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "guard-fill") == 0) {
 		return guard(argv[2], true);
 	}
@@ -261,6 +276,7 @@ int main(int argc, char* argv[]) {
 	if (argc == 4 && strcmp(argv[1], "send") == 0) {
 		return send_frames(argv[2], strtol(argv[3], NULL, 10));
 	}
-	fprintf(stderr, "usage: vm_probe regs <pci> | guard-fill <file> | guard-check <file> | send <ifname> <n>\n");
+	fprintf(stderr, "usage: vm_probe regs <pci> | bus-master <pci> | guard-fill <file> | guard-check <file> | "
+			"send <ifname> <n>\n");
 	return 2;
 }
