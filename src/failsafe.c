@@ -158,6 +158,23 @@ static int check_locked_memory(const struct ixy_config* config, const struct ixy
 	return 0;
 }
 
+// How this process reaches its devices, once it has checked one: all must be reached the same way, because DMA
+// memory serves all devices and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
+static const char* process_access;
+
+static int check_same_access(const char* pci_addr, const char* access) {
+	if (process_access && strcmp(process_access, access) != 0) {
+		ixy_error(
+		    "PCI device %s would be reached through %s, but this process reaches its other devices through "
+		    "%s: its DMA memory cannot serve both (physical or IO virtual addresses). Bind all of them to "
+		    "vfio-pci (scripts/setup-vfio.sh) or none",
+		    pci_addr, access, process_access);
+		return -1;
+	}
+	process_access = access;
+	return 0;
+}
+
 int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
 		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
 	if (read_kernel_driver(config->pci_addr, kernel_driver) != 0) {
@@ -166,8 +183,9 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 	// Handed over to vfio-pci by an administrator (scripts/setup-vfio.sh): no root needed, no kernel interface that
 	// could be in use, no hugetlbfs; the IOMMU's mappings lock memory.
 	if (strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0) {
-		return check_huge_pages(config, driver, false) == 0 && check_locked_memory(config, driver) == 0 ? 0
-														: -1;
+		return check_huge_pages(config, driver, false) == 0 && check_locked_memory(config, driver) == 0
+			   ? check_same_access(config->pci_addr, "VFIO")
+			   : -1;
 	}
 	if (geteuid() != 0) {
 		ixy_error(
@@ -181,7 +199,7 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 	    check_huge_pages(config, driver, true) != 0) {
 		return -1;
 	}
-	return 0;
+	return check_same_access(config->pci_addr, "sysfs");
 }
 
 bool ixy_check_config(const struct ixy_config* config) {

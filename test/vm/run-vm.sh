@@ -15,6 +15,9 @@
 #                  traffic sent to them afterwards (from two kernel-driven NICs, E and F) changes nothing.
 #   soak           --soak-seconds (default 120) of traffic through all apps; check_soak.py accounts for every
 #                  packet with the apps' counters and QEMU's records of the wire, and checks the mempool reports.
+#   vfio-bad-inputs  what VFIO cannot give is refused with one message and changes nothing (kmod; with --iommu four
+#                  more NICs: E legacy-only, F modern without iommu_platform, G and H in one IOMMU group; without
+#                  --iommu: no IOMMU). Writes OUT/bad-inputs.md.
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -52,7 +55,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -72,7 +75,7 @@ done
 [ -n "$build_dir" ] || { echo "run-vm.sh: --build-dir is required" >&2; exit 2; }
 case "$scenario" in
 	e2e) mode=${mode:-bare} ;;
-	bad-inputs | in-use) mode=${mode:-kmod} ;; # the kernel driver is bound: the state ixy must leave alone
+	bad-inputs | in-use | vfio-bad-inputs) mode=${mode:-kmod} ;; # kernel drivers bound: the state to leave alone
 	quiet | soak) mode=${mode:-bare} ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
@@ -230,6 +233,25 @@ case "$scenario" in
 		hub nic_e1000 2
 		qemu_args+=(-device "e1000,netdev=nic_e1000,addr=$(printf 0x%x $next_slot),mac=52:54:00:12:34:0e,romfile=")
 		extra="ixy_e1000=$(printf '0000:00:%02x.0' $next_slot)"
+		;;
+	vfio-bad-inputs)
+		if [ $iommu = yes ]; then
+			# E legacy-only in the root complex; F modern without iommu_platform behind a root port of its own;
+			# G and H behind one PCIe-to-PCI bridge, which puts them into one IOMMU group. Alone on hub 2.
+			hub nic_e 2
+			hub nic_f 2
+			hub nic_g 2
+			hub nic_h 2
+			nic nic_e legacy 52:54:00:12:34:0e
+			qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))"
+				-device "virtio-net-pci,netdev=nic_f,mac=52:54:00:12:34:0f,bus=port$next_port,disable-legacy=on,romfile=")
+			nic_f=$(printf '0000:%02x:00.0' $next_port)
+			qemu_args+=(-device "pcie-pci-bridge,id=bridge,addr=0x1c"
+				-device "virtio-net-pci,netdev=nic_g,mac=52:54:00:12:34:10,bus=bridge,addr=0x1,disable-modern=on,romfile="
+				-device "virtio-net-pci,netdev=nic_h,mac=52:54:00:12:34:11,bus=bridge,addr=0x2,disable-modern=on,romfile=")
+			bridge_bus=$((next_port + 1))
+			extra="ixy_nic_e=${nic_addrs[4]} ixy_nic_f=$nic_f ixy_nic_g=$(printf '0000:%02x:01.0' $bridge_bus) ixy_nic_h=$(printf '0000:%02x:02.0' $bridge_bus)"
+		fi
 		;;
 	quiet)
 		# E and F, driven by the guest kernel, send traffic towards the stopped NICs on hub 0 and hub 1.
@@ -419,7 +441,7 @@ say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
-	bad-inputs) guest_checks; bad_inputs_report ;;
+	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
 	in-use) guest_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;

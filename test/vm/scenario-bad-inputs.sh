@@ -42,64 +42,6 @@ rebind() {
 	done
 }
 
-# The snapshot without what a kernel driver changes when it takes a device again: its ring addresses (queue PFNs)
-# and the number of the interface it creates anew (which also moves it to the end of the list).
-without_rebind_traces() { sed -e 's/ pfn[0-9]=[0-9]*//g' -e 's/^[0-9]*: //' "$1" | sort; }
-
-printf '' >/tmp/bad-inputs.tsv
-# bad CASE EXPECTED_EXIT EXPECTED_TEXT COMMAND...: runs COMMAND (for at most 30 s: an app that wrongly takes a
-# device would run until stopped) and checks the outcome. With given_back=1 the failure comes after ixy took the
-# NIC from its kernel driver (ixy_init binds it again): progress lines about that may precede and follow the one
-# error line, and the interface may have been created anew.
-given_back=0
-bad() {
-	name=$1 expected_rc=$2 text=$3
-	shift 3
-	snapshot >/tmp/before
-	timeout -s INT 30 "$@" >/tmp/out 2>/tmp/err </dev/null
-	rc=$?
-	snapshot >/tmp/after
-	check_eq "$name: exit code" "$rc" "$expected_rc"
-	# One message that says what is wrong; a usage error may add the usage line, or be just the usage line. Lines
-	# that start with a space continue the message before (the list of supported NICs).
-	if [ $given_back = 1 ]; then
-		grep -v '^ixy: unbound the kernel driver of \|^ixy: gave .* back to its kernel driver' /tmp/err >/tmp/messages
-	else
-		cp /tmp/err /tmp/messages
-	fi
-	reasons=$(grep -vc '^usage: \|^ ' /tmp/messages)
-	usages=$(grep -c '^usage: ' /tmp/messages)
-	if [ $((reasons + usages)) -ge 1 ] && [ "$reasons" -le 1 ] && [ "$usages" -le $((expected_rc == 2)) ]; then
-		marker "PASS $name: one message on stderr"
-	else
-		marker "FAIL $name: $reasons lines on stderr besides the usage line, expected one:"
-		sed 's/^/    /' /tmp/err
-		checks_failed=$((checks_failed + 1))
-	fi
-	check "$name: the message says '$text'" grep -qF -- "$text" /tmp/err
-	check "$name: nothing on stdout" test ! -s /tmp/out
-	if cmp -s /tmp/before /tmp/after; then
-		marker "PASS $name: nothing changed"
-	elif [ $given_back = 1 ] && [ "$(without_rebind_traces /tmp/before)" = "$(without_rebind_traces /tmp/after)" ]; then
-		marker "PASS $name: the NIC is back with its kernel driver, its interface as it was"
-		marker "NOTE $name: but the kernel driver set the NIC up anew (new rings, interface created again):"
-		diff /tmp/before /tmp/after | grep '^[-+][^-+]' | sed 's/^/    /'
-	else
-		marker "FAIL $name: the system changed:"
-		diff /tmp/before /tmp/after | grep '^[-+][^-+]' | sed 's/^/    /'
-		checks_failed=$((checks_failed + 1))
-		rebind
-	fi
-	command_line=
-	for arg in "$@"; do
-		case "$arg" in
-			"" | *" "*) command_line="$command_line '$arg'" ;;
-			*) command_line="$command_line $arg" ;;
-		esac
-	done
-	printf '%s\t%s\t%s\t%s\n' "$name" "${command_line# }" "$rc" "$(sed ':a;N;$!ba;s/\n/ | /g' /tmp/err)" \
-		>>/tmp/bad-inputs.tsv
-}
 
 marker "state before the cases:"
 snapshot | sed 's/^/    /'
