@@ -12,24 +12,10 @@
 
 #include <ixy/memory.h>
 
+#include "dma_provider.h"
 #include "log.h"
 
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
-
-static const struct dma_provider* provider; // NULL: hugetlbfs and physical addresses
-static size_t live_allocations;
-
-int memory_select_provider(const struct dma_provider* wanted) {
-	if (wanted != provider && live_allocations > 0) {
-		ixy_error(
-		    "this process has DMA memory for devices reached through %s; a device reached through %s cannot "
-		    "use it (the addresses differ): reach all devices the same way",
-		    provider ? provider->name : "sysfs", wanted ? wanted->name : "sysfs");
-		return -1;
-	}
-	provider = wanted;
-	return 0;
-}
 
 uintptr_t virt_to_phys(const void* virt) {
 	uintptr_t page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -51,10 +37,6 @@ uintptr_t virt_to_phys(const void* virt) {
 	return (uintptr_t)(pfn * page_size + (uintptr_t)virt % page_size);
 }
 
-uintptr_t memory_device_address(const void* virt) {
-	return provider ? (uintptr_t)virt : virt_to_phys(virt);
-}
-
 int memory_check_hugetlbfs(void) {
 	struct statfs fs;
 	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != HUGETLBFS_MAGIC) {
@@ -64,17 +46,8 @@ int memory_check_hugetlbfs(void) {
 	return 0;
 }
 
-int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
-	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
-	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
-		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
-		return -1;
-	}
-	if (provider) {
-		int rc = provider->allocate(size, mem);
-		live_allocations += rc == 0;
-		return rc;
-	}
+// memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
+static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
@@ -104,16 +77,13 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		return -1;
 	}
 	*mem = (struct dma_memory){.virt = virt, .phy = phy, .size = size};
-	live_allocations++;
 	return 0;
 }
 
-void memory_free_dma(struct dma_memory* mem) {
-	if (mem->virt && provider) {
-		provider->free(mem);
-	} else if (mem->virt && munmap(mem->virt, mem->size) != 0) {
+static void hugetlbfs_free(struct dma_memory* mem) {
+	if (munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
-	live_allocations -= mem->virt != NULL;
-	*mem = (struct dma_memory){0};
 }
+
+const struct dma_provider hugetlbfs_dma = {"sysfs", false, hugetlbfs_allocate, hugetlbfs_free};

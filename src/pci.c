@@ -109,7 +109,7 @@ static void sysfs_close(struct pci_device* dev) {
 	free(dev);
 }
 
-static const struct pci_access sysfs_access = {"sysfs", false, sysfs_config, sysfs_map_bar, sysfs_close};
+static const struct pci_access sysfs_access = {"sysfs", false, sysfs_config, sysfs_map_bar, sysfs_close, NULL};
 
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct sysfs_device* dev = calloc(1, sizeof(*dev));
@@ -125,8 +125,4 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 		return NULL;
 	}
 	return &dev->pci;
-}
-
-int pci_open_io_bar0(const char* pci_addr) {
-	return sysfs_open(pci_addr, "resource0", O_RDWR);
 }

@@ -1,27 +1,15 @@
-// PCI devices. Before ixy takes a device it only reads its IDs and class, by address, through sysfs
-// (/sys/bus/pci/devices/<addr>/...). A device it has taken is a struct pci_device: config space, BARs and bus
-// mastering, reached in one of two ways chosen once when the device is opened:
-//   sysfs (pci.c): the kernel's files for the device; needs root, and the device's DMA uses physical addresses;
-//   VFIO (vfio.c): a device the administrator bound to vfio-pci; its DMA goes through the IOMMU.
-// Drivers only call the functions below and the struct pci_access operations: they do not know which way it is.
+// PCI devices through sysfs (/sys/bus/pci/devices/<addr>/..., pci.c). Before ixy takes a device it only reads its
+// IDs and class, by address. A device it has taken is a struct pci_device (pci_access.h): config space, BARs and
+// bus mastering, reached through sysfs or VFIO.
 //
 // Every function prints what went wrong, naming the device, and returns -1 (or NULL) on failure.
 // Test builds (IXY_SEAM) link a software device model's implementation (test/model) instead of pci.c and vfio.c.
 #ifndef IXY_PCI_H
 #define IXY_PCI_H
 
-#include <errno.h>
-#include <linux/pci_regs.h> // PCI_COMMAND and its bit PCI_COMMAND_MASTER (PCI Local Bus spec 3.0, 6.1, 6.2.2)
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/mman.h>
-
-#include "log.h"
 
 #define PCI_BASE_CLASS_NETWORK 0x02
-#define PCI_NUM_BARS 6
 
 struct pci_ids {
 	uint16_t vendor_id;
@@ -36,61 +24,6 @@ int pci_write_address_to(const char* pci_addr, const char* path);
 // Unbinds the kernel driver, if any.
 int pci_unbind_driver(const char* pci_addr);
 
-struct pci_device;
-
-// How ixy reaches a device it has taken.
-struct pci_access {
-	const char* name; // "sysfs" or "VFIO"
-	bool iommu;       // the device's DMA goes through an IOMMU (DMA memory has IO virtual addresses)
-	// Reads or writes len bytes of config space at offset.
-	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
-	// Maps memory BAR `bar` with mmap; *size receives its length.
-	uint8_t* (*map_bar)(struct pci_device* dev, unsigned bar, size_t* size);
-	// Closes what the access opened and frees dev (pci_close unmapped the BARs).
-	void (*close)(struct pci_device* dev);
-};
-
-// The part of a taken device every access has; each embeds it as its first member.
-struct pci_device {
-	char addr[sizeof("0000:00:00.0")];
-	const struct pci_access* access;
-	uint8_t* bars[PCI_NUM_BARS]; // memory BARs mapped by pci_map_bar
-	size_t bar_sizes[PCI_NUM_BARS];
-};
-
-// Opens a device through sysfs (root only). The caller unbinds its kernel driver first.
-struct pci_device* pci_open_sysfs(const char* pci_addr);
-// Opens BAR0 of a device taken through sysfs when it is an IO-port BAR (legacy VirtIO): use pread/pwrite on the fd.
-int pci_open_io_bar0(const char* pci_addr);
-
-// Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
-static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
-	if (bar < PCI_NUM_BARS && !dev->bars[bar]) {
-		dev->bars[bar] = dev->access->map_bar(dev, bar, &dev->bar_sizes[bar]);
-	}
-	*size = bar < PCI_NUM_BARS ? dev->bar_sizes[bar] : 0;
-	return bar < PCI_NUM_BARS ? dev->bars[bar] : NULL;
-}
-
-// Sets or clears Bus Master Enable in the command register (PCI Local Bus 3.0, 6.2.2): a function may only start
-// DMA while it is set.
-static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
-	uint16_t command;
-	if (dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, false) != 0) {
-		return -1;
-	}
-	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
-	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
-}
-
-// Unmaps the BARs, closes the device and frees dev.
-static inline void pci_close(struct pci_device* dev) {
-	for (int bar = 0; bar < PCI_NUM_BARS; bar++) {
-		if (dev->bars[bar] && munmap(dev->bars[bar], dev->bar_sizes[bar]) != 0) {
-			ixy_warn("%s: unmapping BAR %d failed: %s", dev->addr, bar, strerror(errno));
-		}
-	}
-	dev->access->close(dev);
-}
+#include "pci_access.h" // a device ixy has taken: the operations sysfs and VFIO share
 
 #endif

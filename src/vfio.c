@@ -12,6 +12,7 @@
 #include <linux/limits.h>
 #include <linux/vfio.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,12 +20,15 @@
 #include "vfio.h"
 
 #define MAX_GROUPS 64
+#define MAX_VECTORS 64
 
-// A device reached through VFIO: its file, and where its config space is in the file.
+// A device reached through VFIO: its file, where its config space is in the file, and its interrupts' eventfds.
 struct vfio_device {
 	struct pci_device pci;
 	int fd;
 	uint64_t config_offset;
+	int irq_fds[MAX_VECTORS];
+	unsigned num_irqs;
 };
 
 // The process's container, and the groups that joined it. They stay open until the process exits: the kernel then
@@ -201,19 +205,72 @@ static uint8_t* vfio_map_bar(struct pci_device* pci, unsigned bar, size_t* size)
 	return mapped;
 }
 
-// Closing the device's file ends ixy's use of it; vfio-pci then disables the device (no bus mastering) and resets
-// it. The group stays in the container.
+// Interrupts: VFIO_DEVICE_SET_IRQS with one eventfd per vector; the kernel signals the eventfd when the device sends
+// the vector's message (through the IOMMU's interrupt remapping). MSI-X gives each queue its own vector; a device
+// without enough MSI-X vectors gets one MSI vector for all.
+static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fds[], bool* msix) {
+	struct vfio_device* dev = (struct vfio_device*)pci;
+	struct vfio_irq_info msix_info = {.argsz = sizeof(msix_info), .index = VFIO_PCI_MSIX_IRQ_INDEX};
+	struct vfio_irq_info msi_info = {.argsz = sizeof(msi_info), .index = VFIO_PCI_MSI_IRQ_INDEX};
+	if (ioctl(dev->fd, VFIO_DEVICE_GET_IRQ_INFO, &msix_info) != 0) {
+		msix_info.count = 0;
+	}
+	if (ioctl(dev->fd, VFIO_DEVICE_GET_IRQ_INFO, &msi_info) != 0) {
+		msi_info.count = 0;
+	}
+	*msix = count <= msix_info.count;
+	unsigned vectors = *msix ? count : 1;
+	if (dev->num_irqs > 0 || count == 0 || count > MAX_VECTORS || (!*msix && msi_info.count == 0)) {
+		ixy_error("PCI device %s: %u interrupt vector(s) wanted; it has %u MSI-X and %u MSI vectors%s",
+			  pci->addr, count, msix_info.count, msi_info.count, dev->num_irqs ? ", set up already" : "");
+		return -1;
+	}
+	for (; dev->num_irqs < vectors; dev->num_irqs++) {
+		dev->irq_fds[dev->num_irqs] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (dev->irq_fds[dev->num_irqs] < 0) {
+			ixy_error("PCI device %s: cannot create an eventfd: %s", pci->addr, strerror(errno));
+			return -1; // vfio_close closes the ones made so far
+		}
+	}
+	char buf[sizeof(struct vfio_irq_set) + MAX_VECTORS * sizeof(int)];
+	struct vfio_irq_set* set = (struct vfio_irq_set*)buf;
+	*set = (struct vfio_irq_set){.argsz = (uint32_t)(sizeof(*set) + vectors * sizeof(int)),
+				     .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+				     .index = *msix ? VFIO_PCI_MSIX_IRQ_INDEX : VFIO_PCI_MSI_IRQ_INDEX,
+				     .count = vectors};
+	memcpy(set->data, dev->irq_fds, vectors * sizeof(int));
+	if (ioctl(dev->fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
+		ixy_error("PCI device %s: cannot route its %s interrupts to eventfds: %s", pci->addr,
+			  *msix ? "MSI-X" : "MSI", strerror(errno));
+		return -1;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		fds[i] = dev->irq_fds[*msix ? i : 0];
+	}
+	return 0;
+}
+
+// Closing the device's file ends ixy's use of it; vfio-pci then disables the device (no bus mastering, no
+// interrupts) and resets it. The group stays in the container.
 static void vfio_close(struct pci_device* pci) {
-	if (close(((struct vfio_device*)pci)->fd) != 0) {
+	struct vfio_device* dev = (struct vfio_device*)pci;
+	if (close(dev->fd) != 0) {
 		ixy_warn("PCI device %s: closing its VFIO file failed: %s", pci->addr, strerror(errno));
+	}
+	for (unsigned i = 0; i < dev->num_irqs; i++) {
+		if (close(dev->irq_fds[i]) != 0) {
+			ixy_warn("PCI device %s: closing an interrupt eventfd failed: %s", pci->addr, strerror(errno));
+		}
 	}
 	free(pci);
 }
 
-static const struct pci_access vfio_access = {"VFIO", true, vfio_config, vfio_map_bar, vfio_close};
+static const struct pci_access vfio_access = {"VFIO",       true,       vfio_config,
+					      vfio_map_bar, vfio_close, vfio_enable_interrupts};
 
 struct pci_device* vfio_open(const char* pci_addr) {
-	int group = iommu_group_of(pci_addr);
+	// From now on DMA memory comes from vfio_dma (refused while memory with physical addresses exists).
+	int group = memory_select_provider(&vfio_dma) == 0 ? iommu_group_of(pci_addr) : -1;
 	int group_fd = group < 0 || open_container() != 0 ? -1 : open_group(pci_addr, group);
 	if (group_fd < 0) {
 		return NULL;
@@ -276,4 +333,4 @@ static void vfio_free(struct dma_memory* mem) {
 	}
 }
 
-const struct dma_provider vfio_dma = {"VFIO", vfio_allocate, vfio_free};
+const struct dma_provider vfio_dma = {"VFIO", true, vfio_allocate, vfio_free};

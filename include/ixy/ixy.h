@@ -45,6 +45,8 @@ uint64_t monotonic_time_ns(void);
 
 #define IXY_MAX_QUEUES 64
 
+struct ixy_interrupts;
+
 struct ixy_device {
 	const char* pci_addr;    // "0000:03:00.0", owned by the device
 	const char* driver_name; // "ixgbe" or "virtio"
@@ -66,6 +68,7 @@ struct ixy_device {
 	void (*stop)(struct ixy_device* dev);
 	// Stops the device if it is not stopped yet, then frees its memory and the struct itself.
 	void (*close)(struct ixy_device* dev);
+	struct ixy_interrupts* interrupts; // NULL: the device polls; else what ixy_waiter needs (ixy/interrupts.h)
 };
 
 struct ixy_config {
@@ -74,6 +77,10 @@ struct ixy_config {
 	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
 	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device fixes it).
 	uint32_t ring_size;
+	// 0: the app polls (the default). Otherwise, for a device reached through VFIO, each RX queue gets an
+	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet
+	// comes). Devices reached through sysfs always poll.
+	int32_t interrupt_timeout_ms;
 };
 
 #define IXY_DEFAULT_RING_SIZE 512

@@ -30,20 +30,6 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 void memory_free_dma(struct dma_memory* mem);
 // Physical address of a virtual address inside DMA memory (via /proc/self/pagemap), 0 on failure.
 uintptr_t virt_to_phys(const void* virt);
-// The address a device uses for virt, which lies in DMA memory: its physical address, or behind an IOMMU (VFIO) its
-// IO virtual address, which ixy makes equal to virt. 0 on failure.
-uintptr_t memory_device_address(const void* virt);
-
-// Where DMA memory comes from, for the device layer (src/device.c): hugetlbfs pages with physical addresses (the
-// default), or a provider whose memory devices reach at IO virtual address == virtual address (VFIO: huge pages
-// mapped into the IOMMU). Chosen when a device is opened; all devices of a process must agree.
-struct dma_provider {
-	const char* name;
-	int (*allocate)(size_t size, struct dma_memory* mem); // size: whole huge pages; fills all fields
-	void (*free)(struct dma_memory* mem);
-};
-// Switches to provider (NULL: physical addresses). Fails with a message while DMA memory of the other kind exists.
-int memory_select_provider(const struct dma_provider* provider);
 // Fails with a message unless hugetlbfs is mounted at IXY_HUGETLBFS_PATH.
 int memory_check_hugetlbfs(void);
 

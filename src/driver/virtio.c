@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ixy/interrupts.h>
+
 #include "driver.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
@@ -95,8 +97,10 @@ struct virtio_device {
 	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
 	struct virtqueue queues[NUM_QUEUES];
 	bool has_ctrl_queue;
-	bool ctrl_broken; // a command timed out: the device may still use its buffers, send no more
-	bool stopped;     // reset by virtio_stop: it no longer touches our memory
+	bool ctrl_broken;                 // a command timed out: the device may still use its buffers, send no more
+	bool stopped;                     // reset by virtio_stop: it no longer touches our memory
+	int rx_interrupt_fd;              // the eventfd of the RX queue's MSI-X vector (VFIO)
+	struct ixy_interrupts interrupts; // ixy.interrupts points here if the app asked for interrupts
 	struct mempool* rx_mempool;
 	// The device counts nothing; these are the packets and bytes since the last read_stats, and RX entries the
 	// driver dropped because the device got them wrong.
@@ -247,6 +251,9 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 			q->free_chains[q->num_free_chains++] = chain;
 		}
 	}
+	if (index == RX_QUEUE && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, 0) != 0) {
+		return -1;
+	}
 	return t->ops->enable_queue(t, index, q->size, q->mem.phy, q->mem.phy + q->size * sizeof(struct vring_desc),
 				    q->mem.phy + used_ring_offset(q->size));
 }
@@ -356,6 +363,39 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		publish_and_notify(dev, q);
 	}
 	return queued;
+}
+
+// The RX queue's interrupt (ixy_waiter): without VIRTIO_RING_F_EVENT_IDX the device signals the queue's vector after
+// it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (2.4.7).
+static void virtio_set_rx_interrupt(struct ixy_device* ixy, uint16_t queue_id, bool armed) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	(void)queue_id; // one RX queue
+	dev->queues[RX_QUEUE].avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
+	full_barrier(); // the flag before the caller looks at the used ring again
+}
+
+static bool virtio_rx_pending(struct ixy_device* ixy, uint16_t queue_id) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	(void)queue_id;
+	return dev->queues[RX_QUEUE].used->idx != dev->queues[RX_QUEUE].used_idx;
+}
+
+// Interrupts, if the app asked for them: MSI-X vector 0 for the RX queue, through VFIO (the only way ixy gets
+// interrupts; it takes only the modern interface, with queue_msix_vector).
+static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* config) {
+	struct pci_device* pci = dev->pci;
+	bool msix = false;
+	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts) {
+		return 0; // through sysfs there are no interrupts: the app polls
+	}
+	if (pci->access->enable_interrupts(pci, 1, &dev->rx_interrupt_fd, &msix) != 0 || !msix) {
+		ixy_error("%s: a VirtIO device signals its queues with MSI-X, which it does not offer", pci->addr);
+		return -1;
+	}
+	dev->interrupts = (struct ixy_interrupts){&dev->rx_interrupt_fd, config->interrupt_timeout_ms,
+						  virtio_set_rx_interrupt, virtio_rx_pending};
+	dev->ixy.interrupts = &dev->interrupts;
+	return 0;
 }
 
 // TX packets count once the device has taken them (used ring). rx_dropped counts only what the driver dropped: a
@@ -524,8 +564,9 @@ static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
 }
 
 // Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
-// ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the device's maximum).
-static int start_device(struct virtio_device* dev, uint16_t ring_size) {
+// config->ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the maximum).
+static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
+	uint16_t ring_size = (uint16_t)config->ring_size;
 	struct virtio_transport* t = dev->transport;
 	const char* pci_addr = dev->ixy.pci_addr;
 	// Behind an IOMMU (VFIO) the device must send its DMA through it (6.1): VIRTIO_F_ACCESS_PLATFORM. Without
@@ -556,9 +597,10 @@ static int start_device(struct virtio_device* dev, uint16_t ring_size) {
 		return -1;
 	}
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
-	// 7. Device-specific setup: the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
+	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
-	if (setup_queue(dev, RX_QUEUE, ring_size) != 0 || setup_queue(dev, TX_QUEUE, ring_size) != 0 ||
+	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
+	    setup_queue(dev, TX_QUEUE, ring_size) != 0 ||
 	    (dev->has_ctrl_queue && setup_queue(dev, CTRL_QUEUE, CTRL_QUEUE_SIZE) != 0)) {
 		return -1;
 	}
@@ -641,7 +683,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	    .close = virtio_close,
 	};
 	dev->transport = open_transport(pci);
-	if (!dev->transport || start_device(dev, (uint16_t)config->ring_size) != 0) {
+	if (!dev->transport || start_device(dev, config) != 0) {
 		virtio_close(&dev->ixy);
 		return NULL;
 	}

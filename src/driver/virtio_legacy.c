@@ -1,6 +1,8 @@
 // The legacy VirtIO PCI transport (VirtIO 1.0, 4.1.4.8): a block of registers in the IO-port BAR0, read and written
 // with pread/pwrite on the BAR's sysfs file (one system call per access). See virtio_transport.h.
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,6 +153,7 @@ static const struct virtio_transport_ops legacy_ops = {
     .set_features = set_features,
     .queue_size = queue_size,
     .enable_queue = enable_queue,
+    .set_queue_vector = NULL,
     .notify = notify,
     .read_config = read_config,
     .write_config = write_config,
@@ -165,8 +168,12 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 		return NULL;
 	}
 	t->transport = (struct virtio_transport){.ops = &legacy_ops, .pci = pci};
-	t->io_fd = pci_open_io_bar0(pci->addr);
+	// An IO-port BAR cannot be mapped; its sysfs resource file is read and written with pread/pwrite instead.
+	char path[64];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", pci->addr);
+	t->io_fd = open(path, O_RDWR);
 	if (t->io_fd < 0) {
+		ixy_error("%s: cannot open %s (the legacy VirtIO IO port BAR): %s", pci->addr, path, strerror(errno));
 		free(t);
 		return NULL;
 	}

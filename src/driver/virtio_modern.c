@@ -35,6 +35,7 @@
 #define COMMON_CONFIG_GENERATION 0x15     // 8 bit RO: changes whenever the device configuration changes
 #define COMMON_QUEUE_SELECT 0x16          // 16 bit RW
 #define COMMON_QUEUE_SIZE 0x18            // 16 bit RW: the device's maximum; the driver may write a smaller one
+#define COMMON_QUEUE_MSIX_VECTOR 0x1a     // 16 bit RW: the MSI-X vector of the queue's interrupts
 #define COMMON_QUEUE_ENABLE 0x1c          // 16 bit RW: 1 once the driver has set the queue up
 #define COMMON_QUEUE_NOTIFY_OFF 0x1e      // 16 bit RO: where the queue's notification address is (4.1.4.4)
 #define COMMON_QUEUE_DESC 0x20            // 64 bit RW: descriptor table
@@ -160,6 +161,19 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 	return 0;
 }
 
+// 4.1.5.1.3: write the vector, then read it back: the device returns VIRTIO_MSI_NO_VECTOR (0xffff) if it cannot map
+// the queue to it (4.1.4.3.1, 4.1.5.1.2).
+static int set_queue_vector(struct virtio_transport* t, uint16_t index, uint16_t vector) {
+	volatile uint8_t* common = modern(t)->common;
+	write16(common, COMMON_QUEUE_SELECT, index);
+	write16(common, COMMON_QUEUE_MSIX_VECTOR, vector);
+	if (read16(common, COMMON_QUEUE_MSIX_VECTOR) != vector) {
+		ixy_error("%s: the device does not map virtqueue %u to MSI-X vector %u", t->pci->addr, index, vector);
+		return -1;
+	}
+	return 0;
+}
+
 // 4.1.5.2: the queue's index, written to its notification address. One store, no system call.
 static void notify(struct virtio_transport* t, uint16_t index) {
 	*modern(t)->queue_notify[index] = index;
@@ -216,6 +230,7 @@ static const struct virtio_transport_ops modern_ops = {
     .set_features = set_features,
     .queue_size = queue_size,
     .enable_queue = enable_queue,
+    .set_queue_vector = set_queue_vector,
     .notify = notify,
     .read_config = read_config,
     .write_config = write_config,

@@ -41,6 +41,9 @@ struct virtio_transport_ops {
 	// block, used ring at the next 4096 byte boundary). Modern: also enables the queue.
 	int (*enable_queue)(struct virtio_transport* t, uint16_t index, uint16_t size, uint64_t desc, uint64_t avail,
 			    uint64_t used);
+	// Makes virtqueue `index` signal MSI-X vector `vector` (4.1.4.3: queue_msix_vector; before enable_queue). NULL
+	// in the legacy transport (ixy uses interrupts only through VFIO, which takes only the modern one).
+	int (*set_queue_vector)(struct virtio_transport* t, uint16_t index, uint16_t vector);
 	// Tells the device that virtqueue `index` has new chains (4.1.4.4, 4.1.4.8). The only operation of the packet
 	// path: at most once per batch. Failures are printed, nothing else can be done about them.
 	void (*notify)(struct virtio_transport* t, uint16_t index);

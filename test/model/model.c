@@ -346,11 +346,6 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 
 // ---- src/pci.h (continued) ----
 
-int pci_open_io_bar0(const char* pci_addr) {
-	fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
-	return -1;
-}
-
 int pci_unbind_driver(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	if (!dev) {
@@ -435,7 +430,7 @@ static void model_close(struct pci_device* pci) {
 	free(pci);
 }
 
-static const struct pci_access model_access = {"sysfs (model)", false, model_config, model_map_bar, model_close};
+static const struct pci_access model_access = {"sysfs (model)", false, model_config, model_map_bar, model_close, NULL};
 
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);

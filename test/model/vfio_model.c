@@ -21,4 +21,4 @@ static void no_free(struct dma_memory* mem) {
 	model_usage_error("VFIO DMA memory freed in the model");
 }
 
-const struct dma_provider vfio_dma = {"VFIO (model)", no_allocate, no_free};
+const struct dma_provider vfio_dma = {"VFIO (model)", true, no_allocate, no_free};

@@ -5,6 +5,7 @@
 
 #include <ixy/memory.h>
 
+#include "dma_provider.h"
 #include "seam.h"
 
 #define MAX_ALLOCATIONS 4096

@@ -1,0 +1,38 @@
+// Waiting for packets instead of polling (src/interrupts.c), for devices reached through VFIO whose ixy_config asked
+// for interrupts (interrupt_timeout_ms). Apps that always poll do not need this header.
+#ifndef IXY_INTERRUPTS_H
+#define IXY_INTERRUPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ixy.h"
+
+// What a device whose RX queues have interrupts gives the waiter (its ixy_device.interrupts).
+struct ixy_interrupts {
+	int* rx_fds; // per RX queue: an eventfd that becomes readable when the queue's interrupt fires
+	int32_t
+	    timeout_ms; // ms an idle waiter sleeps at most (-1: until a packet comes): ixy_config.interrupt_timeout_ms
+	// Arms or disarms the interrupt of an RX queue.
+	void (*set_rx_interrupt)(struct ixy_device* dev, uint16_t queue_id, bool armed);
+	// True if a received packet waits in the RX queue (rx_batch would return it).
+	bool (*rx_pending)(struct ixy_device* dev, uint16_t queue_id);
+};
+
+// A waiter watches the RX queues an app polls and sleeps for it while they are all idle: it lets the app poll while
+// packets come; once none came for a while, it arms the queues' interrupts, looks at the rings once more (a packet
+// may have arrived in between: it would have raised no interrupt), and sleeps until an interrupt fires or the
+// timeout passes. It never sleeps if one of its queues has no interrupt (a device that polls).
+struct ixy_waiter;
+// NULL with a message if it cannot be made.
+struct ixy_waiter* ixy_waiter_create(void);
+int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t rx_queue);
+// Call once per round over all queues, with the number of packets the round received. May sleep; returns true if it
+// did (an app that reads the clock every so many rounds should read it now).
+bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received);
+// Prints how often it slept and how often each queue's interrupt fired.
+void ixy_waiter_print(FILE* out, const struct ixy_waiter* waiter);
+void ixy_waiter_destroy(struct ixy_waiter* waiter);
+
+#endif

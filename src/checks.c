@@ -1,0 +1,58 @@
+// Refusals before anything is touched: a malformed PCI address, queue counts or a ring size out of range, a device
+// that is not a network controller or not one of ixy's NICs. ixy_init (device.c) asks these first; the checks of
+// the machine's state (in use, root, huge pages, VFIO) are in failsafe.c.
+#include <ctype.h>
+#include <string.h>
+
+#include "checks.h"
+
+bool ixy_valid_pci_addr(const char* s) {
+	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
+	const char* pattern = "xxxx:xx:xx.x";
+	for (size_t i = 0; s && i <= strlen(pattern); i++) {
+		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
+			return false;
+		}
+	}
+	return s && s[11] <= '7'; // the function number is 0..7
+}
+
+bool check_request(const struct ixy_config* config) {
+	const char* pci_addr = config->pci_addr;
+	if (!ixy_valid_pci_addr(pci_addr)) {
+		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0",
+			  pci_addr ? pci_addr : "(null)");
+		return false;
+	}
+	uint32_t ring = config->ring_size;
+	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES ||
+	    (ring != 0 && (ring < 64 || ring > 4096 || (ring & (ring - 1)) != 0))) {
+		ixy_error(
+		    "%s: %u RX / %u TX queues of %u descriptors requested: at most %d queues each, with a ring size "
+		    "that is a power of two from 64 to 4096 (0: the default)",
+		    pci_addr, config->rx_queues, config->tx_queues, ring, IXY_MAX_QUEUES);
+		return false;
+	}
+	return true;
+}
+
+bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct ixy_driver* driver,
+		  const struct ixy_driver* const drivers[], size_t num_drivers) {
+	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
+		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
+			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
+		return false;
+	}
+	if (!driver) {
+		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
+			  ids->vendor_id, ids->device_id);
+		for (size_t d = 0; d < num_drivers; d++) {
+			for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
+				fprintf(stderr, " %04x:%04x", drivers[d]->vendor_id, drivers[d]->device_ids[i]);
+			}
+			fprintf(stderr, " (%s)\n", drivers[d]->name);
+		}
+		return false;
+	}
+	return true;
+}

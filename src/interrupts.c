@@ -1,0 +1,169 @@
+// Waiting for packets instead of polling (include/ixy/interrupts.h): the switch between polling and sleeping
+// that every driver's interrupts share. A driver only arms or disarms a queue's interrupt (set_rx_interrupt) and says
+// whether a packet waits (rx_pending); the device signals an eventfd (VFIO, vfio.c) when the interrupt fires.
+//
+// The rule, per waiter (usually all the queues of one app thread):
+//   - polling: every round that received packets starts the idle time anew;
+//   - after IDLE_US without a packet: arm every queue's interrupt, then look at every ring once more: a packet that
+//     arrived before its queue was armed raised no interrupt and would sleep in the ring (the race of ixy issue 21);
+//   - nothing there: sleep in epoll_wait until an interrupt fires or the timeout passes; then disarm and poll again.
+// So under load nothing changes (no interrupt is armed), and an idle app costs one wake-up per timeout.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <ixy/interrupts.h>
+
+#include "log.h"
+
+#define MAX_WAITER_QUEUES 64
+// How long all queues must stay empty before the waiter arms their interrupts: long enough that a short gap in a
+// stream of packets costs no interrupt, short enough that an idle app sleeps almost at once.
+#define IDLE_US 500
+// Empty rounds between two looks at the clock (reading it costs more than a round of empty polls).
+#define ROUNDS_PER_CLOCK_READ 64
+
+struct waiter_queue {
+	struct ixy_device* dev;
+	uint16_t queue;
+	uint64_t interrupts; // wake-ups by this queue's interrupt
+};
+
+struct ixy_waiter {
+	int epoll_fd;
+	struct waiter_queue queues[MAX_WAITER_QUEUES];
+	uint16_t num_queues;
+	bool can_sleep; // every queue has an interrupt
+	int timeout_ms; // the shortest timeout of the devices (-1: none)
+	uint32_t empty_rounds;
+	uint64_t idle_since_ns; // when the last round with packets ended (0: not looked yet)
+	uint64_t sleeps, timeouts, rechecks_found;
+};
+
+struct ixy_waiter* ixy_waiter_create(void) {
+	struct ixy_waiter* waiter = calloc(1, sizeof(*waiter));
+	if (!waiter) {
+		ixy_error("out of memory for a waiter");
+		return NULL;
+	}
+	waiter->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (waiter->epoll_fd < 0) {
+		ixy_error("cannot create an epoll instance: %s", strerror(errno));
+		free(waiter);
+		return NULL;
+	}
+	waiter->can_sleep = true;
+	waiter->timeout_ms = -1;
+	return waiter;
+}
+
+int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t rx_queue) {
+	if (waiter->num_queues == MAX_WAITER_QUEUES || rx_queue >= dev->num_rx_queues) {
+		ixy_error("%s: RX queue %u cannot be watched (at most %d queues per waiter)", dev->pci_addr, rx_queue,
+			  MAX_WAITER_QUEUES);
+		return -1;
+	}
+	uint16_t index = waiter->num_queues;
+	if (!dev->interrupts) {
+		waiter->can_sleep = false; // this queue is only seen by polling
+	} else {
+		// The index of the queue is the event's data; two queues may share an eventfd (one MSI vector): then
+		// epoll knows it once, which is all it takes to wake up.
+		struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
+		int fd = dev->interrupts->rx_fds[rx_queue];
+		if (epoll_ctl(waiter->epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0 && errno != EEXIST) {
+			ixy_error("%s: cannot watch the interrupt of RX queue %u: %s", dev->pci_addr, rx_queue,
+				  strerror(errno));
+			return -1;
+		}
+		int timeout = dev->interrupts->timeout_ms;
+		if (timeout >= 0 && (waiter->timeout_ms < 0 || timeout < waiter->timeout_ms)) {
+			waiter->timeout_ms = timeout;
+		}
+	}
+	waiter->queues[index] = (struct waiter_queue){.dev = dev, .queue = rx_queue};
+	waiter->num_queues++;
+	return 0;
+}
+
+static void arm_all(struct ixy_waiter* waiter, bool armed) {
+	for (uint16_t i = 0; i < waiter->num_queues; i++) {
+		struct waiter_queue* q = &waiter->queues[i];
+		q->dev->interrupts->set_rx_interrupt(q->dev, q->queue, armed);
+	}
+}
+
+// Arms the interrupts, checks the rings once more, sleeps; disarms again.
+static void sleep_until_interrupt(struct ixy_waiter* waiter) {
+	arm_all(waiter, true);
+	bool pending = false;
+	for (uint16_t i = 0; i < waiter->num_queues && !pending; i++) {
+		pending = waiter->queues[i].dev->interrupts->rx_pending(waiter->queues[i].dev, waiter->queues[i].queue);
+	}
+	if (pending) {
+		waiter->rechecks_found++; // it came between the last poll and the arming: no sleep
+	} else {
+		struct epoll_event events[MAX_WAITER_QUEUES];
+		int ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, waiter->timeout_ms);
+		waiter->sleeps++;
+		waiter->timeouts += ready == 0;
+		for (int i = 0; i < ready; i++) {
+			waiter->queues[events[i].data.u32].interrupts++;
+		}
+		if (ready < 0 && errno != EINTR) { // EINTR: a signal, e.g. Ctrl-C: the app looks at it next
+			ixy_warn("epoll_wait failed: %s", strerror(errno));
+		}
+	}
+	arm_all(waiter, false);
+	// Reset the eventfds that fired (non-blocking: the others have nothing to read).
+	for (uint16_t i = 0; i < waiter->num_queues; i++) {
+		uint64_t count;
+		struct waiter_queue* q = &waiter->queues[i];
+		if (read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 && errno != EAGAIN) {
+			ixy_warn("%s: reading the interrupt eventfd of RX queue %u failed: %s", q->dev->pci_addr,
+				 q->queue, strerror(errno));
+		}
+	}
+}
+
+bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
+	if (received > 0 || !waiter->can_sleep) {
+		waiter->empty_rounds = 0;
+		return false;
+	}
+	if (waiter->empty_rounds++ % ROUNDS_PER_CLOCK_READ != 0) {
+		return false;
+	}
+	uint64_t now_ns = monotonic_time_ns();
+	if (waiter->empty_rounds == 1) {
+		waiter->idle_since_ns = now_ns; // the first empty round after packets
+		return false;
+	}
+	if (now_ns - waiter->idle_since_ns < IDLE_US * 1000ull) {
+		return false;
+	}
+	sleep_until_interrupt(waiter);
+	waiter->empty_rounds = 0;
+	return true;
+}
+
+void ixy_waiter_print(FILE* out, const struct ixy_waiter* waiter) {
+	fprintf(out, "waiter: slept %llu times (%llu until the timeout), %llu times a packet came just before sleeping",
+		(unsigned long long)waiter->sleeps, (unsigned long long)waiter->timeouts,
+		(unsigned long long)waiter->rechecks_found);
+	for (uint16_t i = 0; i < waiter->num_queues; i++) {
+		const struct waiter_queue* q = &waiter->queues[i];
+		fprintf(out, "; [%s] RX queue %u: %llu interrupts", q->dev->pci_addr, q->queue,
+			(unsigned long long)q->interrupts);
+	}
+	fprintf(out, "%s\n", waiter->can_sleep ? "" : " (a queue without interrupt: it only polls)");
+}
+
+void ixy_waiter_destroy(struct ixy_waiter* waiter) {
+	if (waiter && close(waiter->epoll_fd) != 0) {
+		ixy_warn("closing a waiter's epoll instance failed: %s", strerror(errno));
+	}
+	free(waiter);
+}
