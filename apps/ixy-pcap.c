@@ -1,22 +1,36 @@
 // ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark.
 //
-//   ixy-pcap <pci> <file> [n]
+//   ixy-pcap [--poll | --wait <ms>] <pci> <file> [n]
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
 // device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
-// get the time the batch was received as their timestamp.
+// get the time the batch was received as their timestamp. --wait (the default, 1000 ms): while no packet comes, sleep
+// until the NIC's interrupt (VFIO only; through sysfs it is polled), at most <ms> at a time; the file is flushed
+// before each sleep, so a reader sees every packet received so far.
 #include <stdio.h>
+
+#include <ixy/interrupts.h>
 
 #include "common/args.h"
 #include "common/pcap.h"
 #include "common/rates.h"
 #include "common/signals.h"
 
-#define USAGE "ixy-pcap <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
+#define USAGE                                                                                                          \
+	"ixy-pcap " ARG_WAIT_USAGE " <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
 #define BATCH_SIZE 32
 
+// The waiter's hook: what was captured reaches the file before the app sleeps (a write error shows at the next flush).
+static void flush_before_sleep(void* pcap) {
+	(void)pcap_flush(pcap);
+}
+
 int main(int argc, char* argv[]) {
+	int32_t wait_ms = 1000;
+	if (!arg_wait_option("ixy-pcap", &argc, &argv, &wait_ms)) {
+		return usage(USAGE);
+	}
 	if (argc != 3 && argc != 4) {
 		return usage(USAGE);
 	}
@@ -35,16 +49,23 @@ int main(int argc, char* argv[]) {
 		return 1;
 	}
 	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC.
-	struct ixy_device* dev = ixy_init(argv[1], 1, 1);
-	if (!dev) {
+	struct ixy_config config = {
+	    .pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = wait_ms};
+	struct ixy_device* dev = ixy_init_config(&config);
+	struct ixy_waiter* waiter = dev ? ixy_waiter_create() : NULL;
+	if (!waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
+		ixy_waiter_destroy(waiter);
+		ixy_close(dev);
 		pcap_discard(&pcap);
 		return 1;
 	}
 	if (pcap_start(&pcap) != 0) {
 		pcap_close(&pcap);
+		ixy_waiter_destroy(waiter);
 		ixy_close(dev);
 		return 1;
 	}
+	ixy_waiter_before_sleep(waiter, flush_before_sleep, &pcap);
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
@@ -64,6 +85,9 @@ int main(int argc, char* argv[]) {
 			}
 			pkt_buf_free(bufs[i]);
 		}
+		if (ixy_waiter_round(waiter, num_rx)) {
+			ticker_check_next(&ticker); // it slept: the clock moved on more than the passes say
+		}
 		if (ticker_due(&ticker, &elapsed_ns)) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
 			failed = failed || pcap_flush(&pcap) != 0;
@@ -74,6 +98,8 @@ int main(int argc, char* argv[]) {
 	printf("[%s] captured %llu packets into %s, %llu more received but not written%s\n", argv[1],
 	       (unsigned long long)pcap.packets_written, argv[2], (unsigned long long)not_captured,
 	       failed ? " (writing failed: the file is incomplete)" : "");
+	ixy_waiter_print(stdout, waiter);
+	ixy_waiter_destroy(waiter);
 	ixy_close(dev);
 	return failed ? 1 : 0;
 }

@@ -40,6 +40,8 @@ struct ixy_waiter {
 	uint32_t empty_rounds;
 	uint64_t idle_since_ns; // when the last round with packets ended (0: not looked yet)
 	uint64_t sleeps, timeouts, rechecks_found;
+	void (*before_sleep)(void* arg); // the app's hook (ixy_waiter_before_sleep)
+	void* before_sleep_arg;
 };
 
 struct ixy_waiter* ixy_waiter_create(void) {
@@ -88,6 +90,11 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 	return 0;
 }
 
+void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(void* arg), void* arg) {
+	waiter->before_sleep = before_sleep;
+	waiter->before_sleep_arg = arg;
+}
+
 static void arm_all(struct ixy_waiter* waiter, bool armed) {
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		struct waiter_queue* q = &waiter->queues[i];
@@ -105,6 +112,9 @@ static void sleep_until_interrupt(struct ixy_waiter* waiter) {
 	if (pending) {
 		waiter->rechecks_found++; // it came between the last poll and the arming: no sleep
 	} else {
+		if (waiter->before_sleep) {
+			waiter->before_sleep(waiter->before_sleep_arg);
+		}
 		struct epoll_event events[MAX_WAITER_QUEUES];
 		int ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, waiter->timeout_ms);
 		waiter->sleeps++;

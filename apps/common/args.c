@@ -1,5 +1,6 @@
 // Strict parsing of numbers and PCI addresses on the command line (see args.h).
 #include <stdio.h>
+#include <string.h>
 
 #include <ixy/ixy.h>
 
@@ -60,6 +61,35 @@ bool arg_pci_addr(const char* prog, const char* text) {
 		"(lspci -D lists them)\n",
 		prog, text);
 	return false;
+}
+
+bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms) {
+	char** args = *argv;
+	if (*argc < 2 || strncmp(args[1], "--", 2) != 0) {
+		return true; // no option
+	}
+	uint64_t ms = 0;
+	int used = 1;
+	if (strcmp(args[1], "--poll") == 0) {
+		*timeout_ms = 0;
+	} else if (strcmp(args[1], "--wait") == 0 && *argc < 3) {
+		fprintf(stderr, "%s: --wait needs a number of milliseconds\n", prog);
+		return false;
+	} else if (strcmp(args[1], "--wait") == 0) {
+		used = 2;
+		if (!arg_u64(prog, "wait time (ms)", args[2], 1, 60000, &ms)) {
+			return false;
+		}
+		*timeout_ms = (int32_t)ms;
+	} else {
+		fprintf(stderr, "%s: unknown option '%s' (options: --poll, --wait <ms>)\n", prog, args[1]);
+		return false;
+	}
+	// argv[0] moves up to stand in front of the remaining arguments.
+	args[used] = args[0];
+	*argv = args + used;
+	*argc -= used;
+	return true;
 }
 
 int usage(const char* usage_text) {

@@ -31,6 +31,14 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 // Checks that text is a PCI address like 0000:03:00.0; if not, prints one line to stderr and returns false.
 bool arg_pci_addr(const char* prog, const char* text);
 
+// The apps' option for interrupts, before their other arguments: "--poll" (never sleep) or "--wait <ms>" (sleep on
+// idle NICs reached through VFIO, at most <ms> milliseconds at a time, 1 to 60000: a bound, so that a signal that
+// comes just before the app sleeps is seen within it). Consumes the option from *argc/*argv (argv[0] stays) and
+// stores the timeout for struct ixy_config in *timeout_ms (0: poll); without the option *timeout_ms keeps its
+// default. False, with one line on stderr, on a bad option.
+#define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
+bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms);
+
 // Prints "usage: <usage>" to stderr and returns EXIT_USAGE, for `return usage(...)` in main.
 int usage(const char* usage_text);
 

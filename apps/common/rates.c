@@ -20,6 +20,10 @@ bool ticker_due(struct ticker* ticker, uint64_t* elapsed_ns) {
 	return true;
 }
 
+void ticker_check_next(struct ticker* ticker) {
+	ticker->until_check = 1;
+}
+
 void rate_meter_init(struct rate_meter* meter, struct ixy_device* dev) {
 	meter->dev = dev;
 	stats_init(&meter->total, dev);

@@ -26,6 +26,8 @@ void ticker_start(struct ticker* ticker, uint64_t interval_ns);
 // Call once per pass of the loop. True when at least interval_ns have passed since the last true (or the start);
 // then *elapsed_ns is the exact time since then.
 bool ticker_due(struct ticker* ticker, uint64_t* elapsed_ns);
+// Makes the next ticker_due read the clock (the loop slept: its passes no longer measure time).
+void ticker_check_next(struct ticker* ticker);
 
 struct rate_meter {
 	struct ixy_device* dev;

@@ -25,14 +25,23 @@ expect() {
 	fi
 }
 
-expect 2 "usage: ixy-fwd <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd [--poll | --wait <ms>] <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
+expect 2 "ixy-fwd: unknown option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: wait time (ms) '0' is out of range" "$bin/ixy-fwd" --wait 0 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: wait time (ms) '60001' is out of range" "$bin/ixy-fwd" --wait 60001 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: wait time (ms) 'forever' is not a decimal number" "$bin/ixy-fwd" --wait forever "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: --wait needs a number of milliseconds" "$bin/ixy-fwd" --wait
+expect 2 "ixy-fwd: '--wait' is not a PCI address" "$bin/ixy-fwd" "$addr" --wait
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr" "$addr" "$addr"
 expect 2 "ixy-fwd: '03:00.0' is not a PCI address" "$bin/ixy-fwd" "$addr" 03:00.0
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
 expect 2 "ixy-pktgen: '--help' is not a PCI address" "$bin/ixy-pktgen" --help
-expect 2 "usage: ixy-pcap <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: wait time (ms) '1s' is not a decimal number" "$bin/ixy-pcap" --wait 1s "$addr" "$tmp/b.pcap"
+expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --poll "$addr"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" "$addr" "$tmp/a.pcap" 1 2
 expect 2 "ixy-pcap: packet count '10k' is not a decimal number" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" 10k
 expect 2 "ixy-pcap: packet count '0' is out of range" "$bin/ixy-pcap" "$addr" "$tmp/b.pcap" 0
