@@ -59,10 +59,11 @@ int main(int argc, char* argv[]) {
 	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
 	uint64_t last_print_ns = monotonic_time_ns();
 	for (uint32_t round = 1; !stop_requested(); round++) {
-		forward(devs[0], 0, devs[1], 0, &counters[0]);
-		forward(devs[1], 0, devs[0], 0, &counters[1]);
+		uint32_t received = forward(devs[0], 0, devs[1], 0, &counters[0]);
+		received += forward(devs[1], 0, devs[0], 0, &counters[1]);
+		bool slept = ixy_waiter_round(waiter, received); // true: it slept, the clock moved on
 		// Reading the clock for every batch would cost more than the packets: look only every 4096 rounds.
-		uint64_t now_ns = round % 4096 == 0 ? monotonic_time_ns() : last_print_ns;
+		uint64_t now_ns = round % 4096 == 0 || slept ? monotonic_time_ns() : last_print_ns;
 		if (now_ns - last_print_ns >= 1000000000u) {
 			for (int i = 0; i < 2; i++) {
 				ixy_read_stats(devs[i], &stats[i]);
