@@ -32,6 +32,16 @@
 // Interrupts, 8.2.3.5
 #define IXGBE_EIMC                         0x00888                // WO      Extended Interrupt Mask Clear
 #define   IXGBE_EIMC_ALL                   0x7FFFFFFFu            //         bits 30:0 (bit 31 is reserved)
+#define IXGBE_EIAC                         0x00810                // RW      Extended Interrupt Auto Clear (MSI-X: bits 15:0 = vectors 0-15)
+#define IXGBE_GPIE                         0x00898                // RW      General Purpose Interrupt Enable
+#define   IXGBE_GPIE_MULTIPLE_MSIX         (1u << 4)              //         MSI-X mode
+#define   IXGBE_GPIE_EIAME                 (1u << 30)             //         Extended Interrupt Auto Mask Enable
+#define   IXGBE_GPIE_PBA_SUPPORT           (1u << 31)             //         MSI-X Pending Bit Array support
+#define IXGBE_IVAR(n)                      (0x00900 + 4 * (n))    // RW      Interrupt Vector Allocation: RX queue 2n bits 7:0, 2n+1 bits 23:16
+#define   IXGBE_IVAR_VALID                 0x80u                  //         entry valid (the vector is bits 5:0)
+#define IXGBE_EIMS_EX(i)                   (0x00AA0 + 4 * (i))    // RW      Mask Set: MSI-X vectors 32i to 32i+31
+#define IXGBE_EIMC_EX(i)                   (0x00AB0 + 4 * (i))    // WO      Mask Clear: MSI-X vectors 32i to 32i+31
+#define IXGBE_EIAM_EX(i)                   (0x00AD0 + 4 * (i))    // RW      Auto Mask: MSI-X vectors 32i to 32i+31
 
 // Receive filters, 8.2.3.7
 #define IXGBE_FCTRL                        0x05080                // RW      Filter Control (write only while RXEN=0)

@@ -29,6 +29,17 @@
 #define REG_EIMC 0x00888 // mask clear; bit 31 reserved (8.2.3.5)
 #define REG_EIAM 0x00890
 #define REG_GPIE 0x00898
+#define GPIE_MULTIPLE_MSIX (1u << 4) // MSI-X mode (8.2.3.5.18)
+#define GPIE_EIAME (1u << 30)        // auto-mask on MSI-X message, per EIAM/EIAM_EX
+// MSI-X mode, vectors 0-63 (8.2.3.5.3-8): mask set/clear and auto-mask, two registers of 32 vectors each. EIMS and
+// EIMC bits 15:0 are the same bits as those of vectors 0-15.
+#define REG_EIMS_EX(i) (0x00AA0 + 4 * (i))
+#define REG_EIMC_EX(i) (0x00AB0 + 4 * (i))
+#define REG_EIAM_EX(i) (0x00AD0 + 4 * (i))
+// IVAR(n) (8.2.3.5.16): RX queue 2n in bits 7:0, TX queue 2n in 15:8, RX queue 2n+1 in 23:16, TX queue 2n+1 in
+// 31:24; each entry: vector in bits 5:0, bit 7 valid.
+#define REG_IVAR(n) (0x00900 + 4 * (n))
+#define IVAR_VALID 0x80u
 
 #define REG_EEC 0x10010
 #define EEC_PRES (1u << 8) // EEPROM present
@@ -263,6 +274,8 @@ struct model_ixgbe {
 	struct tx_ring tx[MODEL_IXGBE_QUEUES];
 	// statistics wider than a register
 	struct octet_counter gorc, gotc, tor;
+	// MSI-X: bit v set: vector v is enabled (EIMS/EIMS_EX), cleared by EIMC/EIMC_EX, auto-mask and reset
+	uint64_t msix_enabled;
 	// unicast addresses with RAH.AV set, rebuilt when RAL/RAH change
 	uint8_t rar_macs[NUM_RAR][6];
 	uint32_t num_rar_macs;
@@ -336,6 +349,9 @@ static const struct reg_info reg_table[] = {
     {"GPIE", REG_GPIE, 1, 0, 0},
     {"IVAR", 0x00900, 64, 4, 0},
     {"IVAR_MISC", 0x00A00, 1, 0, 0},
+    {"EIMS_EX", 0x00AA0, 2, 4, 0},
+    {"EIMC_EX", 0x00AB0, 2, 4, 0},
+    {"EIAM_EX", 0x00AD0, 2, 4, 0},
     {"RDBAL", 0x01000, 64, 0x40, 0},
     {"RDBAH", 0x01004, 64, 0x40, 0},
     {"RDLEN", 0x01008, 64, 0x40, 0},
@@ -543,6 +559,7 @@ static void load_defaults(struct model_ixgbe* nic) {
 	memset(nic->rx, 0, sizeof(nic->rx));
 	memset(nic->tx, 0, sizeof(nic->tx));
 	nic->gorc = nic->gotc = nic->tor = (struct octet_counter){0};
+	nic->msix_enabled = 0;
 }
 
 // CTRL.RST (4.6.3.2): everything except PCI configuration goes back to its default; the device is busy for a
@@ -1151,6 +1168,15 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 			return;
 		case REG_EIMS:
 			*reg_ptr(nic, REG_EIMS) |= value;
+			nic->msix_enabled |= value & 0xFFFFu;
+			return;
+		case REG_EIMS_EX(0):
+		case REG_EIMS_EX(1):
+			nic->msix_enabled |= (uint64_t)value << (reg == REG_EIMS_EX(1) ? 32 : 0);
+			return;
+		case REG_EIMC_EX(0):
+		case REG_EIMC_EX(1):
+			nic->msix_enabled &= ~((uint64_t)value << (reg == REG_EIMC_EX(1) ? 32 : 0));
 			return;
 		case REG_EIMC:
 			if (value & (1u << 31)) {
@@ -1160,6 +1186,7 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 						value);
 			}
 			*reg_ptr(nic, REG_EIMS) &= ~(value & 0x7FFFFFFFu);
+			nic->msix_enabled &= ~(uint64_t)(value & 0xFFFFu);
 			return;
 		case REG_DTXMXSZRQ:
 			if (value & ~0xFFFu) {
@@ -1535,6 +1562,31 @@ static void check_first_delivery(struct model_ixgbe* nic, uint32_t q) {
 }
 
 // Writes a frame into the buffers of the descriptors at RDH, then writes the descriptors back (7.1.6.2).
+// A packet was written back to RX queue q: the queue's cause is mapped to an MSI-X vector by IVAR (7.3.4); the vector
+// sends its message if it is enabled, and masks itself if auto-mask is on (GPIE.EIAME and its EIAM_EX bit, 7.3.1.3).
+// EITR throttling is not modelled: every packet while enabled is a message.
+static void rx_interrupt(struct model_ixgbe* nic, uint32_t q) {
+	uint32_t entry = reg_get(nic, REG_IVAR(q / 2)) >> (q % 2 * 16) & 0xFFu;
+	uint32_t vector = entry & 0x3Fu;
+	if (!(entry & IVAR_VALID) || !(nic->msix_enabled >> vector & 1)) {
+		return;
+	}
+	uint32_t gpie = reg_get(nic, REG_GPIE);
+	if (!(gpie & GPIE_MULTIPLE_MSIX)) {
+		model_violation(
+		    nic->name,
+		    "RX queue %u is mapped to enabled vector %u, but GPIE.Multiple_MSIX is 0: set MSI-X mode "
+		    "before enabling queue interrupts (7.3.1, 8.2.3.5.18)",
+		    q, vector);
+		return;
+	}
+	nic->counters.msix_messages++;
+	model_pci_raise_msix(nic->pci, vector);
+	if ((gpie & GPIE_EIAME) && (reg_get(nic, REG_EIAM_EX(vector / 32)) >> (vector % 32) & 1)) {
+		nic->msix_enabled &= ~(1ull << vector);
+	}
+}
+
 static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, const uint8_t* frame, uint32_t len) {
 	struct rx_ring* ring = &nic->rx[q];
 	if (!ring->delivered) {
@@ -1612,6 +1664,7 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 	}
 	nic->counters.rx_delivered++;
 	nic->counters.rx_delivered_bytes += len;
+	rx_interrupt(nic, q);
 	return MODEL_RX_DELIVERED;
 }
 
