@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ixgbe_model.h"
+#include "seam.h"
 
 // ---- registers (datasheet 8.2.3) ----
 
@@ -817,7 +818,7 @@ static void rx_fetch(struct model_ixgbe* nic, uint32_t q, uint32_t from, uint32_
 			return;
 		}
 		uint64_t words[2];
-		memcpy(words, (const void*)desc, sizeof(words));
+		memcpy(words, seam_dma_virt(desc), sizeof(words));
 		nic->counters.dma_reads++;
 		uintptr_t buffer = (uintptr_t)words[0];
 		if (words[1] & RXD_STAT_DD) {
@@ -1310,7 +1311,7 @@ static bool tx_read_descriptor(struct model_ixgbe* nic, uint32_t q, uint32_t ind
 		return false;
 	}
 	uint32_t words[4];
-	memcpy(words, (const void*)desc, sizeof(words));
+	memcpy(words, seam_dma_virt(desc), sizeof(words));
 	nic->counters.dma_reads++;
 	*addr = (uint64_t)words[1] << 32 | words[0];
 	*cmd = words[2];
@@ -1387,10 +1388,10 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 				frame_ok = false;
 			} else {
 				if (copy) {
-					memcpy(nic->frame + frame_len, (const void*)(uintptr_t)addr, len);
+					memcpy(nic->frame + frame_len, seam_dma_virt((uintptr_t)addr), len);
 				}
 				if (frame_len == 0 && len >= 6) {
-					first_bytes = (const uint8_t*)(uintptr_t)addr;
+					first_bytes = seam_dma_virt((uintptr_t)addr);
 				}
 				nic->counters.dma_reads++;
 				frame_len += len;
@@ -1400,7 +1401,7 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 		// write back (7.2.3.5): DD in the descriptors with RS, unless the head is written back instead
 		if ((cmd & TXD_CMD_RS) && !head_writeback) {
 			uint32_t done[4] = {0, 0, 0, TXD_STA_DD};
-			memcpy((void*)(ring->base + (uintptr_t)index * DESC_SIZE), done, sizeof(done));
+			memcpy(seam_dma_virt(ring->base + (uintptr_t)index * DESC_SIZE), done, sizeof(done));
 			nic->counters.dma_writes++;
 		}
 		ring->head = (ring->head + 1) % ring->size;
@@ -1415,7 +1416,7 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 			model_violation(nic->name, "TX queue %u: head write-back address 0x%lx not in live DMA memory",
 					q, (unsigned long)where);
 		} else {
-			memcpy((void*)where, &ring->head, 4);
+			memcpy(seam_dma_virt(where), &ring->head, 4);
 			nic->counters.dma_writes++;
 		}
 	}
@@ -1629,7 +1630,7 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 			return MODEL_RX_BAD_FRAME;
 		}
 		uint64_t now_in_ring;
-		memcpy(&now_in_ring, (const void*)desc, sizeof(now_in_ring));
+		memcpy(&now_in_ring, seam_dma_virt(desc), sizeof(now_in_ring));
 		if (now_in_ring != buffer) {
 			model_violation(nic->name,
 					"RX queue %u: descriptor %u was changed (buffer 0x%lx -> 0x%llx) while the "
@@ -1648,16 +1649,16 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 		uint32_t from_frame = 0;
 		if (written < len) {
 			from_frame = len - written < chunk ? len - written : chunk;
-			memcpy((void*)buffer, frame + written, from_frame);
+			memcpy(seam_dma_virt(buffer), frame + written, from_frame);
 		}
 		for (uint32_t i = from_frame; i < chunk; i++) {
-			((uint8_t*)buffer)[i] = crc[written + i - len];
+			((uint8_t*)seam_dma_virt(buffer))[i] = crc[written + i - len];
 		}
 		written += chunk;
 		uint32_t status = RXD_STAT_DD | (written == total ? RXD_STAT_EOP : 0);
 		// PKT_LEN is the number of bytes in this descriptor's buffer; VLAN tag 0
 		uint32_t wb[4] = {pkt_info, 0, status, chunk};
-		memcpy((void*)desc, wb, sizeof(wb));
+		memcpy(seam_dma_virt(desc), wb, sizeof(wb));
 		nic->counters.dma_writes += 2;
 		owned_remove(ring, buffer);
 		ring->head = (ring->head + 1) % ring->size;
@@ -1738,7 +1739,7 @@ static void ixgbe_dma_freed(void* model, uintptr_t start, size_t size) {
 			// the descriptors still pending point to buffers the device will read (the memory is still
 			// there)
 			for (uint32_t i = tx->head; !hit && i != tx->tail; i = (i + 1) % tx->size) {
-				const uint8_t* desc = (const uint8_t*)(tx->base + (uintptr_t)i * DESC_SIZE);
+				const uint8_t* desc = seam_dma_virt(tx->base + (uintptr_t)i * DESC_SIZE);
 				uint64_t addr;
 				uint32_t cmd;
 				memcpy(&addr, desc, sizeof(addr));
