@@ -20,6 +20,8 @@
 #                  --iommu: no IOMMU). Writes OUT/bad-inputs.md.
 #   interrupts     (--vfio) idle ixy-pcap and ixy-fwd use under 2% of a CPU (--wait), bursts of 1 to 1000 packets from
 #                  vm_burst reach ixy-pcap's capture complete and in order within a second.
+#   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
+#                  (bench/interrupts.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -57,7 +59,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -79,7 +81,7 @@ case "$scenario" in
 	e2e) mode=${mode:-bare} ;;
 	bad-inputs | in-use | vfio-bad-inputs) mode=${mode:-kmod} ;; # kernel drivers bound: the state to leave alone
 	quiet | soak) mode=${mode:-bare} ;;
-	interrupts)
+	interrupts | bench-interrupts)
 		mode=${mode:-kmod}
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
@@ -198,7 +200,7 @@ socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that se
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ]; then
+if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ] || [ "$scenario" = bench-interrupts ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -448,7 +450,7 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts) guest_checks ;;
+	in-use | interrupts | bench-interrupts) guest_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
 esac
