@@ -41,6 +41,11 @@ struct segment {
 	bool device_writes;
 };
 
+struct tx_frame {
+	uint8_t* data;
+	uint32_t len;
+};
+
 struct model_transport {
 	struct virtio_transport transport; // first member: virtio.c's pointer is ours
 	struct model_virtio* nic;
@@ -71,8 +76,7 @@ struct model_virtio {
 	struct segment segments[MAX_QUEUE_SIZE];
 	uint8_t rx_write[LARGEST_RX_WRITE];
 	// frames sent
-	uint8_t** tx_frames;
-	uint32_t* tx_lens;
+	struct tx_frame* tx;
 	uint32_t tx_count, tx_capacity;
 };
 
@@ -511,8 +515,7 @@ static void destroy(void* model) {
 		nic->transport->nic = NULL;
 	}
 	model_virtio_clear_tx(nic);
-	free(nic->tx_frames);
-	free(nic->tx_lens);
+	free(nic->tx);
 	free(nic);
 }
 
@@ -761,13 +764,11 @@ enum model_virtio_rx_result model_virtio_rx(struct model_virtio* nic, const void
 static void record_tx(struct model_virtio* nic, const uint8_t* frame, uint32_t len) {
 	if (nic->tx_count == nic->tx_capacity) {
 		uint32_t capacity = nic->tx_capacity ? 2 * nic->tx_capacity : 256;
-		uint8_t** frames = realloc(nic->tx_frames, capacity * sizeof(*frames));
-		nic->tx_frames = frames ? frames : nic->tx_frames;
-		uint32_t* lens = realloc(nic->tx_lens, capacity * sizeof(*lens));
-		nic->tx_lens = lens ? lens : nic->tx_lens;
-		if (!frames || !lens) {
+		struct tx_frame* bigger = realloc(nic->tx, capacity * sizeof(*bigger));
+		if (!bigger) {
 			model_usage_error("out of memory for TX frames");
 		}
+		nic->tx = bigger;
 		nic->tx_capacity = capacity;
 	}
 	uint8_t* copy = malloc(len ? len : 1);
@@ -775,8 +776,8 @@ static void record_tx(struct model_virtio* nic, const uint8_t* frame, uint32_t l
 		model_usage_error("out of memory for a TX frame");
 	}
 	memcpy(copy, frame, len);
-	nic->tx_frames[nic->tx_count] = copy;
-	nic->tx_lens[nic->tx_count++] = len;
+	nic->tx[nic->tx_count].data = copy;
+	nic->tx[nic->tx_count++].len = len;
 }
 
 uint32_t model_virtio_tx_process(struct model_virtio* nic) {
@@ -826,13 +827,13 @@ const uint8_t* model_virtio_tx_frame(const struct model_virtio* nic, uint32_t i,
 	if (i >= nic->tx_count) {
 		model_usage_error("TX frame %u of %u", i, nic->tx_count);
 	}
-	*len = nic->tx_lens[i];
-	return nic->tx_frames[i];
+	*len = nic->tx[i].len;
+	return nic->tx[i].data;
 }
 
 void model_virtio_clear_tx(struct model_virtio* nic) {
 	for (uint32_t i = 0; i < nic->tx_count; i++) {
-		free(nic->tx_frames[i]);
+		free(nic->tx[i].data);
 	}
 	nic->tx_count = 0;
 }
