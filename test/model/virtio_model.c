@@ -724,6 +724,16 @@ uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue) {
 	return queue < MODEL_VIRTIO_QUEUES ? nic->queues[queue].used_idx : 0;
 }
 
+void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
+			     uint32_t* len) {
+	const struct model_queue* q = &nic->queues[queue < MODEL_VIRTIO_QUEUES ? queue : 0];
+	if (queue >= MODEL_VIRTIO_QUEUES || !q->ready) {
+		model_usage_error("used entry read on virtqueue %u, which is not set up", queue);
+	}
+	*id = used_ring(q)->ring[slot % q->size].id;
+	*len = used_ring(q)->ring[slot % q->size].len;
+}
+
 void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t id, uint32_t len) {
 	struct model_queue* q = queue_of(nic, queue);
 	if (!q->ready) {
@@ -781,11 +791,15 @@ static void record_tx(struct model_virtio* nic, const uint8_t* frame, uint32_t l
 }
 
 uint32_t model_virtio_tx_process(struct model_virtio* nic) {
+	return model_virtio_tx_process_up_to(nic, UINT32_MAX);
+}
+
+uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max) {
 	struct model_queue* q = &nic->queues[MODEL_VIRTIO_TX];
 	uint32_t hdr_len = model_virtio_net_hdr_len(nic);
 	uint32_t sent = 0;
 	uint16_t head;
-	while (model_virtio_take(nic, MODEL_VIRTIO_TX, &head)) {
+	for (uint32_t taken = 0; taken < max && model_virtio_take(nic, MODEL_VIRTIO_TX, &head); taken++) {
 		int n = read_chain(nic, q, head);
 		uint32_t total = 0;
 		for (int i = 0; i < n; i++) {

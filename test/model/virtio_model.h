@@ -98,6 +98,9 @@ void model_virtio_put_used(struct model_virtio* nic, uint16_t queue, uint32_t id
 // Writes the used index directly (e.g. one that jumps ahead of the chains the device holds).
 void model_virtio_set_used_idx(struct model_virtio* nic, uint16_t queue, uint16_t idx);
 uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue);
+// The used ring entry at position slot (mod queue size), as the driver will read it.
+void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
+			     uint32_t* len);
 // Overwrites the used ring entry at position slot (mod queue size) without touching the index.
 void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t id, uint32_t len);
 // True once the test did something no correct device does (a used entry or index for chains it did not take).
@@ -118,6 +121,8 @@ enum model_virtio_rx_result model_virtio_rx(struct model_virtio* nic, const void
 // Takes every available TX chain, checks its header, records the frame and returns the chain (len 0, 5.1.6.2).
 // Returns how many frames it sent.
 uint32_t model_virtio_tx_process(struct model_virtio* nic);
+// The same for at most max chains.
+uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max);
 // Frames sent (and recorded), in order.
 uint32_t model_virtio_tx_count(const struct model_virtio* nic);
 const uint8_t* model_virtio_tx_frame(const struct model_virtio* nic, uint32_t i, uint32_t* len);
