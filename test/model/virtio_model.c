@@ -741,6 +741,7 @@ void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uin
 	}
 	used_ring(q)->ring[slot % q->size].id = id;
 	used_ring(q)->ring[slot % q->size].len = len;
+	nic->misbehaved = true; // the slot may hold an entry the driver has not read yet
 }
 
 // ---- receive, transmit and control as a correct device does them ----

@@ -101,9 +101,11 @@ uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue);
 // The used ring entry at position slot (mod queue size), as the driver will read it.
 void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
 			     uint32_t* len);
-// Overwrites the used ring entry at position slot (mod queue size) without touching the index.
+// Overwrites the used ring entry at position slot (mod queue size) without touching the index. No correct device
+// does this (the slot may hold an entry the driver has not read): the model counts as misbehaving from then on.
 void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t id, uint32_t len);
-// True once the test did something no correct device does (a used entry or index for chains it did not take).
+// True once the test did something no correct device does (a used entry or index for chains it did not take, a
+// used slot written directly).
 // The model then stops checking the driver's available ring against what the device holds.
 bool model_virtio_misbehaved(const struct model_virtio* nic);
 
