@@ -9,6 +9,7 @@
 
 #include "../check.h"
 #include "driver/virtio_spec.h"
+#include "driver/virtio_transport.h"
 #include "model_test.h"
 #include "seam.h"
 #include "virtio_model.h"
@@ -663,7 +664,105 @@ static void test_dma_allocation_failures(void) {
 	}
 }
 
+// The model's own checks, driven by hand through the transport operations: each mistake a driver could make is
+// reported as a violation.
+static void test_model_checks(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
+	struct virtio_transport* t = NULL;
+	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
+	if (!t) {
+		model_pci_remove_all();
+		return;
+	}
+	const struct virtio_transport_ops* ops = t->ops;
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	CHECK_VIOLATION("ACKNOWLEDGE before the device was reset");
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	uint64_t offered;
+	ops->get_features(t, &offered);
+	CHECK_VIOLATION("features read before DRIVER");
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER_OK);
+	CHECK_VIOLATION("DRIVER_OK before the features were negotiated");
+	CHECK_VIOLATION("DRIVER_OK before the RX and TX queues");
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	CHECK_VIOLATION("bits cleared without a reset");
+	CHECK_NO_NEW_VIOLATIONS();
+
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	uint16_t size;
+	ops->queue_size(t, 0, 0, &size);
+	CHECK_VIOLATION("virtqueue 0 set up in status 0x03");
+	ops->get_features(t, &offered);
+	CHECK_EQ(offered, MODEL_VIRTIO_DEFAULT_FEATURES);
+	CHECK_EQ(ops->set_features(t, VIRTIO_NET_F_MAC | (1ull << 40)), 0);
+	CHECK_VIOLATION("does not offer");
+	CHECK_VIOLATION("VIRTIO_F_VERSION_1 offered and not accepted");
+	CHECK_EQ(ops->queue_size(t, 0, 100, &size), 0);
+	CHECK_VIOLATION("size 100 is not a power of two");
+	CHECK_EQ(ops->queue_size(t, 0, 64, &size), 0);
+	CHECK_EQ(size, 64);
+	struct dma_memory mem;
+	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
+	uint64_t base = mem.phy;
+	CHECK(ops->enable_queue(t, 0, 64, base + 8, base + 1024, base + 4096) != 0);
+	CHECK_VIOLATION("misaligned or not DMA memory");
+	CHECK(ops->enable_queue(t, 0, 32, base, base + 1024, base + 4096) != 0);
+	CHECK_VIOLATION("enabled with 32 descriptors");
+	CHECK_EQ(ops->enable_queue(t, 0, 64, base, base + 1024, base + 4096), 0);
+	ops->notify(t, 0);
+	CHECK_VIOLATION("notified before DRIVER_OK");
+	CHECK_NO_NEW_VIOLATIONS();
+	memory_free_dma(&mem);
+	CHECK_VIOLATION("DMA memory of virtqueue 0 freed while the device can reach it");
+	CHECK_EQ(model_virtio_status(nic), 0x0b);
+	CHECK(model_virtio_queue_ready(nic, 0));
+	ops->close(t);
+	CHECK_VIOLATION("transport closed in status 0x0b");
+	CHECK_NO_NEW_VIOLATIONS();
+	pci_close(pci);
+	model_pci_remove_all();
+
+	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them.
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_LEGACY_ONLY);
+	pci = pci_open_sysfs(NIC_ADDR);
+	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t == NULL);
+	t = virtio_legacy_open(pci);
+	CHECK(t != NULL && strcmp(t->ops->name, "legacy") == 0);
+	if (!t) {
+		model_pci_remove_all();
+		return;
+	}
+	ops = t->ops;
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	ops->get_features(t, &offered);
+	CHECK_EQ(offered, MODEL_VIRTIO_DEFAULT_FEATURES & 0xffffffffu);
+	CHECK_EQ(ops->set_features(t, VIRTIO_NET_F_MAC), 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_FEATURES_OK);
+	CHECK_VIOLATION("FEATURES_OK through the legacy interface");
+	CHECK_EQ(ops->queue_size(t, 0, 64, &size), 0);
+	CHECK_EQ(size, 256); // the legacy size is the device's
+	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
+	base = mem.phy;
+	CHECK_EQ(ops->enable_queue(t, 0, 256, base, base + 4096 + 64, base + 8192), 0);
+	CHECK_VIOLATION("not the legacy layout");
+	ops->set_status(t, 0);
+	CHECK(!model_virtio_queue_ready(nic, 0)); // a reset forgets the queues
+	ops->close(t);
+	memory_free_dma(&mem);
+	CHECK_NO_NEW_VIOLATIONS();
+	pci_close(pci);
+	model_pci_remove_all();
+}
+
 int main(void) {
+	test_model_checks();
 	test_init_modern();
 	test_init_without_control_queue();
 	test_init_legacy();
