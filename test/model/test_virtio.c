@@ -648,6 +648,45 @@ static void test_bad_tx_entries(void) {
 	model_pci_remove_all();
 }
 
+// A device that does not answer control commands, or refuses them: ixy_init gives up with one message (promiscuous
+// mode is part of the init) and leaves the device reset; on a running device only the command fails, and after a
+// timeout no more are sent.
+static void test_control_queue_failures(void) {
+	model_test_begin(__func__);
+	const enum model_virtio_ctrl_answer answers[] = {MODEL_VIRTIO_CTRL_SILENT, MODEL_VIRTIO_CTRL_ERR};
+	const char* messages[] = {"no answer to control command", "refused control command"};
+	for (int i = 0; i < 2; i++) {
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+		model_virtio_ctrl_answer(nic, answers[i]);
+		model_test_capture_start();
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		char* text = model_test_capture_end();
+		CHECK(dev == NULL);
+		CHECK_EQ(count_of(text, "error"), 1);
+		CHECK(strstr(text, messages[i]) != NULL);
+		free(text);
+		check_left_reset(nic);
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 0);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_virtio_ctrl_answer(nic, MODEL_VIRTIO_CTRL_SILENT);
+	uint32_t notified = model_virtio_notifications(nic, MODEL_VIRTIO_CTRL);
+	CHECK(ixy_set_promisc(dev, false) != 0);
+	CHECK(ixy_set_promisc(dev, false) != 0);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_CTRL), notified + 1); // the second one was not sent
+	CHECK(model_virtio_promisc(nic));
+	deliver(nic, 5); // RX goes on
+	receive_in_order(dev, 5, 1, 4);
+	close_nic(nic, dev);
+}
+
 // Every DMA allocation of the init failing in turn: refused, the device left reset, nothing allocated.
 static void test_dma_allocation_failures(void) {
 	model_test_begin(__func__);
@@ -777,6 +816,7 @@ int main(void) {
 	test_bad_rx_entries();
 	test_rx_full_ring_after_bad_ids();
 	test_bad_tx_entries();
+	test_control_queue_failures();
 	test_dma_allocation_failures();
 	return model_test_summary();
 }

@@ -62,6 +62,7 @@ struct model_virtio {
 	bool refuse_features;
 	bool suppress_notify;
 	bool tx_on_notify;
+	enum model_virtio_ctrl_answer ctrl_answer;
 	uint8_t config[CONFIG_LEN];
 	// state
 	struct model_transport* transport; // the open transport, or NULL
@@ -578,6 +579,10 @@ void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress) {
 	}
 }
 
+void model_virtio_ctrl_answer(struct model_virtio* nic, enum model_virtio_ctrl_answer answer) {
+	nic->ctrl_answer = answer;
+}
+
 void model_virtio_tx_on_notify(struct model_virtio* nic, bool on_notify) {
 	nic->tx_on_notify = on_notify;
 }
@@ -857,7 +862,7 @@ void model_virtio_clear_tx(struct model_virtio* nic) {
 static void answer_control_queue(struct model_virtio* nic) {
 	struct model_queue* q = &nic->queues[MODEL_VIRTIO_CTRL];
 	uint16_t head;
-	while (model_virtio_take(nic, MODEL_VIRTIO_CTRL, &head)) {
+	while (nic->ctrl_answer != MODEL_VIRTIO_CTRL_SILENT && model_virtio_take(nic, MODEL_VIRTIO_CTRL, &head)) {
 		int n = read_chain(nic, q, head);
 		uint8_t command[MAX_CTRL_COMMAND];
 		uint32_t len = 0;
@@ -879,7 +884,9 @@ static void answer_control_queue(struct model_virtio* nic) {
 		uint8_t result = VIRTIO_NET_ERR;
 		bool promisc = len == 3 && command[0] == VIRTIO_NET_CTRL_RX && command[1] == VIRTIO_NET_CTRL_RX_PROMISC;
 		bool mac = len == 8 && command[0] == VIRTIO_NET_CTRL_MAC && command[1] == VIRTIO_NET_CTRL_MAC_ADDR_SET;
-		if (promisc && (nic->driver_features & VIRTIO_NET_F_CTRL_RX)) {
+		if (nic->ctrl_answer == MODEL_VIRTIO_CTRL_ERR) {
+			result = VIRTIO_NET_ERR;
+		} else if (promisc && (nic->driver_features & VIRTIO_NET_F_CTRL_RX)) {
 			nic->promisc = command[2] != 0;
 			result = VIRTIO_NET_OK;
 		} else if (mac && (nic->driver_features & VIRTIO_NET_F_CTRL_MAC_ADDR)) {

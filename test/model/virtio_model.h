@@ -65,6 +65,9 @@ void model_virtio_refuse_features(struct model_virtio* nic, bool refuse);
 void model_virtio_set_link(struct model_virtio* nic, bool up, uint32_t speed_mbit);
 // Sets VRING_USED_F_NO_NOTIFY in every used ring from now on: the driver should stop notifying.
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
+// How the device answers control commands (5.1.6.5): OK (default), ERR, or not at all (the chains stay with it).
+enum model_virtio_ctrl_answer { MODEL_VIRTIO_CTRL_OK, MODEL_VIRTIO_CTRL_ERR, MODEL_VIRTIO_CTRL_SILENT };
+void model_virtio_ctrl_answer(struct model_virtio* nic, enum model_virtio_ctrl_answer answer);
 // Processes TX chains as soon as the driver notifies the TX queue (default true, as QEMU). When false, chains wait
 // until model_virtio_tx_process().
 void model_virtio_tx_on_notify(struct model_virtio* nic, bool on_notify);
