@@ -18,6 +18,10 @@
 //     driver gave it ahead, exactly as many as it has free chains after cleaning (ring size / 2 in all);
 //   - every buffer is accounted for: the app's pool has free buffers + those in the driver's TX chains == its size,
 //     and the driver never holds more than ring size / 2; no buffer is freed twice (the pool would abort);
+//   - the driver's next batch cleans every entry the device added if the device's index is at most the chains in
+//     flight ahead, else none; an entry gives a buffer back exactly if its id is the head of a chain the driver
+//     offered (read from the available ring) and has not got back yet: the pool grows by exactly that many;
+//   - every chain the driver offers is one it does not have in flight already;
 //   - tx_pkts grows by exactly the number of buffers the driver gave back;
 //   - while the device behaves (model_virtio_misbehaved() false), the frames on the model's wire are the packets
 //     the driver took, in order, byte for byte (the device may drop chains it took and returned unsent);
@@ -49,9 +53,11 @@ struct fuzz_state {
 	struct ixy_device* dev;
 	struct mempool* pool;
 	uint16_t ring_size;
-	uint16_t driver_used;      // the driver's used index, as predicted
-	uint16_t used_before_jump; // the device's index before the last jump
-	uint32_t driver_holds;     // buffers in the driver's TX chains
+	uint16_t driver_used;          // the driver's used index, as predicted
+	uint16_t used_before_jump;     // the device's index before the last jump
+	uint32_t driver_holds;         // buffers in the driver's TX chains
+	bool in_flight[MAX_RING_SIZE]; // chains (by head) the driver offered and has not got back
+	uint16_t avail_seen;           // the driver's available index after its last batch
 	uint16_t taken[MAX_RING_SIZE];
 	uint32_t num_taken;
 	uint32_t next_seq;
@@ -113,17 +119,42 @@ static void check_wire(void) {
 	}
 }
 
-// The used entries the driver will clean at its next tx_batch: all of them if the device's index is at most the
-// chains the driver gave it ahead of the driver's, else none (the index cannot be trusted).
-static uint32_t entries_to_clean(void) {
+// What the driver's next tx_batch must clean: all entries the device added, if its index is at most the chains the
+// driver gave it ahead, else none (the index cannot be trusted). *buffers_back: the entries that return a chain the
+// driver has in flight (each gives its buffer back; any other entry is ignored).
+static uint32_t predict_cleaning(uint32_t* buffers_back) {
 	uint16_t entries = (uint16_t)(model_virtio_used_idx(state.nic, MODEL_VIRTIO_TX) - state.driver_used);
-	return entries <= state.driver_holds ? entries : 0;
+	*buffers_back = 0;
+	if (entries > state.driver_holds) {
+		return 0;
+	}
+	for (uint16_t k = 0; k < entries; k++) {
+		uint32_t id, len;
+		model_virtio_used_entry(state.nic, MODEL_VIRTIO_TX, (uint16_t)(state.driver_used + k), &id, &len);
+		if (id < state.ring_size && id % 2 == 0 && state.in_flight[id]) {
+			state.in_flight[id] = false;
+			(*buffers_back)++;
+		}
+	}
+	return entries;
+}
+
+// The chains the driver offered in its last batch: one per packet it took, each a chain not in flight already.
+static void record_offered(uint32_t sent) {
+	uint16_t avail_idx = model_virtio_avail_idx(state.nic, MODEL_VIRTIO_TX);
+	FUZZ_CHECK((uint16_t)(avail_idx - state.avail_seen) == sent);
+	for (; state.avail_seen != avail_idx; state.avail_seen++) {
+		uint16_t head = model_virtio_avail_entry(state.nic, MODEL_VIRTIO_TX, state.avail_seen);
+		FUZZ_CHECK(head < state.ring_size && head % 2 == 0 && !state.in_flight[head]);
+		state.in_flight[head] = true;
+	}
 }
 
 static void send(struct fuzz_input* in) {
 	static struct pkt_buf* bufs[MAX_SEND];
 	uint32_t n = fuzz_u8(in) % (MAX_SEND + 1);
-	uint32_t consumed = entries_to_clean();
+	uint32_t predicted_back;
+	uint32_t consumed = predict_cleaning(&predicted_back);
 	FUZZ_CHECK(pkt_buf_alloc_batch(state.pool, bufs, n) == n); // the pool is larger than a ring and a batch
 	for (uint32_t i = 0; i < n; i++) {
 		bufs[i]->size = frame_len(state.next_seq + i);
@@ -138,7 +169,7 @@ static void send(struct fuzz_input* in) {
 	TRACE("tx_batch(%u) = %u; cleaned %u entries, %u buffers back (device index %u, driver's %u)\n", n, sent,
 	      consumed, given_back, model_virtio_used_idx(state.nic, MODEL_VIRTIO_TX), state.driver_used);
 	FUZZ_CHECK(sent <= n);
-	FUZZ_CHECK(given_back <= consumed && given_back <= state.driver_holds);
+	FUZZ_CHECK(given_back == predicted_back);
 	// A correct device returns each chain it took once: every entry gives a buffer back.
 	FUZZ_CHECK(given_back == consumed || model_virtio_misbehaved(state.nic));
 	FUZZ_CHECK(stats.tx_pkts == given_back);
@@ -148,6 +179,7 @@ static void send(struct fuzz_input* in) {
 	uint32_t free_chains = state.ring_size / 2u - state.driver_holds;
 	FUZZ_CHECK(sent == (n < free_chains ? n : free_chains));
 	state.driver_holds += sent;
+	record_offered(sent);
 	for (uint32_t i = 0; i < sent; i++) {
 		if (state.num_accepted == MAX_ACCEPTED) {
 			state.wire_unchecked = true; // a very long input: no room to remember more

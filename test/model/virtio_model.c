@@ -635,6 +635,23 @@ uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t que
 	return (uint16_t)(avail_ring(q)->idx - q->next_avail);
 }
 
+// The queue for reading its rings from the test, or a usage error if it is not set up.
+static const struct model_queue* ready_queue(const struct model_virtio* nic, uint16_t queue) {
+	if (queue >= MODEL_VIRTIO_QUEUES || !nic->queues[queue].ready) {
+		model_usage_error("virtqueue %u is not set up", queue);
+	}
+	return &nic->queues[queue];
+}
+
+uint16_t model_virtio_avail_idx(const struct model_virtio* nic, uint16_t queue) {
+	return avail_ring(ready_queue(nic, queue))->idx;
+}
+
+uint16_t model_virtio_avail_entry(const struct model_virtio* nic, uint16_t queue, uint16_t i) {
+	const struct model_queue* q = ready_queue(nic, queue);
+	return avail_ring(q)->ring[i % q->size];
+}
+
 bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head) {
 	struct model_queue* q = queue_of(nic, queue);
 	if (!queue_live(nic, q)) {
@@ -731,10 +748,7 @@ uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue) {
 
 void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
 			     uint32_t* len) {
-	const struct model_queue* q = &nic->queues[queue < MODEL_VIRTIO_QUEUES ? queue : 0];
-	if (queue >= MODEL_VIRTIO_QUEUES || !q->ready) {
-		model_usage_error("used entry read on virtqueue %u, which is not set up", queue);
-	}
+	const struct model_queue* q = ready_queue(nic, queue);
 	*id = used_ring(q)->ring[slot % q->size].id;
 	*len = used_ring(q)->ring[slot % q->size].len;
 }

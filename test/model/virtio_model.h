@@ -89,6 +89,9 @@ uint32_t model_virtio_net_hdr_len(const struct model_virtio* nic);
 
 // Chains the driver has made available that the device has not taken yet (avail->idx - the device's index).
 uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t queue);
+// The available ring as the driver wrote it: its index, and the entry at position i (mod queue size).
+uint16_t model_virtio_avail_idx(const struct model_virtio* nic, uint16_t queue);
+uint16_t model_virtio_avail_entry(const struct model_virtio* nic, uint16_t queue, uint16_t i);
 // Takes the next available chain: its head descriptor index. false if there is none (or the queue is not live).
 bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head);
 // Total length of the chain at head, of the descriptors the device may write (RX) or read (TX).
