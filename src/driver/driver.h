@@ -60,6 +60,7 @@ struct ixy_driver {
 };
 
 extern const struct ixy_driver ixgbe_driver;
+extern const struct ixy_driver igb_driver;
 extern const struct ixy_driver virtio_driver;
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
