@@ -345,6 +345,9 @@ static void igb_stop(struct ixy_device* ixy) {
 	}
 	clear_flags32(dev->bar, IGB_TCTL, IGB_TCTL_EN);
 	reset_device(dev);
+	// The reset enables queue 0 again (its default, 8.10.10, 8.12.13): without a ring, but disabled is clearer.
+	clear_flags32(dev->bar, IGB_RXDCTL(0), IGB_RXDCTL_ENABLE);
+	clear_flags32(dev->bar, IGB_TXDCTL(0), IGB_TXDCTL_ENABLE);
 	// A failed init may leave a ring without buffers, or without its buffer table.
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
 		for (uint32_t d = 0; dev->rx_queues[i].bufs && d < dev->ring_size && dev->rx_queues[i].bufs[d]; d++) {

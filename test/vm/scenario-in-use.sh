@@ -36,7 +36,7 @@ refused() {
 refused "ixy-pktgen on A (up, address)" $NIC_A "$if_a" ixy-pktgen $NIC_A
 refused "ixy-pcap on A (up, address)" $NIC_A "$if_a" ixy-pcap $NIC_A /dev/null 10
 refused "ixy-fwd on A and D (A up, address)" $NIC_A "$if_a" ixy-fwd $NIC_A $NIC_D
-check_eq "ixy-fwd did not take D either" "$(kernel_driver $NIC_D)" virtio-pci
+check_eq "ixy-fwd did not take D either" "$(kernel_driver $NIC_D)" "$(nic_kernel_driver $NIC_D)"
 refused "ixy-pktgen on B (up, no address)" $NIC_B "$if_b" ixy-pktgen $NIC_B
 refused "ixy-pktgen on C (down, address)" $NIC_C "$if_c" ixy-pktgen $NIC_C
 refused "IXY_FORCE=0 does not force" $NIC_A "$if_a" env IXY_FORCE=0 ixy-pktgen $NIC_A
@@ -61,5 +61,6 @@ taken "IXY_FORCE=1 ixy-pktgen on A (up, address)" $NIC_A "$if_a" IXY_FORCE=1 ixy
 check "forced: a warning names the interface" grep -q "interface $if_a, which is in use: taking it anyway" /tmp/err
 taken "ixy-pcap on D (down, no address)" $NIC_D "$if_d" ixy-pcap $NIC_D /dev/null
 check "not in use: no warning" sh -c "! grep -q 'warning\|refusing' /tmp/err"
-check_eq "B and C were not touched" "$(kernel_driver $NIC_B) $(kernel_driver $NIC_C)" "virtio-pci virtio-pci"
+check_eq "B and C were not touched" "$(kernel_driver $NIC_B) $(kernel_driver $NIC_C)" \
+	"$(nic_kernel_driver $NIC_B) $(nic_kernel_driver $NIC_C)"
 marker "checks failed: $checks_failed"
