@@ -96,9 +96,12 @@ static bool reset_device(struct igb_device* dev) {
 	return true;
 }
 
-// Adds the NIC's counters since the last call to *stats. They clear on read (8.19): init reads them once.
+// Adds the NIC's counters since the last call to *stats (NULL: just restart counting). They clear on read (8.19):
+// init reads them once.
 static void igb_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct igb_device* dev = IXY_TO_DRIVER(struct igb_device, ixy);
+	struct device_stats discarded = {0};
+	stats = stats ? stats : &discarded;
 	// Drops: packet buffer full (MPC), no free descriptor in a DROP_EN queue (RQDPC), packets the driver dropped.
 	stats->rx_dropped += get_reg32(dev->bar, IGB_MPC);
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
@@ -432,7 +435,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		uint32_t ctrl = get_reg32(dev->bar, IGB_CTRL) & ~(IGB_CTRL_FRCSPD | IGB_CTRL_FRCDPX);
 		set_reg32(dev->bar, IGB_CTRL, ctrl | IGB_CTRL_SLU);
 		ok = write_phy_reg(dev, IGB_PHY_CONTROL, IGB_PHY_CONTROL_AN_ENABLE | IGB_PHY_CONTROL_RESTART_AN);
-		igb_read_stats(&dev->ixy, &(struct device_stats){0}); // 4.5.8: reading clears the counters
+		igb_read_stats(&dev->ixy, NULL); // 4.5.8: reading clears the counters
 		ok = ok && init_rx(dev) && init_tx(dev) && start_rx(dev);
 	}
 	if (!ok) {
