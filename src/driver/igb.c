@@ -4,7 +4,7 @@
 // (intel_adv_desc.h). What differs is the 82576's: RCTL and TCTL switch the receiver and transmitter (instead of
 // RXCTRL and DMATXCTL), SRRCTL sets each queue's buffer size, the link comes up through the copper PHY's
 // auto-negotiation (reached through MDIC), and a few register offsets. igb_init() follows the order of 82576
-// datasheet section 4.5 (revision 2.63; all section numbers here refer to it), with one receive and one transmit
+// datasheet section 4.5.3 (revision 2.63; all section numbers here refer to it), with one receive and one transmit
 // descriptor ring per queue. Registers are in igb_regs.h; register access goes through driver.h.
 #include <stdlib.h>
 
@@ -76,7 +76,7 @@ static uint32_t ring_index(uint32_t index, uint32_t ring_size) {
 	return index & (ring_size - 1); // ring sizes are powers of two
 }
 
-// 4.5.1 and 4.5.2: mask all interrupts (ixy polls), stop the NIC's DMA (master disable, 5.2.3.3), reset the whole
+// 4.5.4 and 4.5.5: mask all interrupts (ixy polls), stop the NIC's DMA (CTRL.GIO_MASTER_DISABLE), reset the whole
 // device, mask interrupts again, then give the NIC up to 10 ms to read its EEPROM (MAC address, settings). QEMU's
 // model has no EEPROM and never sets EECD.AUTO_RD, so that wait is not an error (Linux's igb does the same).
 static bool reset_device(struct igb_device* dev) {
@@ -85,7 +85,7 @@ static bool reset_device(struct igb_device* dev) {
 	set_flags32(dev->bar, IGB_CTRL, IGB_CTRL_GIO_MASTER_DISABLE);
 	wait_for_reg(dev, IGB_STATUS, IGB_STATUS_GIO_MASTER_ENABLE, 0, 100, "DMA to stop before the reset");
 	set_flags32(dev->bar, IGB_CTRL, IGB_CTRL_RST);
-	// 4.5.2: wait at least 1 ms after a global reset before touching the device again.
+	// 4.2.1.6.1: wait at least 1 ms after a global reset before touching the device again.
 	ixy_usleep(10000);
 	if (!wait_for_reg(dev, IGB_CTRL, IGB_CTRL_RST, 0, 1000, "the reset")) {
 		return false;
@@ -134,7 +134,7 @@ static uint32_t igb_get_link_speed(const struct ixy_device* ixy) {
 	return (status & IGB_STATUS_LU) ? speed_mbit[(status & IGB_STATUS_SPEED_MASK) >> IGB_STATUS_SPEED_SHIFT] : 0;
 }
 
-// Receive address entry 0 holds the NIC's own MAC address (8.10.13, 8.10.14), lowest byte first.
+// Receive address entry 0 holds the NIC's own MAC address (RAL0, RAH0), lowest byte first.
 static int igb_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
 	const struct igb_device* dev = IXY_TO_DRIVER(const struct igb_device, ixy);
 	uint64_t addr = get_reg32(dev->bar, IGB_RAL0) | (uint64_t)get_reg32(dev->bar, IGB_RAH0) << 32;
@@ -279,7 +279,7 @@ static bool init_rx(struct igb_device* dev) {
 			return false;
 		}
 		// Advanced descriptors, one buffer of BSIZEPACKET KB each (whole KB that fit the buffer); when the ring
-		// is full, drop packets instead of stalling (8.10.7).
+		// is full, drop packets instead of stalling (8.10.2).
 		uint32_t srrctl = get_reg32(dev->bar, IGB_SRRCTL(i));
 		srrctl &= ~(IGB_SRRCTL_DESCTYPE_MASK | IGB_SRRCTL_BSIZEPACKET_MASK);
 		srrctl |= IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | IGB_SRRCTL_DROP_EN | RX_BUF_DATA_ROOM / 1024;
@@ -288,24 +288,28 @@ static bool init_rx(struct igb_device* dev) {
 	return true;
 }
 
-// 4.5.9: give every descriptor a buffer (the pool is larger than the ring), enable each queue, then hand the ring to
-// the NIC by moving the tail (the NIC ignores tail writes to a disabled queue). Then the receiver is turned on.
+// 4.5.9: give every descriptor a buffer (the pool is larger than the ring) and enable each queue, then turn the
+// receiver on: the 82576 shows a queue as enabled only once RCTL.EN is set (8.10.10). Then each ring is handed to
+// the NIC by moving its tail (the NIC ignores tail writes to a disabled queue).
 static bool start_rx(struct igb_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		for (uint32_t d = 0; d < dev->ring_size; d++) {
 			rx_give_buffer(&dev->rx_queues[i], d, pkt_buf_alloc(dev->rx_queues[i].mempool));
 		}
 		set_flags32(dev->bar, IGB_RXDCTL(i), IGB_RXDCTL_ENABLE);
+	}
+	set_flags32(dev->bar, IGB_RCTL, IGB_RCTL_EN);
+	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
 		if (!wait_for_reg(dev, IGB_RXDCTL(i), IGB_RXDCTL_ENABLE, IGB_RXDCTL_ENABLE, 1000, "RX queue")) {
 			return false;
 		}
 		set_reg32(dev->bar, IGB_RDT(i), dev->ring_size - 1u);
 	}
-	set_flags32(dev->bar, IGB_RCTL, IGB_RCTL_EN);
 	return true;
 }
 
-// 4.5.10: each queue's registers, each queue enabled, then the transmitter on (TCTL.EN last).
+// 4.5.10: each queue's registers and enable bit, then the transmitter on; a queue shows as enabled once TCTL.EN is
+// set (8.12.13).
 static bool init_tx(struct igb_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
 		struct igb_tx_queue* queue = &dev->tx_queues[i];
@@ -316,13 +320,15 @@ static bool init_tx(struct igb_device* dev) {
 		// Prefetch and host thresholds as Intel's driver sets them; write-back of every descriptor (8.12.13).
 		uint32_t txdctl = get_reg32(dev->bar, IGB_TXDCTL(i)) & ~IGB_TXDCTL_THRESH_MASK;
 		set_reg32(dev->bar, IGB_TXDCTL(i), txdctl | IGB_TXDCTL_THRESH(8, 1, 1) | IGB_TXDCTL_ENABLE);
-		if (!wait_for_reg(dev, IGB_TXDCTL(i), IGB_TXDCTL_ENABLE, IGB_TXDCTL_ENABLE, 1000, "TX queue")) {
-			return false;
-		}
 	}
 	// 8.12.1: pad short frames, the recommended collision threshold (the collision distance keeps its default).
 	uint32_t tctl = get_reg32(dev->bar, IGB_TCTL) & ~IGB_TCTL_CT_MASK;
 	set_reg32(dev->bar, IGB_TCTL, tctl | IGB_TCTL_PSP | IGB_TCTL_CT_DEFAULT | IGB_TCTL_EN);
+	for (uint16_t i = 0; i < dev->ixy.num_tx_queues; i++) {
+		if (!wait_for_reg(dev, IGB_TXDCTL(i), IGB_TXDCTL_ENABLE, IGB_TXDCTL_ENABLE, 1000, "TX queue")) {
+			return false;
+		}
+	}
 	return true;
 }
 
@@ -432,7 +438,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .close = igb_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.5: reset, then link, statistics, RX, TX, and RX started last.
+	// 4.5.3: reset, then link, statistics, RX, TX, and RX started last.
 	bool ok = reset_device(dev);
 	if (ok) {
 		// 4.5.7: copper link through the PHY's auto-negotiation: the MAC takes speed and duplex from the PHY
