@@ -8,7 +8,7 @@
 #include "failsafe.h"
 #include "vfio.h"
 
-static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &virtio_driver};
+static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &virtio_driver};
 #define NUM_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
 
 // The driver whose ID list has this vendor and device, or NULL.

@@ -61,7 +61,7 @@ struct ixy_driver {
 	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
 };
 
-extern const struct ixy_driver ixgbe_driver;
+extern const struct ixy_driver ixgbe_driver, igb_driver;
 extern const struct ixy_driver virtio_driver;
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))

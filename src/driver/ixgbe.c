@@ -30,7 +30,7 @@ static const uint16_t nic_ids[] = {IXGBE_DEVICE_IDS};
 
 // All rings of a device have the same number of descriptors, ixgbe_device.ring_size.
 struct ixgbe_rx_queue {
-	volatile union ixgbe_adv_rx_desc* descriptors; // the ring: NIC reads buffer addresses, writes back status
+	volatile union intel_adv_rx_desc* descriptors; // the ring: NIC reads buffer addresses, writes back status
 	struct dma_memory ring_memory;
 	struct mempool* mempool;   // buffers for this queue's descriptors
 	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
@@ -40,7 +40,7 @@ struct ixgbe_rx_queue {
 };
 
 struct ixgbe_tx_queue {
-	volatile union ixgbe_adv_tx_desc* descriptors; // the ring: NIC reads packet addresses, writes back DD
+	volatile union intel_adv_tx_desc* descriptors; // the ring: NIC reads packet addresses, writes back DD
 	struct dma_memory ring_memory;
 	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
 	uint16_t clean_index;  // oldest descriptor not yet cleaned
@@ -175,12 +175,12 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 	uint32_t received = 0;
 	while (received < num_bufs) {
 		uint32_t status = queue->descriptors[rx_index].wb.status_error;
-		if (!(status & IXGBE_RXD_STAT_DD)) {
+		if (!(status & ADV_RXD_STAT_DD)) {
 			break;
 		}
 		struct pkt_buf* buf = queue->bufs[rx_index];
 		uint16_t length = queue->descriptors[rx_index].wb.length;
-		bool end_of_packet = status & IXGBE_RXD_STAT_EOP;
+		bool end_of_packet = status & ADV_RXD_STAT_EOP;
 		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
 		// all its parts are dropped and their buffers reused. A length beyond the buffer would be a NIC bug.
 		if (queue->in_multi_desc_packet || !end_of_packet || length == 0 || length > RX_BUF_DATA_ROOM) {
@@ -212,7 +212,7 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH) {
 		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, ring_size);
-		if (!(queue->descriptors[last].wb.status & IXGBE_ADVTXD_STAT_DD)) {
+		if (!(queue->descriptors[last].wb.status & ADV_TXD_STAT_DD)) {
 			return;
 		}
 		for (uint32_t i = 0; i < TX_CLEAN_BATCH; i++) {
@@ -239,11 +239,11 @@ static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 		if (buf->size == 0 || buf->size > buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
 			break;
 		}
-		volatile union ixgbe_adv_tx_desc* desc = &queue->descriptors[queue->tx_index];
+		volatile union intel_adv_tx_desc* desc = &queue->descriptors[queue->tx_index];
 		desc->read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-		desc->read.cmd_type_len = IXGBE_ADVTXD_DCMD_EOP | IXGBE_ADVTXD_DCMD_RS | IXGBE_ADVTXD_DCMD_IFCS |
-					  IXGBE_ADVTXD_DCMD_DEXT | IXGBE_ADVTXD_DTYP_DATA | buf->size;
-		desc->read.olinfo_status = buf->size << IXGBE_ADVTXD_PAYLEN_SHIFT;
+		desc->read.cmd_type_len = ADV_TXD_DCMD_EOP | ADV_TXD_DCMD_RS | ADV_TXD_DCMD_IFCS | ADV_TXD_DCMD_DEXT |
+					  ADV_TXD_DTYP_DATA | buf->size;
+		desc->read.olinfo_status = buf->size << ADV_TXD_PAYLEN_SHIFT;
 		queue->bufs[queue->tx_index] = buf;
 		queue->tx_index = next_index;
 		sent++;

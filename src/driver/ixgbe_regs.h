@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "intel_adv_desc.h" // the advanced RX/TX descriptors, shared with the 82576 (igb)
+
 // PCI device IDs (vendor 0x8086) of the NICs ixgbe.c drives: 82599 (the first 16), X540 (0x1528, 0x1560), X550
 // (0x1563, 0x15D1) and X550EM_x (0x15AA..0x15AE), as listed in Linux's ixgbe_type.h. X550EM_a (0x15C2..0x15CE) is
 // left out: it moved EEC and other registers ixgbe.c uses.
@@ -137,47 +139,6 @@
 #define IXGBE_QPRDC(n)                     (0x01430 + 0x40 * (n)) // RC      Queue Packets Received Drop Count, n = 0..15
 // clang-format on
 
-// Advanced receive descriptor, 7.1.6. Software writes the read format; the NIC overwrites it with the write-back
-// format once it has stored a packet in the buffer.
-union ixgbe_adv_rx_desc {
-	struct {
-		uint64_t pkt_addr; // NIC writes the packet data here (physical address)
-		uint64_t hdr_addr; // header buffer for header split (unused: 0); bit 0 overlaps DD below
-	} read;
-	struct {
-		uint32_t info;         // packet type, RSS type, header length (unused)
-		uint32_t rss_hash;     // RSS hash or checksum (unused)
-		uint32_t status_error; // status bits 19:0, error bits 31:20
-		uint16_t length;       // bytes the NIC wrote into this descriptor's buffer
-		uint16_t vlan;         // stripped VLAN tag (unused)
-	} wb;
-};
-#define IXGBE_RXD_STAT_DD (1u << 0)  // Descriptor Done: the NIC is finished with it
-#define IXGBE_RXD_STAT_EOP (1u << 1) // End Of Packet: last descriptor of a packet
-
-// Advanced transmit data descriptor, 7.2.3.2.4 (read format) and its write-back, 7.2.3.2.5.
-union ixgbe_adv_tx_desc {
-	struct {
-		uint64_t buffer_addr;   // NIC reads the packet data from here (physical address)
-		uint32_t cmd_type_len;  // command bits, descriptor type, length of this buffer
-		uint32_t olinfo_status; // PAYLEN and offload options
-	} read;
-	struct {
-		uint64_t reserved;
-		uint32_t reserved2;
-		uint32_t status; // DD is bit 0
-	} wb;
-};
-#define IXGBE_ADVTXD_DTYP_DATA (3u << 20) // bits 23:20 = 0011b: advanced data descriptor
-#define IXGBE_ADVTXD_DCMD_EOP (1u << 24)  // End Of Packet
-#define IXGBE_ADVTXD_DCMD_IFCS (1u << 25) // Insert FCS: the NIC appends the CRC
-#define IXGBE_ADVTXD_DCMD_RS (1u << 27)   // Report Status: the NIC sets DD when done
-#define IXGBE_ADVTXD_DCMD_DEXT (1u << 29) // Descriptor Extension: advanced format
-#define IXGBE_ADVTXD_PAYLEN_SHIFT 14      // olinfo_status bits 31:14, packet length
-#define IXGBE_ADVTXD_STAT_DD (1u << 0)    // Descriptor Done
-
-_Static_assert(sizeof(union ixgbe_adv_rx_desc) == 16, "RX descriptors are 16 bytes");
-_Static_assert(sizeof(union ixgbe_adv_tx_desc) == 16, "TX descriptors are 16 bytes");
 _Static_assert(IXGBE_RDBAH(1) - IXGBE_RDBAL(1) == IXGBE_RING_BAH && IXGBE_TDBAH(1) - IXGBE_TDBAL(1) == IXGBE_RING_BAH,
 	       "RX and TX rings: same BAH offset");
 _Static_assert(IXGBE_RDLEN(1) - IXGBE_RDBAL(1) == IXGBE_RING_LEN && IXGBE_TDLEN(1) - IXGBE_TDBAL(1) == IXGBE_RING_LEN,

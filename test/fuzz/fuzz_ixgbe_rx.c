@@ -61,7 +61,7 @@ struct expected_frame {
 struct fuzz_state {
 	struct model_ixgbe* nic;
 	struct ixy_device* dev;
-	volatile union ixgbe_adv_rx_desc* ring;
+	volatile union intel_adv_rx_desc* ring;
 	uint32_t ring_size;
 	struct mempool* pool;
 	// packets the app holds, in the order received
@@ -167,7 +167,7 @@ static void op_inject(struct fuzz_input* in, bool any_length) {
 static void write_back(uint32_t index, uint32_t status_error, uint16_t length) {
 	TRACE("descriptor %u (driver at %u, RDH %u): status 0x%08x, length %u\n", index, driver_rx_index(),
 	      model_ixgbe_peek(state.nic, IXGBE_RDH(0)), status_error, length);
-	volatile union ixgbe_adv_rx_desc* desc = &state.ring[index];
+	volatile union intel_adv_rx_desc* desc = &state.ring[index];
 	desc->wb.status_error = status_error;
 	desc->wb.length = length;
 	state.device_trusted = false;
@@ -178,7 +178,7 @@ static void write_back(uint32_t index, uint32_t status_error, uint16_t length) {
 static uint32_t fuzz_status(struct fuzz_input* in) {
 	uint8_t kind = fuzz_u8(in);
 	uint32_t bits = fuzz_u32(in);
-	return kind & 1 ? bits : (kind >> 1) & (IXGBE_RXD_STAT_DD | IXGBE_RXD_STAT_EOP);
+	return kind & 1 ? bits : (kind >> 1) & (ADV_RXD_STAT_DD | ADV_RXD_STAT_EOP);
 }
 
 // Length: a selector byte, then 16 bits: small (0..255), around the data room of the pool's buffers (buf_size - 64,
@@ -284,8 +284,8 @@ static void open_device(uint32_t ring_size) {
 	TRACE("opened with %u RX descriptors\n", ring_size);
 	uint64_t base =
 	    (uint64_t)model_ixgbe_peek(state.nic, IXGBE_RDBAH(0)) << 32 | model_ixgbe_peek(state.nic, IXGBE_RDBAL(0));
-	FUZZ_CHECK(base != 0 && seam_dma_contains((uintptr_t)base, ring_size * sizeof(union ixgbe_adv_rx_desc)));
-	state.ring = (volatile union ixgbe_adv_rx_desc*)(uintptr_t)base;
+	FUZZ_CHECK(base != 0 && seam_dma_contains((uintptr_t)base, ring_size * sizeof(union intel_adv_rx_desc)));
+	state.ring = (volatile union intel_adv_rx_desc*)(uintptr_t)base;
 	// The pool: the buffer behind descriptor 0 (read format, packet data at offset 64 of the buffer).
 	struct pkt_buf* first =
 	    (struct pkt_buf*)(uintptr_t)(state.ring[0].read.pkt_addr - offsetof(struct pkt_buf, data));

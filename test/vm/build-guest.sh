@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe, vm_burst, vm_confine,
-# scripts/setup-vfio.sh, the kernel's VirtIO and VFIO modules, test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh it runs.
+# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe,
+# vm_burst, vm_confine, scripts/setup-vfio.sh, the kernel's VirtIO, igb and VFIO modules, test/vm/guest-init.sh as
+# /init and the scenarios test/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
 #
@@ -78,9 +79,10 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 	order+=("$3")
 }
 
-# The modules the guest needs (with what they depend on): the VirtIO NIC driver, and VFIO for the IOMMU scenarios:
+# The modules the guest needs (with what they depend on): the VirtIO NIC driver, the 82576 driver igb (for the igb
+# NICs' in-use and bad-inputs scenarios), and VFIO for the IOMMU scenarios:
 # vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
-modules_wanted="virtio_pci virtio_net vfio_iommu_type1 vfio-pci"
+modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci"
 if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
 	rm -rf "$kernel_dir"
 fi

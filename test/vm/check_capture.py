@@ -19,6 +19,10 @@ Checks, each printed as PASS or FAIL:
   - with --pktgen-sent / --fwd-forwarded (the totals the apps print): the host saw NIC A and NIC C send what the
     apps counted as queued for sending, less at most --ring-slack packets still in the TX ring when the app closed
     the device
+  - with --nic-a-tx / --nic-b-rx / --nic-c-tx / --nic-d-rx (the totals of the NIC's own statistics registers, which
+    the apps print; given for NICs that have them, e.g. igb): NIC A's and NIC C's transmit counters equal what the
+    host saw them send, 64 bytes per frame (60 + CRC); NIC B received at least what ixy-fwd forwarded and at most
+    what NIC A sent; NIC D received at least what ixy-pcap captured and at most what the host passed to it
 Exits 0 if all pass, 1 otherwise; the last line is "N passed, N failed".
 """
 import argparse
@@ -137,6 +141,10 @@ def main():
     parser.add_argument("--src-mac", required=True, help="NIC A's MAC address, aa:bb:cc:dd:ee:ff")
     parser.add_argument("--pktgen-sent", type=int, help="packets ixy-pktgen says it sent")
     parser.add_argument("--fwd-forwarded", type=int, help="packets ixy-fwd says it forwarded from B to C")
+    parser.add_argument("--nic-a-tx", type=int, nargs=2, metavar=("PKTS", "BYTES"), help="NIC A's TX counters")
+    parser.add_argument("--nic-b-rx", type=int, help="NIC B's RX packet counter")
+    parser.add_argument("--nic-c-tx", type=int, nargs=2, metavar=("PKTS", "BYTES"), help="NIC C's TX counters")
+    parser.add_argument("--nic-d-rx", type=int, help="NIC D's RX packet counter")
     parser.add_argument("--ring-slack", type=int, default=256, help="TX descriptors per queue")
     args = parser.parse_args()
 
@@ -193,6 +201,19 @@ def main():
             check(claimed - args.ring_slack <= seen <= claimed,
                   f"{app} counted {claimed} packets as queued, the host saw {seen} {where} "
                   f"(at most {args.ring_slack} fewer: those still in the TX ring at close)")
+    for nic, counted, seen in (("A", args.nic_a_tx, len(host_a)), ("C", args.nic_c_tx, len(host_c))):
+        if counted is not None:
+            check(counted == [seen, seen * (PACKET_SIZE + 4)],
+                  f"NIC {nic}'s statistics registers: sent {counted[0]} packets, {counted[1]} bytes; the host saw "
+                  f"{seen} packets, {seen * (PACKET_SIZE + 4)} bytes with CRC")
+    if args.nic_b_rx is not None and args.fwd_forwarded is not None:
+        check(args.fwd_forwarded <= args.nic_b_rx <= len(host_a),
+              f"NIC B's statistics registers: received {args.nic_b_rx} packets, between what ixy-fwd forwarded "
+              f"({args.fwd_forwarded}) and what NIC A sent ({len(host_a)})")
+    if args.nic_d_rx is not None:
+        check(len(guest) <= args.nic_d_rx <= len(host_d),
+              f"NIC D's statistics registers: received {args.nic_d_rx} packets, between what ixy-pcap captured "
+              f"({len(guest)}) and what the host passed to NIC D ({len(host_d)})")
     if guest:
         first, last = seq_of(guest[0]), seq_of(guest[-1])
         print(f"captured sequence numbers {first}..{last}: {len(guest)} of {last - first + 1} "

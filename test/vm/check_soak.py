@@ -56,9 +56,16 @@ def frames(stream, size):
 
 
 def busy_seconds(log, pci, direction):
-    """Rate lines of a NIC and direction with traffic (one per second)."""
-    pattern = re.compile(r"^\[" + re.escape(pci) + r"\] " + direction + r": \d+ Mbit/s (\d+\.\d+) Mpps$", re.MULTILINE)
-    return sum(1 for m in pattern.finditer(log) if float(m.group(1)) > 0)
+    """Rate lines of a NIC and direction with traffic (one per second, or fewer when a pass of the app's loop is
+    slow: the apps read the clock every 256 passes), and the lines without traffic between the first and the last
+    with traffic (stalls)."""
+    pattern = re.compile(r"^\[" + re.escape(pci) + r"\] " + direction + r": (\d+) Mbit/s (\d+\.\d+) Mpps$", re.MULTILINE)
+    # Either number above 0: at the rates of TCG, 0.00 Mpps may still be a few thousand packets.
+    busy = [int(m.group(1)) > 0 or float(m.group(2)) > 0 for m in pattern.finditer(log)]
+    if True not in busy:
+        return 0, 0
+    first, last = busy.index(True), len(busy) - 1 - busy[::-1].index(True)
+    return sum(busy), busy[first:last + 1].count(False)
 
 
 def main():
@@ -143,8 +150,12 @@ def main():
     check(backwards == 0, f"nothing came back from C to B ({backwards})")
     check(sent == sum(count for _, count in places), f"every packet accounted for: sent {sent} == the sum above")
     for what, log, pci, direction in (("ixy-pktgen sent", pktgen, NIC_A, "TX"), ("ixy-pcap received", pcap, NIC_D, "RX")):
-        seconds = busy_seconds(log, pci, direction)
-        check(seconds >= args.soak_seconds - 5, f"{what} packets in {seconds} of the {args.soak_seconds} s")
+        # A line per second with traffic; or, where the loop is slower than 256 passes a second (igb under TCG:
+        # every tail write is a trap into QEMU), at least one line per two seconds and none without traffic.
+        seconds, stalls = busy_seconds(log, pci, direction)
+        check(seconds >= args.soak_seconds - 5 or (stalls == 0 and seconds >= args.soak_seconds // 2),
+              f"{what} packets in {seconds} rate lines of the {args.soak_seconds} s, {stalls} lines without "
+              "traffic in between")
 
     # The drivers' reports at close: every buffer of every pool back (src/driver/virtio.c, apps/ixy-pktgen.c).
     everything = pktgen + fwd + pcap

@@ -85,6 +85,11 @@ kernel_driver() {
 	echo "${driver##*/}" | sed 's/^$/none/'
 }
 
+# The kernel driver that takes a NIC of ours when the modules are loaded: igb for an Intel 82576, else virtio-pci.
+nic_kernel_driver() {
+	[ "$(cat "/sys/bus/pci/devices/$1/vendor")" = 0x8086 ] && echo igb || echo virtio-pci
+}
+
 # The kernel network interface of a PCI device (empty if it has none). A VirtIO NIC's interface belongs to the
 # VirtIO device, a child of the PCI device: /sys/bus/pci/devices/<pci>/virtio<n>/net/<interface>.
 interface_of() {
@@ -93,7 +98,7 @@ interface_of() {
 	done
 }
 
-# Loads virtio_pci and virtio_net; busybox insmod does not resolve dependencies: build-guest.sh wrote the order.
+# Loads virtio_pci, virtio_net and igb; busybox insmod does not resolve dependencies: build-guest.sh wrote the order.
 load_kernel_drivers() {
 	# No IPv6: an interface that comes up would send neighbour discovery frames into the test's traffic.
 	# shellcheck disable=SC2013

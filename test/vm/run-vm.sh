@@ -31,9 +31,11 @@
 #   transitional  a VirtIO NIC with both interfaces (ixy picks modern; IXY_VIRTIO_LEGACY=1 picks legacy)
 #   modern        a VirtIO NIC with only the modern interface (disable-legacy=on) behind a PCIe root port, as every
 #                 q35 VM of libvirt has
+#   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
+#                 e2e also checks its statistics registers (the apps' totals) against the host's records
 # With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
-# otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern ones
-# each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
+# otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern and igb
+# ones each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
 # --iommu adds QEMU's emulated Intel IOMMU (q35 only; the guest kernel gets intel_iommu=on), and modern VirtIO NICs
 # send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
@@ -101,8 +103,8 @@ machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
 		legacy) ;;
-		transitional | modern) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern)" >&2; exit 2 ;;
+		transitional | modern | igb) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -180,9 +182,10 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		legacy) device="virtio-net-pci,disable-modern=on,romfile=" ;;
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
+		igb) device="igb,romfile=" ;;
 	esac
 	[ "$2" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
-	if [ "$2" = modern ]; then
+	if [ "$2" = modern ] || [ "$2" = igb ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
 		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
 		addr=$(printf '0000:%02x:00.0' $next_port)
@@ -231,8 +234,10 @@ expected_interface() {
 		legacy) echo legacy ;;
 		transitional) [ $force_legacy = yes ] && echo legacy || echo modern ;;
 		modern) echo modern ;;
+		igb) echo igb ;;
 	esac
 }
+kernel_driver_of() { [ "$1" = igb ] && echo igb || echo virtio-pci; }
 counters=()
 extra=
 case "$scenario" in
@@ -361,9 +366,10 @@ e2e_checks() {
 	local i pci interface access=sysfs
 	[ $vfio = yes ] && access=VFIO
 	if [ "$mode" = kmod ] && [ $vfio = no ]; then
-		for pci in $nic_a $nic_b $nic_c $nic_d; do
-			expect "kernel driver virtio-pci was bound to $pci before ixy took it" \
-				marker "kernel driver of $pci: virtio-pci"
+		for i in 0 1 2 3; do
+			pci=${nic_addrs[$i]}
+			expect "kernel driver $(kernel_driver_of "${kinds[$i]}") was bound to $pci before ixy took it" \
+				marker "kernel driver of $pci: $(kernel_driver_of "${kinds[$i]}")"
 		done
 		expect "ixy unbound the kernel driver of all four NICs" \
 			test "$(cat "$out"/guest/*.log 2>/dev/null | grep -c 'unbound the kernel driver')" = 4
@@ -371,8 +377,13 @@ e2e_checks() {
 	for i in 0 1 2 3; do
 		pci=${nic_addrs[$i]}
 		interface=$(expected_interface "${kinds[$i]}")
-		expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
-			grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+		if [ "$interface" = igb ]; then
+			expect "ixy drove $pci (igb) with its igb driver" \
+				grep -q "^ixy: $pci: igb driver, device reached through" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+		else
+			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
+				grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+		fi
 		expect "ixy reached $pci through $access" \
 			grep -q "^ixy: $pci: .* driver, device reached through $access$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
 	done
@@ -390,6 +401,29 @@ e2e_checks() {
 	[ -n "$sent" ] && claims+=(--pktgen-sent "$sent")
 	forwarded=$(sed -n "s/^$nic_b -> $nic_c: forwarded \\([0-9][0-9]*\\) .*/\\1/p" "$out/guest/fwd.log" 2>/dev/null)
 	[ -n "$forwarded" ] && claims+=(--fwd-forwarded "$forwarded")
+	# The totals of NICs with statistics registers (igb; src/stats.c print_stats_total): A's and C's TX, B's and D's
+	# RX. "total: RX <pkts> packets <bytes> bytes, TX <pkts> packets <bytes> bytes, ..."
+	total_of() {   # total_of LOG PCI FIELDS: FIELDS of sed's groups 1-4 (RX pkts, RX bytes, TX pkts, TX bytes)
+		sed -n "s/^\[$2\] total: RX \([0-9]*\) packets \([0-9]*\) bytes, TX \([0-9]*\) packets \([0-9]*\) bytes.*/$3/p" \
+			"$out/guest/$1.log" 2>/dev/null | head -1
+	}
+	local counters
+	if [ "${kinds[0]}" = igb ]; then
+		counters=$(total_of pktgen "$nic_a" '\3 \4')
+		[ -n "$counters" ] && claims+=(--nic-a-tx $counters)
+	fi
+	if [ "${kinds[1]}" = igb ]; then
+		counters=$(total_of fwd "$nic_b" '\1')
+		[ -n "$counters" ] && claims+=(--nic-b-rx $counters)
+	fi
+	if [ "${kinds[2]}" = igb ]; then
+		counters=$(total_of fwd "$nic_c" '\3 \4')
+		[ -n "$counters" ] && claims+=(--nic-c-tx $counters)
+	fi
+	if [ "${kinds[3]}" = igb ]; then
+		counters=$(total_of pcap "$nic_d" '\1')
+		[ -n "$counters" ] && claims+=(--nic-d-rx $counters)
+	fi
 	echo
 	if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
 		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" \

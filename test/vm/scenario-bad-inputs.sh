@@ -35,8 +35,8 @@ snapshot() {
 rebind() {
 	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
 		if [ "$(kernel_driver $nic)" = none ]; then
-			marker "rebinding $nic to virtio-pci for the next case"
-			echo $nic >/sys/bus/pci/drivers/virtio-pci/bind
+			marker "rebinding $nic to $(nic_kernel_driver $nic) for the next case"
+			echo $nic >"/sys/bus/pci/drivers/$(nic_kernel_driver $nic)/bind"
 		fi
 	done
 }
@@ -45,7 +45,7 @@ rebind() {
 marker "state before the cases:"
 snapshot | sed 's/^/    /'
 for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
-	check_eq "$nic is bound to the kernel driver before the cases" "$(kernel_driver $nic)" virtio-pci
+	check_eq "$nic is bound to the kernel driver before the cases" "$(kernel_driver $nic)" "$(nic_kernel_driver $nic)"
 	check "$nic's interface $(interface_of $nic) is down" sh -c "! ip -o link show $(interface_of $nic) | grep -q '[<,]UP[,>]'"
 done
 
@@ -81,6 +81,7 @@ bad "NIC without ixy driver: e1000" 1 "(8086:100e) that no ixy driver supports" 
 echo "an older capture" >/tmp/older.pcap
 bad "NIC without ixy driver: the list of supported NICs" 1 "1af4:1000 1af4:1041 (virtio)" \
 	ixy-pcap $E1000 /tmp/older.pcap
+check "the list of supported NICs names igb's" grep -qF "8086:10c9 8086:10e8 8086:1526 8086:150a (igb)" /tmp/err
 check_eq "a refused ixy-pcap leaves an existing file as it was" "$(cat /tmp/older.pcap)" "an older capture"
 bad "ixy-fwd: second NIC does not exist" 1 "no PCI device $NO_DEVICE" ixy-fwd $NIC_A $NO_DEVICE
 bad "ixy-fwd: second device is not a NIC" 1 "is not a network controller" ixy-fwd $NIC_A $HOST_BRIDGE

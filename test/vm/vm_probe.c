@@ -8,6 +8,10 @@
 //                                  address of virtqueues 0-2, and Bus Master Enable. "quiet": reset, no queue, no bus
 //                                  mastering; "live": driver OK, all three queues set up, bus mastering on; anything
 //                                  else "neither". Writes only the queue select register (to read each queue's state).
+//                                  An Intel 82576 (igb, 8086:10c9): RCTL.EN, TCTL.EN, and of queue 0 the RX and TX
+//                                  queue enable bits and ring lengths, and Bus Master Enable, e.g. "igb rctl.en=0
+//                                  tctl.en=0 rxq0=0 txq0=0 rdlen0=0 tdlen0=0 bus_master=0 => quiet". "quiet": all of
+//                                  them 0; "live": all set; anything else "neither". Reads registers only.
 //   vm_probe bus-master <pci>      prints 1 if Bus Master Enable is set in the command register, else 0 (config
 //                                  space only: works while vfio-pci keeps the BARs to itself).
 //   vm_probe guard-fill <file>     creates <file> in hugetlbfs holding every free huge page and fills it with a
@@ -53,6 +57,18 @@
 #define PCI_STATUS_CAP_LIST 0x10
 #define PCI_CAPABILITY_LIST 0x34
 #define PCI_CAP_ID_VNDR 0x09
+
+// Intel 82576 (82576 datasheet rev 2.63, igb_regs.h): vendor, device, registers in BAR0 and their enable bits.
+#define INTEL_VENDOR 0x8086
+#define IGB_DEVICE 0x10c9
+#define IGB_RCTL 0x00100
+#define IGB_TCTL 0x00400
+#define IGB_RCTL_TCTL_EN (1u << 1)
+#define IGB_RDLEN0 0x0c008
+#define IGB_RXDCTL0 0x0c028
+#define IGB_TDLEN0 0x0e008
+#define IGB_TXDCTL0 0x0e028
+#define IGB_QUEUE_ENABLE (1u << 25)
 
 #define HUGE_PAGE_SIZE (2u << 20)
 #define FREE_HUGE_PAGES "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
@@ -120,6 +136,33 @@ static int modern_regs(const char* pci, unsigned bar_index, uint32_t offset, boo
 	return 0;
 }
 
+static int igb_regs(const char* pci, bool bus_master) {
+	int fd = open_device_file(pci, "resource0", O_RDWR);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		return fail("cannot open resource0");
+	}
+	volatile uint8_t* bar = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (bar == MAP_FAILED) {
+		printf("igb BAR0 not readable (%s) bus_master=%d => neither\n", strerror(errno), bus_master);
+		return 0;
+	}
+	bool rx_on = *(volatile uint32_t*)(bar + IGB_RCTL) & IGB_RCTL_TCTL_EN;
+	bool tx_on = *(volatile uint32_t*)(bar + IGB_TCTL) & IGB_RCTL_TCTL_EN;
+	bool rxq = *(volatile uint32_t*)(bar + IGB_RXDCTL0) & IGB_QUEUE_ENABLE;
+	bool txq = *(volatile uint32_t*)(bar + IGB_TXDCTL0) & IGB_QUEUE_ENABLE;
+	uint32_t rdlen = *(volatile uint32_t*)(bar + IGB_RDLEN0);
+	uint32_t tdlen = *(volatile uint32_t*)(bar + IGB_TDLEN0);
+	munmap((void*)bar, (size_t)st.st_size);
+	const char* verdict = !rx_on && !tx_on && !rxq && !txq && !rdlen && !tdlen && !bus_master ? "quiet"
+			      : rx_on && tx_on && rxq && txq && rdlen && tdlen && bus_master      ? "live"
+												  : "neither";
+	printf("igb rctl.en=%d tctl.en=%d rxq0=%d txq0=%d rdlen0=%" PRIu32 " tdlen0=%" PRIu32 " bus_master=%d => %s\n",
+	       rx_on, tx_on, rxq, txq, rdlen, tdlen, bus_master, verdict);
+	return 0;
+}
+
 static int regs(const char* pci) {
 	int config_fd = open_device_file(pci, "config", O_RDONLY);
 	uint8_t config[256];
@@ -128,6 +171,9 @@ static int regs(const char* pci) {
 	}
 	close(config_fd);
 	bool bus_master = config[PCI_COMMAND] & PCI_COMMAND_BUS_MASTER;
+	if ((config[0] | config[1] << 8) == INTEL_VENDOR && (config[2] | config[3] << 8) == IGB_DEVICE) {
+		return igb_regs(pci, bus_master);
+	}
 	unsigned bar_index;
 	uint32_t offset;
 	if (find_common_cfg(config, &bar_index, &offset)) {

@@ -1,12 +1,13 @@
-// Self test of the VirtIO driver inside the QEMU test guest (test/vm/guest-init.sh runs it).
+// Self test of the VirtIO and igb drivers inside the QEMU test guest (test/vm/guest-init.sh runs it).
 //
 //   vm_selftest <pci_a> <pci_b> <mac_a> <mac_b>
 //
-// NIC A and NIC B are legacy VirtIO NICs on the same QEMU hub, so what A sends, B receives. The test checks what
-// the driver promises through struct ixy_device: the MAC addresses QEMU was given, link status, setting a MAC,
-// promiscuous mode through the control queue (QEMU drops unicast frames for other addresses unless it is on),
-// frames of many sizes arriving byte-exact and in order, the software counters, TX buffers going back to their
-// pool, and closing and opening a device again. Needs root, hugetlbfs and the NICs; prints "N passed, N failed".
+// NIC A and NIC B are NICs of one kind (VirtIO or igb) joined by QEMU, so what A sends, B receives. The test checks
+// what the driver promises through struct ixy_device: the MAC addresses QEMU was given, link status, setting a MAC,
+// promiscuous mode (VirtIO: through the control queue; QEMU drops unicast frames for other addresses unless it is
+// on), frames of many sizes arriving byte-exact and in order, the counters, TX buffers going back to their pool
+// (all of them once the device is stopped), and closing and opening a device again. Needs root, hugetlbfs and the
+// NICs; prints "N passed, N failed".
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -151,7 +152,8 @@ static void test_bulk_and_stats(struct ixy_device* a, struct ixy_device* b, stru
 	CHECK_EQ(received, BULK_FRAMES);
 	sleep_ms(50);
 	ixy_tx_batch(a, 0, NULL, 0); // take back the last sent buffers
-	CHECK_EQ(pool->free_stack_top, POOL_ENTRIES);
+	// VirtIO takes back every sent buffer; igb (like ixgbe) cleans in batches of 32 and keeps the rest until stop.
+	CHECK(POOL_ENTRIES - pool->free_stack_top < 32);
 	ixy_read_stats(a, &stats_a);
 	ixy_read_stats(b, &stats_b);
 	CHECK_EQ(stats_a.tx_pkts, BULK_FRAMES);
@@ -177,10 +179,12 @@ int main(int argc, char* argv[]) {
 	struct mempool* pool = memory_allocate_mempool(POOL_ENTRIES, 0);
 	CHECK(a != NULL && b != NULL && pool != NULL);
 	if (a && b && pool) {
-		CHECK(strcmp(a->driver_name, "virtio") == 0);
+		CHECK(strcmp(a->driver_name, "virtio") == 0 || strcmp(a->driver_name, "igb") == 0);
 		test_mac_and_link(a, b, mac_a, mac_b);
 		test_promisc(a, b, pool, mac_a, mac_b);
 		test_bulk_and_stats(a, b, pool, mac_a);
+		ixy_stop(a); // gives back the buffers still in the TX ring
+		CHECK_EQ(pool->free_stack_top, POOL_ENTRIES);
 	}
 	ixy_close(a);
 	ixy_close(b);
