@@ -1,6 +1,6 @@
 // ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark.
 //
-//   ixy-pcap [--poll | --wait <ms>] <pci> <file> [n]
+//   ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
@@ -18,7 +18,8 @@
 #include "common/signals.h"
 
 #define USAGE                                                                                                          \
-	"ixy-pcap " ARG_WAIT_USAGE " <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
+	"ixy-pcap " ARG_WAIT_USAGE " " ARG_RING_USAGE                                                                  \
+	" <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
 #define BATCH_SIZE 32
 
 // The waiter's hook: what was captured reaches the file before the app sleeps (a write error shows at the next flush).
@@ -28,7 +29,9 @@ static void flush_before_sleep(void* pcap) {
 
 int main(int argc, char* argv[]) {
 	int32_t wait_ms = 1000;
-	if (!arg_wait_option("ixy-pcap", &argc, &argv, &wait_ms)) {
+	uint32_t ring_size = 0; // the driver's default
+	if (!arg_wait_option("ixy-pcap", &argc, &argv, &wait_ms) ||
+	    !arg_ring_option("ixy-pcap", &argc, &argv, &ring_size)) {
 		return usage(USAGE);
 	}
 	if (argc != 3 && argc != 4) {

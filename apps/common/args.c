@@ -77,8 +77,8 @@ bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
 
 bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms) {
 	char** args = *argv;
-	if (*argc < 2 || strncmp(args[1], "--", 2) != 0) {
-		return true; // no option
+	if (*argc < 2 || strncmp(args[1], "--", 2) != 0 || strcmp(args[1], "--ring") == 0) {
+		return true; // no option of its own (--ring: arg_ring_option)
 	}
 	uint64_t ms = 0;
 	int used = 1;
@@ -101,6 +101,26 @@ bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout
 	args[used] = args[0];
 	*argv = args + used;
 	*argc -= used;
+	return true;
+}
+
+bool arg_ring_option(const char* prog, int* argc, char*** argv, uint32_t* ring_size) {
+	char** args = *argv;
+	if (*argc < 2 || strcmp(args[1], "--ring") != 0) {
+		return true; // no option
+	}
+	uint64_t descriptors = 0;
+	if (*argc < 3) {
+		fprintf(stderr, "%s: --ring needs a number of descriptors\n", prog);
+		return false;
+	}
+	if (!arg_u64(prog, "ring size", args[2], 64, 4096, &descriptors)) {
+		return false;
+	}
+	*ring_size = (uint32_t)descriptors;
+	args[2] = args[0]; // argv[0] moves up to stand in front of the remaining arguments
+	*argv = args + 2;
+	*argc -= 2;
 	return true;
 }
 

@@ -42,6 +42,11 @@ bool arg_two_pci_addrs(const char* prog, const char* a, const char* b);
 #define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
 bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms);
 
+// ixy-pcap's option for its RX ring, after --poll/--wait: "--ring <descriptors>" (ixy_init checks the value; 0 keeps
+// the driver's default). Consumes it like arg_wait_option; without it *ring_size is unchanged.
+#define ARG_RING_USAGE "[--ring <descriptors>]"
+bool arg_ring_option(const char* prog, int* argc, char*** argv, uint32_t* ring_size);
+
 // Prints "usage: <usage>" to stderr and returns EXIT_USAGE, for `return usage(...)` in main.
 int usage(const char* usage_text);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "igb_interrupts.h"
 #include "igb_regs.h"
 
 // Packet buffers of the receive pools, as in ixgbe.c: the NIC writes up to BSIZEPACKET bytes (whole KB) at the data
@@ -389,7 +390,8 @@ static void igb_close(struct ixy_device* ixy) {
 		memory_free_dma(&dev->tx_queues[i].ring_memory);
 		free(dev->tx_queues[i].bufs);
 	}
-	pci_close(dev->pci);
+	pci_close(dev->pci); // closes the interrupts' eventfds too
+	free(dev->ixy.interrupts);
 	free(dev);
 }
 
@@ -447,7 +449,8 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		set_reg32(dev->bar, IGB_CTRL, ctrl | IGB_CTRL_SLU);
 		ok = write_phy_reg(dev, IGB_PHY_CONTROL, IGB_PHY_CONTROL_AN_ENABLE | IGB_PHY_CONTROL_RESTART_AN);
 		igb_read_stats(&dev->ixy, NULL); // 4.5.8: reading clears the counters
-		ok = ok && init_rx(dev) && init_tx(dev) && start_rx(dev);
+		ok = ok && init_rx(dev) && init_tx(dev) &&
+		     igb_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	}
 	if (!ok) {
 		ixy_error("%s: igb init failed", dev->ixy.pci_addr);

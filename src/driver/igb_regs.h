@@ -51,8 +51,19 @@
 
 // Interrupts, 8.8
 #define IGB_IMC                            0x000D8                // WO      Interrupt Mask Clear
-#define IGB_EIMC                           0x01528                // WO      Extended Interrupt Mask Clear
+#define IGB_EIMC                           0x01528                // WO      Extended Interrupt Mask Clear (MSI-X: bit n = vector n)
 #define   IGB_IRQ_ALL                      0xFFFFFFFFu
+#define IGB_EIMS                           0x01524                // RW      Extended Interrupt Mask Set (MSI-X: bit n = vector n)
+#define IGB_EIAC                           0x0152C                // RW      Extended Interrupt Auto Clear
+#define IGB_EIAM                           0x01530                // RW      Extended Interrupt Auto Mask
+#define IGB_GPIE                           0x01514                // RW      General Purpose Interrupt Enable
+#define   IGB_GPIE_NSICR                   (1u << 0)              //         Non Selective Interrupt Clear on Read
+#define   IGB_GPIE_MULTIPLE_MSIX           (1u << 4)              //         MSI-X mode
+#define   IGB_GPIE_EIAME                   (1u << 30)             //         Extended Interrupt Auto Mask Enable
+#define   IGB_GPIE_PBA                     (1u << 31)             //         MSI-X Pending Bit Array support
+#define IGB_IVAR(n)                        (0x01700 + 4 * (n))    // RW      Interrupt Vector Allocation, n = 0..7: RX queue n bits 7:0, n+8 bits 23:16
+#define   IGB_IVAR_VALID                   0x80u                  //         entry valid (the vector is bits 4:0)
+#define IGB_MAX_RX_VECTORS                 16                     //         one per RX queue (the 82576 has 25 vectors)
 
 // Receive, 8.10, and receive address filters. Queue n = 0..15.
 #define IGB_RCTL                           0x00100                // RW      Receive Control

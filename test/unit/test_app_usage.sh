@@ -39,7 +39,10 @@ expect 2 "ixy-fwd: '03:00.0' is not a PCI address" "$bin/ixy-fwd" "$addr" 03:00.
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
 expect 2 "ixy-pktgen: '--help' is not a PCI address" "$bin/ixy-pktgen" --help
-expect 2 "usage: ixy-pcap [--poll | --wait <ms>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
+expect 2 "ixy-pcap: --ring needs a number of descriptors" "$bin/ixy-pcap" --ring
+expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --wait 100 --ring 1024 "$addr"
 expect 2 "ixy-pcap: wait time (ms) '1s' is not a decimal number" "$bin/ixy-pcap" --wait 1s "$addr" "$tmp/b.pcap"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --poll "$addr"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" "$addr" "$tmp/a.pcap" 1 2

@@ -267,7 +267,7 @@ give_back_from_vfio() {
 	APP_USER=
 	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
 		check "setup-vfio.sh --undo gives $nic back" sh -c "setup-vfio.sh --undo $nic >/dev/null"
-		check_eq "$nic is back with virtio-pci" "$(kernel_driver "$nic")" virtio-pci
+		check_eq "$nic is back with $(nic_kernel_driver "$nic")" "$(kernel_driver "$nic")" "$(nic_kernel_driver "$nic")"
 	done
 }
 

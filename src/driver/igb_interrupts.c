@@ -1,0 +1,55 @@
+// MSI-X interrupts for the igb driver's RX queues (82576 datasheet 7.3), for ixy_waiter (include/ixy/interrupts.h):
+// the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
+// The same scheme as ixgbe_interrupts.c: RX queue i gets vector i, a vector masks itself when it fires (auto-mask),
+// the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes. The 82576 differs in its register
+// offsets, in having one 32-bit EIMS/EIMC for all its 25 vectors, and in where IVAR keeps a queue's entry.
+#include <stdlib.h>
+
+#include <ixy/interrupts.h>
+
+#include "igb_interrupts.h"
+#include "igb_regs.h"
+
+struct igb_interrupts {
+	struct ixy_interrupts ixy; // first member: the device's ixy.interrupts points here
+	uint8_t* bar;
+	int fds[IGB_MAX_RX_VECTORS]; // fds[i]: the eventfd of vector i, that of RX queue i
+};
+
+// Vector i is bit i of EIMS (enable) and EIMC (mask) in MSI-X mode (8.8).
+static void igb_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool armed) {
+	const struct igb_interrupts* irq = (const struct igb_interrupts*)dev->interrupts;
+	set_reg32(irq->bar, armed ? IGB_EIMS : IGB_EIMC, 1u << queue_id); // uncached: done when the function returns
+}
+
+int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
+			 struct ixy_interrupts** interrupts) {
+	*interrupts = NULL;
+	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts || config->rx_queues == 0) {
+		return 0; // the app polls; through sysfs there are no interrupts
+	}
+	struct igb_interrupts* irq = calloc(1, sizeof(*irq));
+	bool msix = false;
+	if (!irq || config->rx_queues > IGB_MAX_RX_VECTORS ||
+	    pci->access->enable_interrupts(pci, config->rx_queues, irq->fds, &msix) != 0 || !msix) {
+		ixy_error("%s: cannot give each of the %u RX queues an MSI-X vector", pci->addr, config->rx_queues);
+		free(irq);
+		return -1;
+	}
+	// 7.3: MSI-X mode with its pending bit array, auto-mask enabled; non-selective clear of ICR on read.
+	set_reg32(bar, IGB_GPIE, IGB_GPIE_NSICR | IGB_GPIE_MULTIPLE_MSIX | IGB_GPIE_EIAME | IGB_GPIE_PBA);
+	uint32_t vectors = 0;
+	for (uint16_t q = 0; q < config->rx_queues; q++) {
+		// 8.8: the entry of RX queue q is in IVAR(q % 8): bits 7:0 for queues 0-7, bits 23:16 for 8-15.
+		uint32_t shift = q < 8 ? 0 : 16;
+		uint32_t ivar = get_reg32(bar, IGB_IVAR(q % 8)) & ~(0xFFu << shift);
+		set_reg32(bar, IGB_IVAR(q % 8), ivar | (IGB_IVAR_VALID | q) << shift);
+		vectors |= 1u << q;
+	}
+	set_reg32(bar, IGB_EIAC, vectors); // a vector's cause clears with its message
+	set_reg32(bar, IGB_EIAM, vectors); // and the vector masks itself
+	irq->bar = bar;
+	irq->ixy = (struct ixy_interrupts){irq->fds, config->interrupt_timeout_ms, igb_set_rx_interrupt};
+	*interrupts = &irq->ixy;
+	return 0;
+}
