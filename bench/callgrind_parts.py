@@ -26,7 +26,7 @@ import re
 import sys
 
 MODEL = {"ixy_seam_write32", "ixy_seam_read32", "ixy_seam_usleep"}
-MEMORY = {"pkt_buf_alloc", "pkt_buf_alloc_batch", "pkt_buf_free"}
+MEMORY = {"pkt_buf_alloc", "pkt_buf_alloc_batch", "pkt_buf_free", "pkt_buf_free_batch"}
 RX, TX, FORWARD = "ixgbe_rx_batch", "ixgbe_tx_batch", "forward_step"  # forward(), inlined into fwd_bench's forward_step
 BATCH_SIZE = 32  # FWD_BATCH_SIZE (apps/fwd.h)
 

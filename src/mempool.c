@@ -95,3 +95,9 @@ void pkt_buf_free(struct pkt_buf* buf) {
 	}
 	mempool->free_stack[mempool->free_stack_top++] = buf;
 }
+
+void pkt_buf_free_batch(struct pkt_buf* bufs[], uint32_t num_bufs) {
+	for (uint32_t i = 0; i < num_bufs; i++) {
+		pkt_buf_free(bufs[i]);
+	}
+}
