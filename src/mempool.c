@@ -73,12 +73,13 @@ void memory_free_mempool(struct mempool* mempool) {
 }
 
 uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], uint32_t num_bufs) {
-	if (num_bufs > mempool->free_stack_top) {
-		num_bufs = mempool->free_stack_top;
-	}
+	num_bufs = num_bufs < mempool->free_stack_top ? num_bufs : mempool->free_stack_top;
+	// bufs[0] is the top of the stack: the buffer freed last (warm in cache).
+	struct pkt_buf** top = &mempool->free_stack[mempool->free_stack_top];
 	for (uint32_t i = 0; i < num_bufs; i++) {
-		bufs[i] = mempool->free_stack[--mempool->free_stack_top];
+		bufs[i] = *(top - 1 - i);
 	}
+	mempool->free_stack_top -= num_bufs;
 	return num_bufs;
 }
 

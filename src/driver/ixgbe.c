@@ -70,8 +70,7 @@ static bool wait_for_reg(const struct ixgbe_device* dev, uint32_t reg, uint32_t 
 	return false;
 }
 
-// size_t: an array index of this type needs no zero extension in the fast path's loops.
-static size_t ring_index(size_t index, size_t ring_size) {
+static uint32_t ring_index(uint32_t index, uint32_t ring_size) {
 	return index & (ring_size - 1); // ring sizes are powers of two
 }
 
@@ -157,48 +156,37 @@ static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 	return 0;
 }
 
-// Gives descriptors first .. first + count - 1 (mod ring size) of an RX ring to the NIC in read format (7.1.6.1),
-// which also clears DD (bit 0 of hdr_addr) for the next round. The first `reused` of them keep the buffers in the
-// ring's table; the others get fresh ones of the queue's pool, with one pkt_buf_alloc_batch per contiguous part of
-// the table. The caller makes sure that the pool has them.
-static void rx_refill(struct ixgbe_rx_queue* queue, uint32_t first, uint32_t reused, uint32_t count,
-		      uint32_t ring_size) {
-	struct pkt_buf** ring_bufs = queue->bufs;
-	uint32_t fresh_first = ring_index(first + reused, ring_size), fresh = count - reused;
-	uint32_t up_to_end = fresh < ring_size - fresh_first ? fresh : ring_size - fresh_first;
-	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[fresh_first], up_to_end);
-	pkt_buf_alloc_batch(queue->mempool, ring_bufs, fresh - up_to_end);
-	for (uint32_t n = first; n < first + count; n++) {
-		uint32_t i = ring_index(n, ring_size);
-		queue->descriptors[i].read.pkt_addr = ring_bufs[i]->buf_addr_phy + offsetof(struct pkt_buf, data);
+// Gives descriptors first .. end - 1 of an RX ring to the NIC with the buffers in the ring's table, in read format
+// (7.1.6.1). Rewriting the read format also clears DD (bit 0 of hdr_addr) for the next round.
+static void rx_give_buffers(struct ixgbe_rx_queue* queue, uint32_t first, uint32_t end) {
+	for (uint32_t i = first; i < end; i++) {
+		queue->descriptors[i].read.pkt_addr = queue->bufs[i]->buf_addr_phy + offsetof(struct pkt_buf, data);
 		queue->descriptors[i].read.hdr_addr = 0;
 	}
 }
 
 // Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
-// memory. The packets are taken from their descriptors first; then all descriptors taken get fresh buffers at once
-// (rx_refill). A batch takes at most as many packets as the pool has free buffers: the rest wait in their
-// descriptors, and the next call delivers them once the app has freed buffers.
+// memory. The packets are taken from their descriptors first; then the descriptors taken get fresh buffers, all
+// with one pkt_buf_alloc_batch. A batch ends at the end of the ring (the next one starts at descriptor 0), so that
+// no index needs a wrap-around, and takes at most as many packets as the pool has free buffers for: the rest wait
+// in their descriptors until the app has freed buffers.
 static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_rx_queue* queue = &dev->rx_queues[queue_id];
-	// Queue fields in locals, written back once: the compiler would reload them after every store to a buffer.
-	volatile union ixgbe_adv_rx_desc* descriptors = queue->descriptors;
-	struct pkt_buf** ring_bufs = queue->bufs;
-	uint32_t ring_size = dev->ring_size, first = queue->rx_index, received = 0;
-	size_t index = first;
+	struct pkt_buf** ring_bufs = queue->bufs; // in a local: stores to buffers would make the compiler reload it
+	// size_t: as array indexes they need no zero extension in the loop.
+	size_t first = queue->rx_index, index = first, received = 0, ring_size = dev->ring_size;
 	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
 	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : IXGBE_RXD_STAT_EOP;
-	// At most as many packets as the pool has buffers for, and at most ring_size - 1 descriptors taken: the one
-	// before `first` is the driver's (RDT), so a broken NIC that sets DD everywhere cannot make the loop lap.
-	uint32_t free_bufs = queue->mempool->free_stack_top, wanted = num_bufs < free_bufs ? num_bufs : free_bufs;
-	wanted = wanted < ring_size - 1 ? wanted : ring_size - 1;
+	// wanted - received <= ring_size - index holds throughout: the loop needs no check of its own for the end.
+	size_t wanted = num_bufs < ring_size - first ? num_bufs : ring_size - first;
+	wanted = wanted < queue->mempool->free_stack_top ? wanted : queue->mempool->free_stack_top;
 	while (received < wanted) {
-		uint32_t status = descriptors[index].wb.status_error;
+		uint32_t status = queue->descriptors[index].wb.status_error;
 		if (!(status & IXGBE_RXD_STAT_DD)) {
 			break;
 		}
-		uint32_t length = descriptors[index].wb.length;
+		uint32_t length = queue->descriptors[index].wb.length;
 		struct pkt_buf* buf = ring_bufs[index];
 		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
 		// all its parts are dropped. A length of 0 (length - 1 wraps around) or beyond the buffer is a NIC bug.
@@ -207,37 +195,35 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 			buf->size = length;
 			bufs[received++] = buf;
 		} else {
-			frame_end_bit = status & IXGBE_RXD_STAT_EOP; // after a frame's last part, the next frame's
+			frame_end_bit = status & IXGBE_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
 			queue->dropped += frame_end_bit != 0;
-			// Its buffer is reused: it moves to the front of the descriptors taken, right after the earlier
-			// dropped ones (the taken ones are the received and the reused ones: all empty by now).
-			ring_bufs[ring_index(index - received, ring_size)] = buf;
-			uint32_t taken = ring_index(index + 1 - first, ring_size);
-			wanted =
-			    wanted < ring_size - 1 - (taken - received) ? wanted : ring_size - 1 - (taken - received);
+			// The buffer is reused: it moves to the front of the descriptors taken (all of them empty by
+			// now), right after the ones reused before. The descriptor taken leaves one less for packets.
+			ring_bufs[index - received] = buf;
+			wanted = wanted < ring_size - index - 1 + received ? wanted : ring_size - index - 1 + received;
 		}
-		index = ring_index(index + 1, ring_size);
+		index++;
 	}
-	uint32_t taken = ring_index(index - first, ring_size);
-	if (taken > 0) {
-		rx_refill(queue, first, taken - received, taken, ring_size); // fresh buffers for `received` <= `wanted`
+	// Fresh buffers behind the reused ones: the pool has them (received <= its free buffers).
+	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[index - received], received);
+	rx_give_buffers(queue, first, index);
+	if (index != first) {
 		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
 		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
-		set_reg32(dev->bar, IXGBE_RDT(queue_id), ring_index(index - 1, ring_size));
-		queue->rx_index = (uint16_t)index;
+		set_reg32(dev->bar, IXGBE_RDT(queue_id), index - 1);
+		queue->rx_index = (uint16_t)ring_index(index, ring_size);
 		queue->in_multi_desc_packet = !frame_end_bit;
 	}
-	return received;
+	// Only dropped frames up to the end of the ring: packets may wait behind them, at descriptor 0 and on.
+	return received == 0 && index == ring_size ? ixgbe_rx_batch(ixy, queue_id, bufs, num_bufs) : received;
 }
 
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
 static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 	// clean_index stays a multiple of TX_CLEAN_BATCH, which divides every ring size (64 .. 4096): no batch wraps.
-	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH) {
-		if (!(queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status & IXGBE_ADVTXD_STAT_DD)) {
-			return;
-		}
+	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH &&
+	       (queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status & IXGBE_ADVTXD_STAT_DD)) {
 		pkt_buf_free_batch(&queue->bufs[queue->clean_index], TX_CLEAN_BATCH);
 		queue->clean_index = ring_index(queue->clean_index + TX_CLEAN_BATCH, ring_size);
 	}
@@ -248,28 +234,25 @@ static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_tx_queue* queue = &dev->tx_queues[queue_id];
-	uint32_t ring_size = dev->ring_size;
-	tx_clean(queue, ring_size);
-	// Queue fields in locals, written back once: the compiler would reload them after every descriptor store.
-	volatile union ixgbe_adv_tx_desc* descriptors = queue->descriptors;
-	struct pkt_buf** ring_bufs = queue->bufs;
-	size_t tx_index = queue->tx_index;
-	uint32_t sent = 0;
+	tx_clean(queue, dev->ring_size);
+	struct pkt_buf** ring_bufs = queue->bufs; // in a local: stores to descriptors would make the compiler reload it
+	// size_t: as array indexes they need no zero extension in the loop.
+	size_t tx_index = queue->tx_index, mask = dev->ring_size - 1u, sent = 0;
 	// One descriptor stays free: tail == head means an empty ring to the NIC.
-	uint32_t free_descriptors = ring_index(queue->clean_index - tx_index - 1, ring_size);
+	size_t free_descriptors = (queue->clean_index - tx_index - 1) & mask;
 	for (num_bufs = num_bufs < free_descriptors ? num_bufs : free_descriptors; sent < num_bufs; sent++) {
 		struct pkt_buf* buf = bufs[sent];
 		uint32_t size = buf->size; // size - 1 wraps around for an empty packet
 		if (size - 1 >= buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
 			break;
 		}
-		descriptors[tx_index].read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-		descriptors[tx_index].read.cmd_type_len = IXGBE_ADVTXD_DCMD_EOP | IXGBE_ADVTXD_DCMD_RS |
-							  IXGBE_ADVTXD_DCMD_IFCS | IXGBE_ADVTXD_DCMD_DEXT |
-							  IXGBE_ADVTXD_DTYP_DATA | size;
-		descriptors[tx_index].read.olinfo_status = size << IXGBE_ADVTXD_PAYLEN_SHIFT;
+		volatile union ixgbe_adv_tx_desc* desc = &queue->descriptors[tx_index];
+		desc->read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
+		desc->read.cmd_type_len = IXGBE_ADVTXD_DCMD_EOP | IXGBE_ADVTXD_DCMD_RS | IXGBE_ADVTXD_DCMD_IFCS |
+					  IXGBE_ADVTXD_DCMD_DEXT | IXGBE_ADVTXD_DTYP_DATA | size;
+		desc->read.olinfo_status = size << IXGBE_ADVTXD_PAYLEN_SHIFT;
 		ring_bufs[tx_index] = buf;
-		tx_index = ring_index(tx_index + 1, ring_size);
+		tx_index = (tx_index + 1) & mask;
 	}
 	if (sent > 0) {
 		set_reg32(dev->bar, IXGBE_TDT(queue_id), tx_index);
@@ -330,7 +313,8 @@ static bool init_rx(struct ixgbe_device* dev) {
 // ring to the NIC by moving the tail. Then the receiver is turned on.
 static bool start_rx(struct ixgbe_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
-		rx_refill(&dev->rx_queues[i], 0, 0, dev->ring_size, dev->ring_size); // the pool is larger than the ring
+		pkt_buf_alloc_batch(dev->rx_queues[i].mempool, dev->rx_queues[i].bufs, dev->ring_size); // pool > ring
+		rx_give_buffers(&dev->rx_queues[i], 0, dev->ring_size);
 		set_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
 		if (!wait_for_reg(dev, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000, "RX queue")) {
 			return false;
