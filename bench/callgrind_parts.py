@@ -6,7 +6,7 @@ function to another the number of calls and the cost inside them), then counts p
 
   RX          ixgbe_rx_batch and what it calls, but not memory management and not the model
   TX          ixgbe_tx_batch (tx_clean is inlined into it) and what it calls, the same way
-  memory      pkt_buf_alloc, pkt_buf_alloc_batch, pkt_buf_free, from wherever they are called
+  memory      pkt_buf_alloc, pkt_buf_alloc_batch, pkt_buf_free, pkt_buf_free_batch, from wherever they are called
   forwarding  forward() itself: its loop touching one byte per packet, and the calls through the device struct
   model       everything inside ixy_seam_write32/ixy_seam_read32: the 82599 model behind the registers
 
