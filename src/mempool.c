@@ -39,10 +39,9 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 	mempool->buf_size = buf_size;
 	mempool->num_entries = num_entries;
 	mempool->free_stack_top = num_entries;
-	uint8_t* base = mempool->dma.virt;
 	uintptr_t page_phy = 0;
 	for (uint32_t i = 0; i < num_entries; i++) {
-		uint8_t* page = base + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
+		uint8_t* page = (uint8_t*)mempool->dma.virt + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
 		size_t offset_in_page = (size_t)(i % bufs_per_page) * buf_size;
 		// Each huge page is physically contiguous: translate once per page.
 		if (offset_in_page == 0 && (page_phy = memory_device_address(page)) == 0) {

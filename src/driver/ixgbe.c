@@ -214,8 +214,9 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 		queue->rx_index = (uint16_t)ring_index(index, ring_size);
 		queue->in_multi_desc_packet = !frame_end_bit;
 	}
-	// Only dropped frames up to the end of the ring: packets may wait behind them, at descriptor 0 and on.
-	return received == 0 && index == ring_size ? ixgbe_rx_batch(ixy, queue_id, bufs, num_bufs) : received;
+	// Only dropped frames up to the end of the ring: packets may wait behind them, at descriptor 0 and on. Once at
+	// most (first != 0): the retry starts at 0, so a NIC marking every descriptor done cannot make it recurse.
+	return !received && index == ring_size && first != 0 ? ixgbe_rx_batch(ixy, queue_id, bufs, num_bufs) : received;
 }
 
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
@@ -309,11 +310,11 @@ static bool init_rx(struct ixgbe_device* dev) {
 	return true;
 }
 
-// 4.6.7.1: give every descriptor a buffer, enable each queue, then hand the
+// 4.6.7.1: give every descriptor a buffer (the pool is larger than the ring), enable each queue, then hand the
 // ring to the NIC by moving the tail. Then the receiver is turned on.
 static bool start_rx(struct ixgbe_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
-		pkt_buf_alloc_batch(dev->rx_queues[i].mempool, dev->rx_queues[i].bufs, dev->ring_size); // pool > ring
+		pkt_buf_alloc_batch(dev->rx_queues[i].mempool, dev->rx_queues[i].bufs, dev->ring_size);
 		rx_give_buffers(&dev->rx_queues[i], 0, dev->ring_size);
 		set_flags32(dev->bar, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE);
 		if (!wait_for_reg(dev, IXGBE_RXDCTL(i), IXGBE_RXDCTL_ENABLE, IXGBE_RXDCTL_ENABLE, 1000, "RX queue")) {

@@ -149,9 +149,9 @@ static bool aborts(void (*free_twice)(struct mempool* pool)) {
 	fflush(NULL);
 	pid_t child = fork();
 	if (child == 0) {
-		freopen("/dev/null", "w", stderr); // the panic message is expected
 		struct mempool* pool = memory_allocate_mempool(4, 0);
-		if (pool) {
+		// The panic message is expected: stderr goes to /dev/null.
+		if (pool && freopen("/dev/null", "w", stderr) != NULL) {
 			free_twice(pool);
 		}
 		_exit(0);
