@@ -130,3 +130,8 @@ seed("ixgbe_tx", "empty-and-huge", RING_64 + tx(SIXTY * 3 + packet(0, 0, 0) + SI
 seed("ixgbe_tx", "ring-full-while-paused",
      RING_128 + PAUSE + tx(SIXTY * 200, True) + CLEAN + tx(SIXTY * 10) + RESUME + tx(SIXTY * 40) + CLEAN)
 seed("ixgbe_tx", "ring-512-wrap", RING_512 + (tx(SIXTY * 64) + tx(packet(1, 1, 63) * 33)) * 20)
+# The descriptors at the end of the ring all hold frames to drop (no EOP, then length 0): rx_batch goes on at
+# descriptor 0 and delivers the frame there.
+seed("ixgbe_rx", "drops-up-to-ring-end",
+     RING_64 + inject(60, 0) + batch(60) + free(60, 0) + inject(5, 0) + mutate(0, status(1, 0), 60) +
+     mutate(1, status(1, 0), 60) + mutate(2, status(1, 0), 60) + mutate(3, status(1, 1), 0) + batch(8))
