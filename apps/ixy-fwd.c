@@ -8,7 +8,6 @@
 // device is sent on the other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints totals
 // and closes both devices.
 #include <stdio.h>
-#include <strings.h>
 
 #include <ixy/interrupts.h>
 
@@ -24,11 +23,7 @@ int main(int argc, char* argv[]) {
 	if (argc != 3) {
 		return usage("ixy-fwd " ARG_WAIT_USAGE " <pci1> <pci2>   (PCI addresses like 0000:03:00.0)");
 	}
-	if (strcasecmp(argv[1], argv[2]) == 0) {
-		fprintf(stderr, "ixy-fwd: %s given twice: forwarding needs two different NICs\n", argv[1]);
-		return 2;
-	}
-	if (!arg_pci_addr("ixy-fwd", argv[1]) || !arg_pci_addr("ixy-fwd", argv[2])) {
+	if (!arg_two_pci_addrs("ixy-fwd", argv[1], argv[2])) {
 		return 2;
 	}
 	struct ixy_config configs[2];

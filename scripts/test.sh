@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio"
+packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio pkgconf"
 if [ "$(id -u)" = 0 ]; then
 	missing=""
 	for p in $packages; do
@@ -75,6 +75,7 @@ if [ $quick = 0 ]; then
 	stage "build (ASan+UBSan)" build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DIXY_SANITIZE=ON
 	stage "unit and model tests (ASan+UBSan)" bash -c "cd build-sanitize && ctest --output-on-failure -LE vm"
 	stage "unit and model tests (valgrind memcheck)" memcheck
+	stage "build (register trace, -DIXY_TRACE=ON)" build build-trace -DCMAKE_BUILD_TYPE=Release -DIXY_TRACE=ON
 	[ -x test/fuzz/run.sh ] && stage "fuzzing" test/fuzz/run.sh
 	stage "VM end-to-end tests" bash -c "cd build-test && ctest --output-on-failure -L vm"
 fi

@@ -1,12 +1,14 @@
 // Waiting for packets instead of polling (include/ixy/interrupts.h): the switch between polling and sleeping
-// that every driver's interrupts share. A driver only arms or disarms a queue's interrupt (set_rx_interrupt) and says
-// whether a packet waits (rx_pending); the device signals an eventfd (VFIO, vfio.c) when the interrupt fires.
+// that every driver's interrupts share. A driver only arms or disarms a queue's interrupt (set_rx_interrupt); the
+// device signals an eventfd (VFIO, vfio.c) when the interrupt fires.
 //
 // The rule, per waiter (usually all the queues of one app thread):
 //   - polling: every round that received packets starts the idle time anew;
-//   - after IDLE_US without a packet: arm every queue's interrupt, then look at every ring once more: a packet that
-//     arrived before its queue was armed raised no interrupt and would sleep in the ring (the race of ixy issue 21);
-//   - nothing there: sleep in epoll_wait until an interrupt fires or the timeout passes; then disarm and poll again.
+//   - after IDLE_US without a packet: arm every queue's interrupt and let the app poll one more round. A packet that
+//     arrived after the app's last look but before its queue was armed raised no interrupt; without this round it
+//     would wait in the ring until the next interrupt or the timeout (the race of ixy issue 21);
+//   - that round empty too: sleep in epoll_wait until an interrupt fires or the timeout passes; then disarm and
+//     poll again. A round with packets disarms at once.
 // So under load nothing changes (no interrupt is armed), and an idle app costs one wake-up per timeout.
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ struct ixy_waiter {
 	bool can_sleep; // every queue has an interrupt
 	int timeout_ms; // the shortest timeout of the devices (-1: none)
 	uint32_t empty_rounds;
+	bool armed;             // the interrupts are armed: the app polls once more, then the waiter sleeps
 	uint64_t idle_since_ns; // when the last round with packets ended (0: not looked yet)
 	uint64_t sleeps, timeouts, rechecks_found;
 	void (*before_sleep)(void* arg); // the app's hook (ixy_waiter_before_sleep)
@@ -102,29 +105,21 @@ static void arm_all(struct ixy_waiter* waiter, bool armed) {
 	}
 }
 
-// Arms the interrupts, checks the rings once more, sleeps; disarms again.
+// Sleeps until an interrupt fires or the timeout passes (the interrupts are armed, and the app's last round after
+// arming found nothing); disarms them again.
 static void sleep_until_interrupt(struct ixy_waiter* waiter) {
-	arm_all(waiter, true);
-	bool pending = false;
-	for (uint16_t i = 0; i < waiter->num_queues && !pending; i++) {
-		pending = waiter->queues[i].dev->interrupts->rx_pending(waiter->queues[i].dev, waiter->queues[i].queue);
+	if (waiter->before_sleep) {
+		waiter->before_sleep(waiter->before_sleep_arg);
 	}
-	if (pending) {
-		waiter->rechecks_found++; // it came between the last poll and the arming: no sleep
-	} else {
-		if (waiter->before_sleep) {
-			waiter->before_sleep(waiter->before_sleep_arg);
-		}
-		struct epoll_event events[MAX_WAITER_QUEUES];
-		int ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, waiter->timeout_ms);
-		waiter->sleeps++;
-		waiter->timeouts += ready == 0;
-		for (int i = 0; i < ready; i++) {
-			waiter->queues[events[i].data.u32].interrupts++;
-		}
-		if (ready < 0 && errno != EINTR) { // EINTR: a signal, e.g. Ctrl-C: the app looks at it next
-			ixy_warn("epoll_wait failed: %s", strerror(errno));
-		}
+	struct epoll_event events[MAX_WAITER_QUEUES];
+	int ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, waiter->timeout_ms);
+	waiter->sleeps++;
+	waiter->timeouts += ready == 0;
+	for (int i = 0; i < ready; i++) {
+		waiter->queues[events[i].data.u32].interrupts++;
+	}
+	if (ready < 0 && errno != EINTR) { // EINTR: a signal, e.g. Ctrl-C: the app looks at it next
+		ixy_warn("epoll_wait failed: %s", strerror(errno));
 	}
 	arm_all(waiter, false);
 	// Reset the eventfds that fired (non-blocking: the others have nothing to read).
@@ -139,6 +134,17 @@ static void sleep_until_interrupt(struct ixy_waiter* waiter) {
 }
 
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
+	if (waiter->armed) {
+		waiter->armed = false;
+		waiter->empty_rounds = 0;
+		if (received > 0) {
+			waiter->rechecks_found++; // it came just before the arming: no sleep
+			arm_all(waiter, false);
+			return false;
+		}
+		sleep_until_interrupt(waiter);
+		return true;
+	}
 	if (received > 0 || !waiter->can_sleep) {
 		waiter->empty_rounds = 0;
 		return false;
@@ -149,14 +155,11 @@ bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
 	uint64_t now_ns = monotonic_time_ns();
 	if (waiter->empty_rounds == 1) {
 		waiter->idle_since_ns = now_ns; // the first empty round after packets
-		return false;
+	} else if (now_ns - waiter->idle_since_ns >= IDLE_US * 1000ull) {
+		arm_all(waiter, true);
+		waiter->armed = true; // the app's next round is the last look before sleeping
 	}
-	if (now_ns - waiter->idle_since_ns < IDLE_US * 1000ull) {
-		return false;
-	}
-	sleep_until_interrupt(waiter);
-	waiter->empty_rounds = 0;
-	return true;
+	return false;
 }
 
 void ixy_waiter_print(FILE* out, const struct ixy_waiter* waiter) {

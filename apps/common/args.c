@@ -1,6 +1,7 @@
 // Strict parsing of numbers and PCI addresses on the command line (see args.h).
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ixy/ixy.h>
 
@@ -61,6 +62,17 @@ bool arg_pci_addr(const char* prog, const char* text) {
 		"(lspci -D lists them)\n",
 		prog, text);
 	return false;
+}
+
+bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
+	if (!arg_pci_addr(prog, a) || !arg_pci_addr(prog, b)) {
+		return false;
+	}
+	if (strcasecmp(a, b) == 0) {
+		fprintf(stderr, "%s: %s given twice: forwarding needs two different NICs\n", prog, a);
+		return false;
+	}
+	return true;
 }
 
 bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms) {

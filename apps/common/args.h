@@ -31,6 +31,9 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 // Checks that text is a PCI address like 0000:03:00.0; if not, prints one line to stderr and returns false.
 bool arg_pci_addr(const char* prog, const char* text);
 
+// Checks that a and b are PCI addresses of two different devices; if not, prints one line and returns false.
+bool arg_two_pci_addrs(const char* prog, const char* a, const char* b);
+
 // The apps' option for interrupts, before their other arguments: "--poll" (never sleep) or "--wait <ms>" (sleep on
 // idle NICs reached through VFIO, at most <ms> milliseconds at a time, 1 to 60000: a bound, so that a signal that
 // comes just before the app sleeps is seen within it). Consumes the option from *argc/*argv (argv[0] stays) and

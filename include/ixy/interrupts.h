@@ -14,15 +14,14 @@ struct ixy_interrupts {
 	int* rx_fds; // per RX queue: an eventfd that becomes readable when the queue's interrupt fires
 	int32_t
 	    timeout_ms; // ms an idle waiter sleeps at most (-1: until a packet comes): ixy_config.interrupt_timeout_ms
-	// Arms or disarms the interrupt of an RX queue.
+	// Arms or disarms the interrupt of an RX queue. Arming takes effect before the function returns: a packet
+	// that arrives afterwards raises the interrupt.
 	void (*set_rx_interrupt)(struct ixy_device* dev, uint16_t queue_id, bool armed);
-	// True if a received packet waits in the RX queue (rx_batch would return it).
-	bool (*rx_pending)(struct ixy_device* dev, uint16_t queue_id);
 };
 
 // A waiter watches the RX queues an app polls and sleeps for it while they are all idle: it lets the app poll while
-// packets come; once none came for a while, it arms the queues' interrupts, looks at the rings once more (a packet
-// may have arrived in between: it would have raised no interrupt), and sleeps until an interrupt fires or the
+// packets come; once none came for a while, it arms the queues' interrupts, lets the app look at the rings once more
+// (a packet may have arrived just before: it raised no interrupt), and then sleeps until an interrupt fires or the
 // timeout passes. It never sleeps if one of its queues has no interrupt (a device that polls).
 struct ixy_waiter;
 // NULL with a message if it cannot be made.

@@ -45,8 +45,6 @@ uint64_t monotonic_time_ns(void);
 
 #define IXY_MAX_QUEUES 64
 
-struct ixy_interrupts;
-
 struct ixy_device {
 	const char* pci_addr;    // "0000:03:00.0", owned by the device
 	const char* driver_name; // "ixgbe" or "virtio"

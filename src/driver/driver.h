@@ -21,6 +21,8 @@
 
 #ifdef IXY_SEAM
 #include "seam_io.h" // test/seam: the functions of a software device model
+#elif defined(IXY_TRACE)
+#include "trace_io.h" // cmake -DIXY_TRACE=ON: accessors that print each access while IXY_TRACE=1 (src/trace.h)
 #else
 static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	// The compiler barrier keeps earlier memory writes (descriptors) before the register write.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
@@ -401,7 +402,8 @@ static void ixgbe_close(struct ixy_device* ixy) {
 		memory_free_dma(&dev->tx_queues[i].ring_memory);
 		free(dev->tx_queues[i].bufs);
 	}
-	pci_close(dev->pci);
+	pci_close(dev->pci); // closes the interrupts' eventfds too
+	free(dev->ixy.interrupts);
 	free(dev);
 }
 
@@ -450,7 +452,8 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 			set_reg32(dev->bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
 			set_reg32(dev->bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
 		}
-		ok = init_rx(dev) && init_tx(dev) && start_rx(dev);
+		ok = init_rx(dev) && init_tx(dev) &&
+		     ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	}
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);

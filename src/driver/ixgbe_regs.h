@@ -32,6 +32,16 @@
 // Interrupts, 8.2.3.5
 #define IXGBE_EIMC                         0x00888                // WO      Extended Interrupt Mask Clear
 #define   IXGBE_EIMC_ALL                   0x7FFFFFFFu            //         bits 30:0 (bit 31 is reserved)
+#define IXGBE_EIAC                         0x00810                // RW      Extended Interrupt Auto Clear (MSI-X: bits 15:0 = vectors 0-15)
+#define IXGBE_GPIE                         0x00898                // RW      General Purpose Interrupt Enable
+#define   IXGBE_GPIE_MULTIPLE_MSIX         (1u << 4)              //         MSI-X mode
+#define   IXGBE_GPIE_EIAME                 (1u << 30)             //         Extended Interrupt Auto Mask Enable
+#define   IXGBE_GPIE_PBA_SUPPORT           (1u << 31)             //         MSI-X Pending Bit Array support
+#define IXGBE_IVAR(n)                      (0x00900 + 4 * (n))    // RW      Interrupt Vector Allocation: RX queue 2n bits 7:0, 2n+1 bits 23:16
+#define   IXGBE_IVAR_VALID                 0x80u                  //         entry valid (the vector is bits 5:0)
+#define IXGBE_EIMS_EX(i)                   (0x00AA0 + 4 * (i))    // RW      Mask Set: MSI-X vectors 32i to 32i+31
+#define IXGBE_EIMC_EX(i)                   (0x00AB0 + 4 * (i))    // WO      Mask Clear: MSI-X vectors 32i to 32i+31
+#define IXGBE_EIAM_EX(i)                   (0x00AD0 + 4 * (i))    // RW      Auto Mask: MSI-X vectors 32i to 32i+31
 
 // Receive filters, 8.2.3.7
 #define IXGBE_FCTRL                        0x05080                // RW      Filter Control (write only while RXEN=0)
@@ -176,5 +186,58 @@ _Static_assert(IXGBE_RDH(1) - IXGBE_RDBAL(1) == IXGBE_RING_HEAD && IXGBE_TDH(1) 
 	       "RX and TX rings: same head offset");
 _Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) - IXGBE_TDBAL(1) == IXGBE_RING_TAIL,
 	       "RX and TX rings: same tail offset");
+
+// The names of these registers for the register trace (src/trace.c, IXY_TRACE): name, offset (of queue 0 for the
+// per-queue ones), count, stride in bytes.
+// clang-format off
+#define IXGBE_REG_NAMES \
+	{"CTRL", IXGBE_CTRL, 1, 0}, \
+	{"CTRL_EXT", IXGBE_CTRL_EXT, 1, 0}, \
+	{"EEC", IXGBE_EEC, 1, 0}, \
+	{"EIMC", IXGBE_EIMC, 1, 0}, \
+	{"EIAC", IXGBE_EIAC, 1, 0}, \
+	{"GPIE", IXGBE_GPIE, 1, 0}, \
+	{"IVAR", IXGBE_IVAR(0), 64, 4}, \
+	{"EIMS_EX", IXGBE_EIMS_EX(0), 2, 4}, \
+	{"EIMC_EX", IXGBE_EIMC_EX(0), 2, 4}, \
+	{"EIAM_EX", IXGBE_EIAM_EX(0), 2, 4}, \
+	{"FCTRL", IXGBE_FCTRL, 1, 0}, \
+	{"RAL0", IXGBE_RAL0, 1, 0}, \
+	{"RAH0", IXGBE_RAH0, 1, 0}, \
+	{"RDBAL", IXGBE_RDBAL(0), 64, 0x40}, \
+	{"RDBAH", IXGBE_RDBAH(0), 64, 0x40}, \
+	{"RDLEN", IXGBE_RDLEN(0), 64, 0x40}, \
+	{"DCA_RXCTRL", IXGBE_DCA_RXCTRL(0), 64, 0x40}, \
+	{"RDH", IXGBE_RDH(0), 64, 0x40}, \
+	{"SRRCTL", IXGBE_SRRCTL(0), 64, 0x40}, \
+	{"RDT", IXGBE_RDT(0), 64, 0x40}, \
+	{"RXDCTL", IXGBE_RXDCTL(0), 64, 0x40}, \
+	{"QPRDC", IXGBE_QPRDC(0), 16, 0x40}, \
+	{"RDRXCTL", IXGBE_RDRXCTL, 1, 0}, \
+	{"RXCTRL", IXGBE_RXCTRL, 1, 0}, \
+	{"RXPBSIZE", IXGBE_RXPBSIZE(0), 8, 4}, \
+	{"SECRXCTRL", IXGBE_SECRXCTRL, 1, 0}, \
+	{"SECRXSTAT", IXGBE_SECRXSTAT, 1, 0}, \
+	{"TDBAL", IXGBE_TDBAL(0), 64, 0x40}, \
+	{"TDBAH", IXGBE_TDBAH(0), 64, 0x40}, \
+	{"TDLEN", IXGBE_TDLEN(0), 64, 0x40}, \
+	{"TDH", IXGBE_TDH(0), 64, 0x40}, \
+	{"TDT", IXGBE_TDT(0), 64, 0x40}, \
+	{"TXDCTL", IXGBE_TXDCTL(0), 64, 0x40}, \
+	{"RTTDCS", IXGBE_RTTDCS, 1, 0}, \
+	{"DMATXCTL", IXGBE_DMATXCTL, 1, 0}, \
+	{"DTXMXSZRQ", IXGBE_DTXMXSZRQ, 1, 0}, \
+	{"TXPBSIZE", IXGBE_TXPBSIZE(0), 8, 4}, \
+	{"HLREG0", IXGBE_HLREG0, 1, 0}, \
+	{"AUTOC", IXGBE_AUTOC, 1, 0}, \
+	{"LINKS", IXGBE_LINKS, 1, 0}, \
+	{"MPC", IXGBE_MPC(0), 8, 4}, \
+	{"GPRC", IXGBE_GPRC, 1, 0}, \
+	{"GPTC", IXGBE_GPTC, 1, 0}, \
+	{"GORCL", IXGBE_GORCL, 1, 0}, \
+	{"GORCH", IXGBE_GORCH, 1, 0}, \
+	{"GOTCL", IXGBE_GOTCL, 1, 0}, \
+	{"GOTCH", IXGBE_GOTCH, 1, 0}
+// clang-format on
 
 #endif

@@ -371,13 +371,7 @@ static void virtio_set_rx_interrupt(struct ixy_device* ixy, uint16_t queue_id, b
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	(void)queue_id; // one RX queue
 	dev->queues[RX_QUEUE].avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
-	full_barrier(); // the flag before the caller looks at the used ring again
-}
-
-static bool virtio_rx_pending(struct ixy_device* ixy, uint16_t queue_id) {
-	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	(void)queue_id;
-	return dev->queues[RX_QUEUE].used->idx != dev->queues[RX_QUEUE].used_idx;
+	full_barrier(); // the flag is visible before the app looks at the used ring again
 }
 
 // Interrupts, if the app asked for them: MSI-X vector 0 for the RX queue, through VFIO (the only way ixy gets
@@ -392,8 +386,8 @@ static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* 
 		ixy_error("%s: a VirtIO device signals its queues with MSI-X, which it does not offer", pci->addr);
 		return -1;
 	}
-	dev->interrupts = (struct ixy_interrupts){&dev->rx_interrupt_fd, config->interrupt_timeout_ms,
-						  virtio_set_rx_interrupt, virtio_rx_pending};
+	dev->interrupts =
+	    (struct ixy_interrupts){&dev->rx_interrupt_fd, config->interrupt_timeout_ms, virtio_set_rx_interrupt};
 	dev->ixy.interrupts = &dev->interrupts;
 	return 0;
 }

@@ -173,7 +173,7 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", pci->addr);
 	t->io_fd = open(path, O_RDWR);
 	if (t->io_fd < 0) {
-		ixy_error("%s: cannot open %s (the legacy VirtIO IO port BAR): %s", pci->addr, path, strerror(errno));
+		ixy_error("PCI device %s: cannot open %s: %s", pci->addr, path, strerror(errno));
 		free(t);
 		return NULL;
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ixgbe_model.h"
+#include "seam.h"
 
 // ---- registers (datasheet 8.2.3) ----
 
@@ -29,6 +30,17 @@
 #define REG_EIMC 0x00888 // mask clear; bit 31 reserved (8.2.3.5)
 #define REG_EIAM 0x00890
 #define REG_GPIE 0x00898
+#define GPIE_MULTIPLE_MSIX (1u << 4) // MSI-X mode (8.2.3.5.18)
+#define GPIE_EIAME (1u << 30)        // auto-mask on MSI-X message, per EIAM/EIAM_EX
+// MSI-X mode, vectors 0-63 (8.2.3.5.3-8): mask set/clear and auto-mask, two registers of 32 vectors each. EIMS and
+// EIMC bits 15:0 are the same bits as those of vectors 0-15.
+#define REG_EIMS_EX(i) (0x00AA0 + 4 * (i))
+#define REG_EIMC_EX(i) (0x00AB0 + 4 * (i))
+#define REG_EIAM_EX(i) (0x00AD0 + 4 * (i))
+// IVAR(n) (8.2.3.5.16): RX queue 2n in bits 7:0, TX queue 2n in 15:8, RX queue 2n+1 in 23:16, TX queue 2n+1 in
+// 31:24; each entry: vector in bits 5:0, bit 7 valid.
+#define REG_IVAR(n) (0x00900 + 4 * (n))
+#define IVAR_VALID 0x80u
 
 #define REG_EEC 0x10010
 #define EEC_PRES (1u << 8) // EEPROM present
@@ -263,6 +275,8 @@ struct model_ixgbe {
 	struct tx_ring tx[MODEL_IXGBE_QUEUES];
 	// statistics wider than a register
 	struct octet_counter gorc, gotc, tor;
+	// MSI-X: bit v set: vector v is enabled (EIMS/EIMS_EX), cleared by EIMC/EIMC_EX, auto-mask and reset
+	uint64_t msix_enabled;
 	// unicast addresses with RAH.AV set, rebuilt when RAL/RAH change
 	uint8_t rar_macs[NUM_RAR][6];
 	uint32_t num_rar_macs;
@@ -336,6 +350,9 @@ static const struct reg_info reg_table[] = {
     {"GPIE", REG_GPIE, 1, 0, 0},
     {"IVAR", 0x00900, 64, 4, 0},
     {"IVAR_MISC", 0x00A00, 1, 0, 0},
+    {"EIMS_EX", 0x00AA0, 2, 4, 0},
+    {"EIMC_EX", 0x00AB0, 2, 4, 0},
+    {"EIAM_EX", 0x00AD0, 2, 4, 0},
     {"RDBAL", 0x01000, 64, 0x40, 0},
     {"RDBAH", 0x01004, 64, 0x40, 0},
     {"RDLEN", 0x01008, 64, 0x40, 0},
@@ -543,6 +560,7 @@ static void load_defaults(struct model_ixgbe* nic) {
 	memset(nic->rx, 0, sizeof(nic->rx));
 	memset(nic->tx, 0, sizeof(nic->tx));
 	nic->gorc = nic->gotc = nic->tor = (struct octet_counter){0};
+	nic->msix_enabled = 0;
 }
 
 // CTRL.RST (4.6.3.2): everything except PCI configuration goes back to its default; the device is busy for a
@@ -800,7 +818,7 @@ static void rx_fetch(struct model_ixgbe* nic, uint32_t q, uint32_t from, uint32_
 			return;
 		}
 		uint64_t words[2];
-		memcpy(words, (const void*)desc, sizeof(words));
+		memcpy(words, seam_dma_virt(desc), sizeof(words));
 		nic->counters.dma_reads++;
 		uintptr_t buffer = (uintptr_t)words[0];
 		if (words[1] & RXD_STAT_DD) {
@@ -1151,6 +1169,15 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 			return;
 		case REG_EIMS:
 			*reg_ptr(nic, REG_EIMS) |= value;
+			nic->msix_enabled |= value & 0xFFFFu;
+			return;
+		case REG_EIMS_EX(0):
+		case REG_EIMS_EX(1):
+			nic->msix_enabled |= (uint64_t)value << (reg == REG_EIMS_EX(1) ? 32 : 0);
+			return;
+		case REG_EIMC_EX(0):
+		case REG_EIMC_EX(1):
+			nic->msix_enabled &= ~((uint64_t)value << (reg == REG_EIMC_EX(1) ? 32 : 0));
 			return;
 		case REG_EIMC:
 			if (value & (1u << 31)) {
@@ -1160,6 +1187,7 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 						value);
 			}
 			*reg_ptr(nic, REG_EIMS) &= ~(value & 0x7FFFFFFFu);
+			nic->msix_enabled &= ~(uint64_t)(value & 0xFFFFu);
 			return;
 		case REG_DTXMXSZRQ:
 			if (value & ~0xFFFu) {
@@ -1283,7 +1311,7 @@ static bool tx_read_descriptor(struct model_ixgbe* nic, uint32_t q, uint32_t ind
 		return false;
 	}
 	uint32_t words[4];
-	memcpy(words, (const void*)desc, sizeof(words));
+	memcpy(words, seam_dma_virt(desc), sizeof(words));
 	nic->counters.dma_reads++;
 	*addr = (uint64_t)words[1] << 32 | words[0];
 	*cmd = words[2];
@@ -1360,10 +1388,10 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 				frame_ok = false;
 			} else {
 				if (copy) {
-					memcpy(nic->frame + frame_len, (const void*)(uintptr_t)addr, len);
+					memcpy(nic->frame + frame_len, seam_dma_virt((uintptr_t)addr), len);
 				}
 				if (frame_len == 0 && len >= 6) {
-					first_bytes = (const uint8_t*)(uintptr_t)addr;
+					first_bytes = seam_dma_virt((uintptr_t)addr);
 				}
 				nic->counters.dma_reads++;
 				frame_len += len;
@@ -1373,7 +1401,7 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 		// write back (7.2.3.5): DD in the descriptors with RS, unless the head is written back instead
 		if ((cmd & TXD_CMD_RS) && !head_writeback) {
 			uint32_t done[4] = {0, 0, 0, TXD_STA_DD};
-			memcpy((void*)(ring->base + (uintptr_t)index * DESC_SIZE), done, sizeof(done));
+			memcpy(seam_dma_virt(ring->base + (uintptr_t)index * DESC_SIZE), done, sizeof(done));
 			nic->counters.dma_writes++;
 		}
 		ring->head = (ring->head + 1) % ring->size;
@@ -1388,7 +1416,7 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 			model_violation(nic->name, "TX queue %u: head write-back address 0x%lx not in live DMA memory",
 					q, (unsigned long)where);
 		} else {
-			memcpy((void*)where, &ring->head, 4);
+			memcpy(seam_dma_virt(where), &ring->head, 4);
 			nic->counters.dma_writes++;
 		}
 	}
@@ -1535,6 +1563,31 @@ static void check_first_delivery(struct model_ixgbe* nic, uint32_t q) {
 }
 
 // Writes a frame into the buffers of the descriptors at RDH, then writes the descriptors back (7.1.6.2).
+// A packet was written back to RX queue q: the queue's cause is mapped to an MSI-X vector by IVAR (7.3.4); the vector
+// sends its message if it is enabled, and masks itself if auto-mask is on (GPIE.EIAME and its EIAM_EX bit, 7.3.1.3).
+// EITR throttling is not modelled: every packet while enabled is a message.
+static void rx_interrupt(struct model_ixgbe* nic, uint32_t q) {
+	uint32_t entry = reg_get(nic, REG_IVAR(q / 2)) >> (q % 2 * 16) & 0xFFu;
+	uint32_t vector = entry & 0x3Fu;
+	if (!(entry & IVAR_VALID) || !(nic->msix_enabled >> vector & 1)) {
+		return;
+	}
+	uint32_t gpie = reg_get(nic, REG_GPIE);
+	if (!(gpie & GPIE_MULTIPLE_MSIX)) {
+		model_violation(
+		    nic->name,
+		    "RX queue %u is mapped to enabled vector %u, but GPIE.Multiple_MSIX is 0: set MSI-X mode "
+		    "before enabling queue interrupts (7.3.1, 8.2.3.5.18)",
+		    q, vector);
+		return;
+	}
+	nic->counters.msix_messages++;
+	model_pci_raise_msix(nic->pci, vector);
+	if ((gpie & GPIE_EIAME) && (reg_get(nic, REG_EIAM_EX(vector / 32)) >> (vector % 32) & 1)) {
+		nic->msix_enabled &= ~(1ull << vector);
+	}
+}
+
 static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, const uint8_t* frame, uint32_t len) {
 	struct rx_ring* ring = &nic->rx[q];
 	if (!ring->delivered) {
@@ -1577,7 +1630,7 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 			return MODEL_RX_BAD_FRAME;
 		}
 		uint64_t now_in_ring;
-		memcpy(&now_in_ring, (const void*)desc, sizeof(now_in_ring));
+		memcpy(&now_in_ring, seam_dma_virt(desc), sizeof(now_in_ring));
 		if (now_in_ring != buffer) {
 			model_violation(nic->name,
 					"RX queue %u: descriptor %u was changed (buffer 0x%lx -> 0x%llx) while the "
@@ -1596,22 +1649,23 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 		uint32_t from_frame = 0;
 		if (written < len) {
 			from_frame = len - written < chunk ? len - written : chunk;
-			memcpy((void*)buffer, frame + written, from_frame);
+			memcpy(seam_dma_virt(buffer), frame + written, from_frame);
 		}
 		for (uint32_t i = from_frame; i < chunk; i++) {
-			((uint8_t*)buffer)[i] = crc[written + i - len];
+			((uint8_t*)seam_dma_virt(buffer))[i] = crc[written + i - len];
 		}
 		written += chunk;
 		uint32_t status = RXD_STAT_DD | (written == total ? RXD_STAT_EOP : 0);
 		// PKT_LEN is the number of bytes in this descriptor's buffer; VLAN tag 0
 		uint32_t wb[4] = {pkt_info, 0, status, chunk};
-		memcpy((void*)desc, wb, sizeof(wb));
+		memcpy(seam_dma_virt(desc), wb, sizeof(wb));
 		nic->counters.dma_writes += 2;
 		owned_remove(ring, buffer);
 		ring->head = (ring->head + 1) % ring->size;
 	}
 	nic->counters.rx_delivered++;
 	nic->counters.rx_delivered_bytes += len;
+	rx_interrupt(nic, q);
 	return MODEL_RX_DELIVERED;
 }
 
@@ -1685,7 +1739,7 @@ static void ixgbe_dma_freed(void* model, uintptr_t start, size_t size) {
 			// the descriptors still pending point to buffers the device will read (the memory is still
 			// there)
 			for (uint32_t i = tx->head; !hit && i != tx->tail; i = (i + 1) % tx->size) {
-				const uint8_t* desc = (const uint8_t*)(tx->base + (uintptr_t)i * DESC_SIZE);
+				const uint8_t* desc = seam_dma_virt(tx->base + (uintptr_t)i * DESC_SIZE);
 				uint64_t addr;
 				uint32_t cmd;
 				memcpy(&addr, desc, sizeof(addr));

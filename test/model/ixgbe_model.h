@@ -10,9 +10,13 @@
 // - Checks: every DMA address must lie in live DMA memory, rings and queue enables must follow 4.6.7/4.6.8, reserved
 //   bits must be written as the datasheet says, and more; each breach is a violation (model.h) that fails the test.
 //
-// What it leaves out: interrupts are never raised, the RX packet buffer is not modelled (a frame that finds no
-// descriptor is dropped at once), RSS/flow director/VMDq/DCB are absent (the test picks the RX queue), no TSO or
-// checksum offload, the multicast table is treated as empty, and the link is up or down, nothing in between.
+// - MSI-X interrupts for received packets: IVAR maps RX queues to vectors, EIMS/EIMC(_EX) enable them, GPIE.EIAME
+//   with EIAM_EX masks a vector when it fires (7.3); messages go to model_pci_raise_msix.
+//
+// What it leaves out: other interrupt causes, legacy and MSI interrupts, EITR throttling; the RX packet buffer is not
+// modelled (a frame that finds no descriptor is dropped at once), RSS/flow director/VMDq/DCB are absent (the test
+// picks the RX queue), no TSO or checksum offload, the multicast table is treated as empty, and the link is up or
+// down, nothing in between.
 #ifndef IXY_TEST_IXGBE_MODEL_H
 #define IXY_TEST_IXGBE_MODEL_H
 
@@ -106,6 +110,7 @@ struct model_ixgbe_counters {
 	uint64_t tx_octets;          // what GOTC counted (frame + padding + CRC)
 	uint64_t dma_reads;          // descriptor and buffer reads from host memory
 	uint64_t dma_writes;         // descriptor and buffer writes to host memory
+	uint64_t msix_messages;      // MSI-X messages sent for received packets (model_pci_msix_count per vector)
 	uint64_t resets;             // CTRL.RST
 };
 struct model_ixgbe_counters model_ixgbe_counters(const struct model_ixgbe* nic);

@@ -1,9 +1,11 @@
 // The test side of the seam: fake PCI devices, the virtual clock, DMA checks and the list of violations.
 // See model.h. A device model (ixgbe_model.c) registers itself with model_pci_add() and gets every register
 // access the driver makes through its BAR0.
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "model.h"
 #include "pci.h"
 #include "seam.h"
+#include "trace.h"
 
 // ---- virtual time and the hang guard ----
 
@@ -187,9 +190,14 @@ struct model_pci_device {
 	bool mapped;
 	bool unbound;
 	unsigned touches;
+	bool offers_msix;
+	unsigned num_vectors; // enabled by the driver (pci_access.enable_interrupts); their eventfds:
+	int vector_fds[MODEL_MAX_VECTORS];
+	uint64_t vector_messages[MODEL_MAX_VECTORS];
 };
 
 static struct model_pci_device devices[MAX_DEVICES];
+static void close_vectors(struct model_pci_device* dev);
 static unsigned num_devices;
 static bool deny_permissions;
 // BAR0 of device i is the i-th 512 KiB slice of this region. It is mapped without any access rights: a driver that
@@ -263,6 +271,7 @@ void model_pci_remove_all(void) {
 		if (devices[i].ops && devices[i].ops->destroy) {
 			devices[i].ops->destroy(devices[i].model);
 		}
+		close_vectors(&devices[i]);
 	}
 	memset(devices, 0, sizeof(devices));
 	num_devices = 0;
@@ -414,9 +423,61 @@ static uint8_t* model_map_bar(struct pci_device* pci, unsigned bar_index, size_t
 	return bar_region + (size_t)(dev - devices) * MODEL_BAR0_SIZE;
 }
 
+void model_pci_offer_msix(struct model_pci_device* dev, bool offer) {
+	dev->offers_msix = offer;
+}
+
+void model_pci_raise_msix(struct model_pci_device* dev, unsigned vector) {
+	uint64_t one = 1;
+	if (vector >= dev->num_vectors) {
+		model_violation(dev->addr, "MSI-X vector %u raised, but the driver enabled only %u vectors", vector,
+				dev->num_vectors);
+	} else if (write(dev->vector_fds[vector], &one, sizeof(one)) != sizeof(one)) {
+		model_usage_error("cannot signal the eventfd of vector %u: %s", vector, strerror(errno));
+	} else {
+		dev->vector_messages[vector]++;
+	}
+}
+
+uint64_t model_pci_msix_count(const struct model_pci_device* dev, unsigned vector) {
+	return vector < dev->num_vectors ? dev->vector_messages[vector] : 0;
+}
+
+// VFIO's enable_interrupts for a device that offers MSI-X (model_pci_offer_msix): one eventfd per vector.
+static int model_enable_interrupts(struct pci_device* pci, unsigned count, int fds[], bool* msix) {
+	struct model_pci_device* dev = find_device(pci->addr);
+	if (!dev || !dev->offers_msix || dev->num_vectors > 0 || count == 0 || count > MODEL_MAX_VECTORS) {
+		fprintf(stderr,
+			"model: %s: %u interrupt vectors cannot be enabled (no MSI-X offered, already enabled, "
+			"or more than %d)\n",
+			pci->addr, count, MODEL_MAX_VECTORS);
+		return -1;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		fds[i] = dev->vector_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fds[i] < 0) {
+			model_usage_error("eventfd: %s", strerror(errno));
+		}
+		dev->vector_messages[i] = 0;
+	}
+	dev->num_vectors = count;
+	*msix = true;
+	return 0;
+}
+
+static void close_vectors(struct model_pci_device* dev) {
+	for (unsigned i = 0; i < dev->num_vectors; i++) {
+		close(dev->vector_fds[i]);
+	}
+	dev->num_vectors = 0;
+}
+
 // The driver gives the device up: its BAR0 was unmapped.
 static void model_close(struct pci_device* pci) {
 	struct model_pci_device* dev = find_device(pci->addr);
+	if (dev) {
+		close_vectors(dev); // as VFIO does when the device is closed
+	}
 	if (dev && pci->bars[0]) {
 		if (!dev->mapped) {
 			model_violation(dev->addr, "BAR0 unmapped, but it is not mapped");
@@ -430,7 +491,9 @@ static void model_close(struct pci_device* pci) {
 	free(pci);
 }
 
-static const struct pci_access model_access = {"sysfs (model)", false, model_config, model_map_bar, model_close, NULL};
+// The model's way to reach a device: like sysfs, plus MSI-X where the test offers it (VFIO's interrupts).
+static const struct pci_access model_access = {"sysfs (model)", false,       model_config,
+					       model_map_bar,   model_close, model_enable_interrupts};
 
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
@@ -468,6 +531,9 @@ uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
 		return 0xffffffff; // what a read from nowhere returns on PCIe
 	}
 	uint32_t value = dev->ops->read32 ? dev->ops->read32(dev->model, reg) : 0;
+	if (ixy_trace_on) {
+		ixy_trace_access(bar, reg, value, false); // IXY_TRACE=1 (src/trace.h)
+	}
 	if (last_read.bar == bar && last_read.reg == reg && last_read.value == value) {
 		if (++last_read.repeats > HANG_IDENTICAL_READS) {
 			char why[160];
@@ -489,6 +555,9 @@ uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
 void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	last_read.repeats = 0;
 	struct model_pci_device* dev = register_target(bar, reg, "write");
+	if (ixy_trace_on && dev) {
+		ixy_trace_access(bar, reg, value, true); // IXY_TRACE=1 (src/trace.h)
+	}
 	if (dev && dev->ops->write32) {
 		dev->ops->write32(dev->model, reg, value);
 	}

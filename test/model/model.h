@@ -88,4 +88,15 @@ unsigned model_pci_touches(const struct model_pci_device* dev);
 // Makes failsafe_check() fail for every device (as for a user without root).
 void model_pci_deny_permissions(bool deny);
 
+// ---- interrupts (MSI-X, as VFIO gives them: one eventfd per vector) ----
+
+#define MODEL_MAX_VECTORS 64
+// Lets the driver enable the device's MSI-X vectors (pci_access.enable_interrupts, which only VFIO has otherwise).
+void model_pci_offer_msix(struct model_pci_device* dev, bool offer);
+// The device sends the MSI-X message of vector (a model calls this): the vector's eventfd is signalled. Reports a
+// violation if the driver did not enable the vector.
+void model_pci_raise_msix(struct model_pci_device* dev, unsigned vector);
+// Messages sent on vector since it was enabled.
+uint64_t model_pci_msix_count(const struct model_pci_device* dev, unsigned vector);
+
 #endif

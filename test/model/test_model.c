@@ -7,6 +7,7 @@
 #include <ixy/memory.h>
 
 #include "../check.h"
+#include "dma_provider.h"
 #include "driver/driver.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
@@ -65,6 +66,11 @@ static uint8_t* buffer(struct mini* m, uint32_t i) {
 	return (uint8_t*)m->buffers.virt + (size_t)i * 2048;
 }
 
+// The address the device uses for p (test/seam: the virtual address, or a "physical" one).
+static uintptr_t device_addr(const void* p) {
+	return memory_device_address(p);
+}
+
 static void write_rx_desc(struct mini* m, uint32_t i, uintptr_t pkt, uint64_t hdr) {
 	uint64_t* desc = (uint64_t*)((uint8_t*)m->rx_ring.virt + (size_t)i * 16);
 	desc[0] = pkt;
@@ -95,7 +101,7 @@ static void mini_init(struct mini* m, uint32_t size, uint32_t srrctl_extra) {
 	w(R_RDBAH(0), (uint32_t)((uint64_t)m->rx_ring.phy >> 32));
 	w(R_RDLEN(0), size * 16);
 	for (uint32_t i = 0; i < size; i++) {
-		write_rx_desc(m, i, (uintptr_t)buffer(m, i), 0);
+		write_rx_desc(m, i, device_addr(buffer(m, i)), 0);
 	}
 	w(R_FCTRL, FCTRL_BAM);
 	w(R_CTRL_EXT, 1u << 16);
@@ -319,7 +325,7 @@ static void test_tx(void) {
 	// one frame in one descriptor
 	const uint8_t dst[6] = {2, 0, 0, 0, 0, 9};
 	model_test_frame(buffer(&m, 100), 60, dst, 1);
-	write_tx_desc(&m, 0, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
+	write_tx_desc(&m, 0, device_addr(buffer(&m, 100)), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
 	w(R_TDT(0), 1);
 	CHECK_EQ(r(R_TDH(0)), 1);
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 1);
@@ -334,8 +340,8 @@ static void test_tx(void) {
 	// one frame in two descriptors, RS only on the last
 	model_test_frame(buffer(&m, 101), 1000, dst, 2);
 	memcpy(buffer(&m, 102), buffer(&m, 101) + 600, 400);
-	write_tx_desc(&m, 1, (uintptr_t)buffer(&m, 101), TXD_DATA | TXD_IFCS | 600, 1000u << 14);
-	write_tx_desc(&m, 2, (uintptr_t)buffer(&m, 102), TXD_DATA | TXD_EOP | TXD_RS | 400, 0);
+	write_tx_desc(&m, 1, device_addr(buffer(&m, 101)), TXD_DATA | TXD_IFCS | 600, 1000u << 14);
+	write_tx_desc(&m, 2, device_addr(buffer(&m, 102)), TXD_DATA | TXD_EOP | TXD_RS | 400, 0);
 	w(R_TDT(0), 3);
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 2);
 	sent = model_ixgbe_tx_frame(nic, 1, &len, NULL);
@@ -350,26 +356,30 @@ static void test_tx(void) {
 	CHECK_EQ(r(R_GOTCH), 0);
 	CHECK_EQ(r(R_GOTCL), 0);
 	// broken descriptors
-	write_tx_desc(&m, 3, (uintptr_t)buffer(&m, 100), (3u << 20) | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
+	write_tx_desc(&m, 3, device_addr(buffer(&m, 100)), (3u << 20) | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
 	w(R_TDT(0), 4);
 	CHECK_VIOLATION("DEXT clear");
-	write_tx_desc(&m, 4, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 0, 0);
+	write_tx_desc(&m, 4, device_addr(buffer(&m, 100)), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 0, 0);
 	w(R_TDT(0), 5);
 	CHECK_VIOLATION("data length 0");
-	write_tx_desc(&m, 5, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_EOP | TXD_RS | 60, 60u << 14);
+	write_tx_desc(&m, 5, device_addr(buffer(&m, 100)), TXD_DATA | TXD_EOP | TXD_RS | 60, 60u << 14);
 	w(R_TDT(0), 6);
 	CHECK_VIOLATION("IFCS clear");
-	write_tx_desc(&m, 6, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 61u << 14);
+	write_tx_desc(&m, 6, device_addr(buffer(&m, 100)), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 61u << 14);
 	w(R_TDT(0), 7);
 	CHECK_VIOLATION("PAYLEN 61");
+	// Not a device address: a static array, or in physical mode (test/seam) a DMA buffer's virtual address, which a
+	// driver must never give a device.
 	static uint8_t not_dma[64];
-	write_tx_desc(&m, 7, (uintptr_t)not_dma, TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
+	uintptr_t virt = (uintptr_t)buffer(&m, 100);
+	uintptr_t bad = device_addr(buffer(&m, 100)) != virt ? virt : (uintptr_t)not_dma;
+	write_tx_desc(&m, 7, bad, TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
 	w(R_TDT(0), 8);
 	CHECK_VIOLATION("is not in live DMA memory");
-	write_tx_desc(&m, 8, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_IFCS | 30, 60u << 14);
+	write_tx_desc(&m, 8, device_addr(buffer(&m, 100)), TXD_DATA | TXD_IFCS | 30, 60u << 14);
 	w(R_TDT(0), 9);
 	CHECK_VIOLATION("middle of a packet");
-	write_tx_desc(&m, 9, (uintptr_t)buffer(&m, 100) + 30, TXD_DATA | TXD_EOP | TXD_RS | 30, 0);
+	write_tx_desc(&m, 9, device_addr(buffer(&m, 100)) + 30, TXD_DATA | TXD_EOP | TXD_RS | 30, 0);
 	w(R_TDT(0), 10); // completes the packet
 	CHECK_EQ(r(R_TDH(0)), 10);
 	w(R_TDT(0), 64);
@@ -379,7 +389,7 @@ static void test_tx(void) {
 	model_ixgbe_clear_tx_frames(nic);
 	model_ixgbe_pause_tx(nic, true);
 	for (uint32_t i = 10; i < 20; i++) {
-		write_tx_desc(&m, i, (uintptr_t)buffer(&m, 100), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60,
+		write_tx_desc(&m, i, device_addr(buffer(&m, 100)), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60,
 			      60u << 14);
 	}
 	w(R_TDT(0), 20);
@@ -390,7 +400,7 @@ static void test_tx(void) {
 	CHECK_EQ(model_ixgbe_tx_frame_count(nic), 10);
 	// the ring wraps: fill it to one below full from index 20
 	for (uint32_t i = 0; i < 63; i++) {
-		write_tx_desc(&m, (20 + i) % 64, (uintptr_t)buffer(&m, 100),
+		write_tx_desc(&m, (20 + i) % 64, device_addr(buffer(&m, 100)),
 			      TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
 	}
 	model_ixgbe_pause_tx(nic, true);
@@ -447,15 +457,15 @@ static void test_rx(void) {
 	CHECK_EQ(c.rx_missed, 40);
 	CHECK_EQ(c.rx_filtered, 1);
 	// give descriptors 63, 0, 1 back; descriptor 0 still carries the write-back with DD
-	write_rx_desc(&m, 63, (uintptr_t)buffer(&m, 63), 0);
-	write_rx_desc(&m, 0, (uintptr_t)buffer(&m, 64), *(uint64_t*)((uint8_t*)m.rx_ring.virt + 8));
-	write_rx_desc(&m, 1, (uintptr_t)buffer(&m, 64), 0); // the same buffer twice
+	write_rx_desc(&m, 63, device_addr(buffer(&m, 63)), 0);
+	write_rx_desc(&m, 0, device_addr(buffer(&m, 64)), *(uint64_t*)((uint8_t*)m.rx_ring.virt + 8));
+	write_rx_desc(&m, 1, device_addr(buffer(&m, 64)), 0); // the same buffer twice
 	w(R_RDT(0), 2);
 	CHECK_VIOLATION("handed to the device with DD set");
 	CHECK_VIOLATION("given to the device twice");
 	CHECK_EQ(model_ixgbe_rx_descriptors_available(nic, 0), 3);
 	// the driver must not touch descriptors the device owns
-	write_rx_desc(&m, 63, (uintptr_t)buffer(&m, 65), 0);
+	write_rx_desc(&m, 63, device_addr(buffer(&m, 65)), 0);
 	CHECK_EQ(model_ixgbe_inject_rx(nic, 0, frame, 60), MODEL_RX_DELIVERED);
 	CHECK_VIOLATION("was changed");
 	CHECK(memcmp(buffer(&m, 63), frame, 60) == 0); // written where the fetched descriptor pointed
@@ -507,7 +517,7 @@ static void test_rx_drop_en_and_crc(void) {
 	w(R_RDH(0), 0);
 	w(R_RDT(0), 0);
 	for (uint32_t i = 0; i < 64; i++) {
-		write_rx_desc(&m, i, (uintptr_t)buffer(&m, i), 0);
+		write_rx_desc(&m, i, device_addr(buffer(&m, i)), 0);
 	}
 	w(R_RXDCTL(0), ENABLE);
 	w(R_RDT(0), 10);
@@ -620,7 +630,8 @@ static void test_perfect_mode(void) {
 	model_test_frame(frame, 60, own_mac, 1);
 	CHECK_EQ(model_ixgbe_inject_rx_burst(nic, 0, frame, 60, 1000), 511);
 	for (uint32_t i = 0; i < 100; i++) {
-		write_tx_desc(&m, i, (uintptr_t)buffer(&m, i), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60, 60u << 14);
+		write_tx_desc(&m, i, device_addr(buffer(&m, i)), TXD_DATA | TXD_EOP | TXD_IFCS | TXD_RS | 60,
+			      60u << 14);
 	}
 	w(R_TDT(0), 100);
 	CHECK_EQ(model_ixgbe_counters(nic).tx_frames, 100);

@@ -25,8 +25,22 @@ int memory_select_provider(const struct dma_provider* wanted) {
 	return 0;
 }
 
+// 0, or SEAM_PHYSICAL_OFFSET with IXY_SEAM_ADDRESSES=physical (seam.h); read once.
+static uintptr_t address_offset(void) {
+	static int mode = -1;
+	if (mode < 0) {
+		const char* env = getenv("IXY_SEAM_ADDRESSES");
+		mode = env && strcmp(env, "physical") == 0;
+	}
+	return mode ? (uintptr_t)SEAM_PHYSICAL_OFFSET : 0;
+}
+
 uintptr_t memory_device_address(const void* virt) {
-	return (uintptr_t)virt;
+	return (uintptr_t)virt + address_offset();
+}
+
+void* seam_dma_virt(uintptr_t addr) {
+	return (void*)(addr - address_offset());
 }
 
 void seam_dma_fail_next(unsigned n) {
@@ -51,7 +65,7 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 				return -1;
 			}
 			memset(virt, 0, size);
-			live[i] = (struct dma_memory){.virt = virt, .phy = (uintptr_t)virt, .size = size};
+			live[i] = (struct dma_memory){.virt = virt, .phy = memory_device_address(virt), .size = size};
 			*mem = live[i];
 			return 0;
 		}
@@ -75,7 +89,7 @@ void memory_free_dma(struct dma_memory* mem) {
 }
 
 uintptr_t virt_to_phys(const void* virt) {
-	return (uintptr_t)virt;
+	return memory_device_address(virt);
 }
 
 bool seam_dma_contains(uintptr_t addr, size_t len) {

@@ -1,8 +1,13 @@
 // The test side of the seam (src/driver/driver.h, src/pci.h, include/ixy/memory.h): DMA memory for test builds.
 //
 // Test builds link test/seam/dma_seam.c instead of src/memory.c: DMA memory is ordinary memory (no root, no huge
-// pages) and the "physical" address a device sees is the virtual address, as behind an IOMMU that maps them 1:1.
-// Every allocation is recorded, so a device model can check each DMA access against what the driver allocated.
+// pages). Every allocation is recorded, so a device model can check each DMA access against what the driver
+// allocated. The address a device sees comes in two modes, as in ixy (dma_memory.phy, pkt_buf.buf_addr_phy):
+//   IO virtual addresses (the default): the virtual address, as behind an IOMMU that maps memory 1:1 (VFIO); only
+//     allocated ("mapped") memory is reachable;
+//   physical addresses (environment IXY_SEAM_ADDRESSES=physical): the virtual address plus SEAM_PHYSICAL_OFFSET, so
+//     that a driver that hands a device a virtual address, or does arithmetic across the two, is caught.
+// A device model turns a device address back into a pointer with seam_dma_virt().
 #ifndef IXY_TEST_SEAM_H
 #define IXY_TEST_SEAM_H
 
@@ -10,7 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// True if [addr, addr + len) lies inside one live DMA allocation.
+#define SEAM_PHYSICAL_OFFSET 0x0000300000000000ull
+
+// Where the CPU sees the memory a device reaches at device address addr (which must lie in live DMA memory).
+void* seam_dma_virt(uintptr_t addr);
+// True if [addr, addr + len) (device addresses) lies inside one live DMA allocation.
 bool seam_dma_contains(uintptr_t addr, size_t len);
 // Number of live DMA allocations and their total bytes.
 size_t seam_dma_live_allocations(void);

@@ -54,6 +54,10 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_pci_addr("test", "0000:03:00.0x"));
 	CHECK(!arg_pci_addr("test", "0000-03-00.0"));
 	CHECK(!arg_pci_addr("test", ""));
+	CHECK(arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.1"));
+	CHECK(!arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.0"));
+	CHECK(!arg_two_pci_addrs("test", "0000:0a:00.0", "0000:0A:00.0")); // the same device, spelt differently
+	CHECK(!arg_two_pci_addrs("test", "0000:03:00.0", "03:00.1"));
 	CHECK_EQ(usage("test <x>"), EXIT_USAGE);
 	CHECK_EQ(EXIT_USAGE, 2);
 }

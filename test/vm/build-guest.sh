@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe, vm_burst,
+# Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe, vm_burst, vm_confine,
 # scripts/setup-vfio.sh, the kernel's VirtIO and VFIO modules, test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
@@ -33,7 +33,7 @@ say() { echo "build-guest: $*"; }
 
 # The guest's programs must not need shared libraries: there are none in the initramfs.
 binaries=("$build_dir/apps/ixy-pktgen" "$build_dir/apps/ixy-fwd" "$build_dir/apps/ixy-pcap"
-	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe" "$build_dir/test/vm/vm_burst")
+	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe" "$build_dir/test/vm/vm_burst" "$build_dir/test/vm/vm_confine")
 for bin in "${binaries[@]}"; do
 	[ -x "$bin" ] || { say "missing $bin: build first (make -C $build_dir)"; exit 1; }
 	if readelf -l "$bin" | grep -q INTERP; then

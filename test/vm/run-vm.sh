@@ -20,6 +20,11 @@
 #                  --iommu: no IOMMU). Writes OUT/bad-inputs.md.
 #   interrupts     (--vfio) idle ixy-pcap and ixy-fwd use under 2% of a CPU (--wait), bursts of 1 to 1000 packets from
 #                  vm_burst reach ixy-pcap's capture complete and in order within a second.
+#   confine        a NIC given memory outside ixy's DMA memory (vm_confine): with --vfio the IOMMU stops it (the
+#                  secret never reaches the wire, a receive does not land, the kernel logs the fault); without, the
+#                  control shows that the same checks see a DMA that got through (check_confine.py).
+#   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
+#                  (bench/interrupts.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -57,7 +62,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -79,10 +84,11 @@ case "$scenario" in
 	e2e) mode=${mode:-bare} ;;
 	bad-inputs | in-use | vfio-bad-inputs) mode=${mode:-kmod} ;; # kernel drivers bound: the state to leave alone
 	quiet | soak) mode=${mode:-bare} ;;
-	interrupts)
+	interrupts | bench-interrupts)
 		mode=${mode:-kmod}
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
+	confine) mode=${mode:-bare} ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
@@ -198,7 +204,8 @@ socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that se
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ]; then
+if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ] || [ "$scenario" = bench-interrupts ] ||
+	[ "$scenario" = confine ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -259,6 +266,7 @@ case "$scenario" in
 			extra="ixy_nic_e=${nic_addrs[4]} ixy_nic_f=$nic_f ixy_nic_g=$(printf '0000:%02x:01.0' $bridge_bus) ixy_nic_h=$(printf '0000:%02x:02.0' $bridge_bus)"
 		fi
 		;;
+	confine) dump nic_a rx "$out/host-a.pcap" ;;
 	quiet)
 		# E and F, driven by the guest kernel, send traffic towards the stopped NICs on hub 0 and hub 1.
 		hub nic_e 0
@@ -334,6 +342,17 @@ show_app_logs() {
 		grep -E ' (RX|TX): ' "$log" | grep -v ' 0 Mbit/s' | tail -n 6 | sed 's/^/    /'
 		grep -vE ' (RX|TX): ' "$log" | sed 's/^/    /'
 	done
+}
+
+confine_checks() {
+	local verdict
+	verdict=$(python3 "$here/check_confine.py" "$out/host-a.pcap" 2>&1)
+	echo "$verdict" | sed 's/^/  /'
+	if [ $vfio = yes ]; then
+		expect "no byte of the unmapped secret memory reached the wire" grep -q "^secret bytes on the wire: 0$" <<<"$verdict"
+	else
+		expect "control: the secret reached the wire through sysfs" grep -q "^secret bytes on the wire: [1-9]" <<<"$verdict"
+	fi
 }
 
 e2e_checks() {
@@ -448,7 +467,8 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts) guest_checks ;;
+	in-use | interrupts | bench-interrupts) guest_checks ;;
+	confine) guest_checks; confine_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
 esac

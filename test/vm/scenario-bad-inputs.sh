@@ -8,9 +8,8 @@
 #
 # For each case: the exit code, one line on stderr that says what is wrong (usage errors may add the usage line, or
 # print only that), nothing on stdout, and the snapshot below (kernel drivers, config spaces, VirtIO registers, huge pages,
-# hugetlbfs files, interfaces) unchanged. Only a missing hugetlbfs or too few huge pages show up after ixy took the
-# NIC from its kernel driver; then ixy must give it back (see bad()). The cases and messages go to the host as
-# bad-inputs.tsv.
+# hugetlbfs files, interfaces) unchanged: ixy checks hugetlbfs and the free huge pages before it unbinds the kernel
+# driver too. The cases and messages go to the host as bad-inputs.tsv.
 read -r HOST_BRIDGE ISA_BRIDGE DISK_CONTROLLER <<EOF
 $NOT_NICS
 EOF

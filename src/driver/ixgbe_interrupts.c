@@ -1,0 +1,55 @@
+// MSI-X interrupts for the ixgbe driver's RX queues (82599 datasheet 7.3), for ixy_waiter (include/ixy/interrupts.h):
+// the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
+// RX queue i gets vector i. A vector masks itself when it sends its message (auto-mask), so a sleeping app is woken
+// once, not once per packet; the waiter arms it again (EIMS_EX) before the next sleep and disarms it (EIMC_EX) when
+// it wakes. Kept apart from ixgbe.c: the paper's ixy polls, and this is counted with the other interrupt code.
+#include <stdlib.h>
+
+#include <ixy/interrupts.h>
+
+#include "ixgbe_interrupts.h"
+#include "ixgbe_regs.h"
+
+struct ixgbe_interrupts {
+	struct ixy_interrupts ixy; // first member: the device's ixy.interrupts points here
+	uint8_t* bar;
+	int fds[IXY_MAX_QUEUES]; // fds[i]: the eventfd of vector i, that of RX queue i
+};
+
+// Vector i is bit i % 32 of EIMS_EX(i / 32) (enable) and EIMC_EX(i / 32) (mask), 8.2.3.5.
+static void ixgbe_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool armed) {
+	const struct ixgbe_interrupts* irq = (const struct ixgbe_interrupts*)dev->interrupts;
+	uint32_t reg = armed ? IXGBE_EIMS_EX(queue_id / 32) : IXGBE_EIMC_EX(queue_id / 32);
+	set_reg32(irq->bar, reg, 1u << (queue_id % 32)); // an uncached write: done when the function returns
+}
+
+int ixgbe_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
+			   struct ixy_interrupts** interrupts) {
+	*interrupts = NULL;
+	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts || config->rx_queues == 0) {
+		return 0; // the app polls; through sysfs there are no interrupts
+	}
+	struct ixgbe_interrupts* irq = calloc(1, sizeof(*irq));
+	bool msix = false;
+	if (!irq || pci->access->enable_interrupts(pci, config->rx_queues, irq->fds, &msix) != 0 || !msix) {
+		ixy_error("%s: cannot give each of the %u RX queues an MSI-X vector", pci->addr, config->rx_queues);
+		free(irq);
+		return -1;
+	}
+	// 7.3.1: MSI-X mode with its pending bit array; a vector masks itself after its message where EIAM_EX says so.
+	set_reg32(bar, IXGBE_GPIE, IXGBE_GPIE_MULTIPLE_MSIX | IXGBE_GPIE_EIAME | IXGBE_GPIE_PBA_SUPPORT);
+	for (uint16_t q = 0; q < config->rx_queues; q++) {
+		// 7.3.4: the cause of RX queue q goes to vector q (IVAR(q / 2), even queues bits 7:0, odd ones 23:16).
+		uint32_t shift = q % 2 * 16;
+		uint32_t ivar = get_reg32(bar, IXGBE_IVAR(q / 2)) & ~(0xFFu << shift);
+		set_reg32(bar, IXGBE_IVAR(q / 2), ivar | (IXGBE_IVAR_VALID | q) << shift);
+		set_flags32(bar, IXGBE_EIAM_EX(q / 32), 1u << (q % 32));
+		if (q < 16) {
+			set_flags32(bar, IXGBE_EIAC, 1u << q); // the cause bit clears with the message (vectors 0-15)
+		}
+	}
+	irq->bar = bar;
+	irq->ixy = (struct ixy_interrupts){irq->fds, config->interrupt_timeout_ms, ixgbe_set_rx_interrupt};
+	*interrupts = &irq->ixy;
+	return 0;
+}

@@ -1,0 +1,199 @@
+// The ixgbe driver's RX interrupts against the 82599 model (MSI-X as VFIO gives it: one eventfd per vector): each RX
+// queue has its own vector, a vector fires only while the waiter has armed it and then masks itself, and the
+// waiter's last look after arming catches a packet that arrived just before the arming, which raised no interrupt.
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ixy/interrupts.h>
+
+#include "../check.h"
+#include "ixgbe_model.h"
+#include "model_test.h"
+#include "seam.h"
+
+#define NIC_ADDR "0000:07:00.0"
+#define REG_GPIE 0x00898
+#define REG_IVAR(n) (0x00900 + 4 * (n))
+#define REG_EIAM_EX(i) (0x00AD0 + 4 * (i))
+
+static const uint8_t nic_mac[6] = {0x02, 0x00, 0x00, 0x07, 0x00, 0x00}; // the model's EEPROM MAC for 07:00.0
+
+static struct ixy_device* open_device(struct model_ixgbe* nic, uint16_t rx_queues, int32_t timeout_ms) {
+	model_pci_offer_msix(model_ixgbe_pci(nic), true);
+	struct ixy_config config = {
+	    .pci_addr = NIC_ADDR, .rx_queues = rx_queues, .tx_queues = 1, .interrupt_timeout_ms = timeout_ms};
+	struct ixy_device* dev = ixy_init_config(&config);
+	model_advance_us(1000000); // the link is up now
+	return dev;
+}
+
+static void inject(struct model_ixgbe* nic, uint16_t queue, uint32_t seq) {
+	uint8_t frame[60];
+	model_test_frame(frame, sizeof(frame), nic_mac, seq);
+	CHECK_EQ(model_ixgbe_inject_rx(nic, queue, frame, sizeof(frame)), MODEL_RX_DELIVERED);
+}
+
+// Reads and resets an eventfd: the number of messages since the last read (0 if none).
+static uint64_t drain(int fd) {
+	uint64_t count = 0;
+	if (read(fd, &count, sizeof(count)) != sizeof(count)) {
+		CHECK_EQ(errno, EAGAIN);
+		return 0;
+	}
+	return count;
+}
+
+// Takes every packet waiting in a queue and frees it; returns how many there were.
+static uint32_t take_all(struct ixy_device* dev, uint16_t queue) {
+	struct pkt_buf* bufs[32];
+	uint32_t total = 0, n;
+	while ((n = ixy_rx_batch(dev, queue, bufs, 32)) > 0) {
+		for (uint32_t i = 0; i < n; i++) {
+			pkt_buf_free(bufs[i]);
+		}
+		total += n;
+	}
+	return total;
+}
+
+// GPIE, IVAR and auto-mask as 7.3 says; vector i belongs to RX queue i and fires only while armed, once.
+static void test_vectors(void) {
+	model_test_begin(__func__);
+	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	struct model_pci_device* pci = model_ixgbe_pci(nic);
+	struct ixy_device* dev = open_device(nic, 3, 100);
+	CHECK(dev != NULL && dev->interrupts != NULL);
+	if (!dev || !dev->interrupts) {
+		ixy_close(dev);
+		model_pci_remove_all();
+		return;
+	}
+	const struct ixy_interrupts* irq = dev->interrupts;
+	CHECK_EQ(irq->timeout_ms, 100);
+	uint32_t gpie = model_ixgbe_peek(nic, REG_GPIE);
+	CHECK((gpie & (1u << 4)) && (gpie & (1u << 30))); // Multiple_MSIX, EIAME
+	CHECK_EQ(model_ixgbe_peek(nic, REG_IVAR(0)), (0x80u | 0) | (0x80u | 1) << 16);
+	CHECK_EQ(model_ixgbe_peek(nic, REG_IVAR(1)) & 0x00FF00FFu, 0x80u | 2);
+	CHECK_EQ(model_ixgbe_peek(nic, REG_EIAM_EX(0)) & 7u, 7u);
+	// disarmed: packets on every queue, no message
+	for (uint16_t q = 0; q < 3; q++) {
+		inject(nic, q, q);
+	}
+	for (unsigned v = 0; v < 3; v++) {
+		CHECK_EQ(model_pci_msix_count(pci, v), 0);
+		CHECK_EQ(drain(irq->rx_fds[v]), 0);
+	}
+	// queue 1 armed: a packet on queue 0 raises nothing, one on queue 1 raises vector 1 once (auto-mask)
+	irq->set_rx_interrupt(dev, 1, true);
+	inject(nic, 0, 10);
+	CHECK_EQ(model_pci_msix_count(pci, 0), 0);
+	inject(nic, 1, 11);
+	inject(nic, 1, 12);
+	CHECK_EQ(model_pci_msix_count(pci, 1), 1);
+	CHECK_EQ(drain(irq->rx_fds[1]), 1);
+	CHECK_EQ(drain(irq->rx_fds[0]), 0);
+	// armed and disarmed again: nothing
+	irq->set_rx_interrupt(dev, 2, true);
+	irq->set_rx_interrupt(dev, 2, false);
+	inject(nic, 2, 13);
+	CHECK_EQ(model_pci_msix_count(pci, 2), 0);
+	// armed again after the message: fires again
+	irq->set_rx_interrupt(dev, 1, true);
+	inject(nic, 1, 14);
+	CHECK_EQ(model_pci_msix_count(pci, 1), 2);
+	CHECK_EQ(model_ixgbe_counters(nic).msix_messages, 2);
+	CHECK_EQ(take_all(dev, 0) + take_all(dev, 1) + take_all(dev, 2), 8);
+	// the reset of ixy_stop masks everything
+	irq->set_rx_interrupt(dev, 0, true);
+	ixy_stop(dev);
+	CHECK_EQ(model_ixgbe_peek(nic, REG_GPIE), 0);
+	ixy_close(dev);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// Without interrupt_timeout_ms the driver polls, MSI-X offered or not; with it but no MSI-X to be had, init fails
+// and leaves nothing behind.
+static void test_polling_and_refusal(void) {
+	model_test_begin(__func__);
+	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	struct ixy_device* dev = open_device(nic, 1, 0);
+	CHECK(dev != NULL && dev->interrupts == NULL);
+	ixy_close(dev);
+	model_pci_offer_msix(model_ixgbe_pci(nic), false);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = 10};
+	CHECK(ixy_init_config(&config) == NULL);
+	CHECK(!model_pci_bus_master(model_ixgbe_pci(nic)));
+	CHECK(!model_pci_bar_mapped(model_ixgbe_pci(nic)));
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// The race of arming: a packet that arrives after the app's last poll but before its queue is armed raises no
+// interrupt. The test makes one arrive exactly then (a wrapper around set_rx_interrupt injects it just before the
+// arming); the waiter's last look after arming must find it, and the waiter must not sleep.
+static struct model_ixgbe* race_nic;
+static void (*original_set_rx_interrupt)(struct ixy_device*, uint16_t, bool);
+static unsigned armings;
+
+static void set_rx_interrupt_late_packet(struct ixy_device* dev, uint16_t queue_id, bool armed) {
+	if (armed && armings++ == 0) {
+		inject(race_nic, queue_id, 99); // still masked: no interrupt
+	}
+	original_set_rx_interrupt(dev, queue_id, armed);
+}
+
+static void test_packet_just_before_arming(void) {
+	model_test_begin(__func__);
+	race_nic = model_ixgbe_add(NIC_ADDR);
+	struct ixy_device* dev = open_device(race_nic, 1, 2000); // a missed packet would sleep 2 s
+	CHECK(dev != NULL && dev->interrupts != NULL);
+	struct ixy_waiter* waiter = ixy_waiter_create();
+	CHECK(waiter != NULL);
+	if (!dev || !dev->interrupts || !waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
+		ixy_waiter_destroy(waiter);
+		ixy_close(dev);
+		model_pci_remove_all();
+		return;
+	}
+	original_set_rx_interrupt = dev->interrupts->set_rx_interrupt;
+	dev->interrupts->set_rx_interrupt = set_rx_interrupt_late_packet;
+	uint32_t received = 0;
+	bool slept = false;
+	// The app's loop: poll, tell the waiter. Idle for a while, then the waiter arms; the packet comes in between.
+	for (uint32_t round = 0; round < 100000000 && received == 0 && !slept; round++) {
+		uint32_t n = take_all(dev, 0);
+		received += n;
+		slept = ixy_waiter_round(waiter, n);
+	}
+	CHECK_EQ(armings, 1);
+	CHECK_EQ(received, 1);
+	CHECK(!slept);
+	CHECK_EQ(model_pci_msix_count(model_ixgbe_pci(race_nic), 0), 0); // it raised no interrupt
+	char* printed = NULL;
+	size_t printed_len = 0;
+	FILE* out = open_memstream(&printed, &printed_len);
+	CHECK(out != NULL);
+	if (out) {
+		ixy_waiter_print(out, waiter);
+		fclose(out);
+		CHECK(strstr(printed, "slept 0 times") != NULL);
+		CHECK(strstr(printed, "1 times a packet came just before sleeping") != NULL);
+	}
+	free(printed);
+	ixy_waiter_destroy(waiter);
+	ixy_close(dev);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+int main(void) {
+	test_vectors();
+	test_polling_and_refusal();
+	test_packet_just_before_arming();
+	return model_test_summary();
+}
