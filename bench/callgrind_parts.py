@@ -157,7 +157,7 @@ def main():
     print(f"{header}   paper: ixy cycles (DPDK)")
     row("RX (ixgbe_rx_batch)", parts["RX"], "rx", "44.8 (35.4)")
     row("TX (ixgbe_tx_batch, tx_clean)", parts["TX"], "tx", "14.7 (20.4)")
-    row("memory (pkt_buf_alloc/free)", parts["memory"], "memory", "30.4 (inlined)")
+    row("memory (pkt_buf_*, batches)", parts["memory"], "memory", "30.4 (inlined)")
     row("forwarding (forward() loop)", parts["forwarding"], "forwarding", "12.3 (6.1)")
     row("total", total, "split_total", "96 (61)")
     if "total" in ticks:
