@@ -178,11 +178,18 @@ static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q,
 	}
 }
 
+// The chains the device holds: every RX chain (each always has a buffer), the TX chains not on the free stack. Not
+// avail_idx - used_idx: a bad used entry advances used_idx without returning a chain, and that difference would
+// shrink for good, until a device returning all it holds looked as if its index ran ahead.
+static uint16_t chains_with_device(const struct virtqueue* q) {
+	return (uint16_t)(q->size / 2 - (q->index == TX_QUEUE ? q->num_free_chains : 0));
+}
+
 // The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
-// holds (avail_idx - used_idx): then the index is garbage and no entry behind it can be trusted.
+// holds: then the index is garbage and no entry behind it can be trusted.
 static uint16_t new_used_entries(struct virtio_device* dev, const struct virtqueue* q, uint16_t device_used_idx) {
 	uint16_t entries = (uint16_t)(device_used_idx - q->used_idx);
-	if (entries > (uint16_t)(q->avail_idx - q->used_idx)) {
+	if (entries > chains_with_device(q)) {
 		bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
 		return 0;
 	}

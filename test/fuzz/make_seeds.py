@@ -135,3 +135,138 @@ seed("ixgbe_tx", "ring-512-wrap", RING_512 + (tx(SIXTY * 64) + tx(packet(1, 1, 6
 seed("ixgbe_rx", "drops-up-to-ring-end",
      RING_64 + inject(60, 0) + batch(60) + free(60, 0) + inject(5, 0) + mutate(0, status(1, 0), 60) +
      mutate(1, status(1, 0), 60) + mutate(2, status(1, 0), 60) + mutate(3, status(1, 1), 0) + batch(8))
+
+# ---- virtio_rx: the first byte picks the device: ring size 64 << (byte % 4), bit 2 set: legacy only. Operations:
+# 0 deliver (count - 1: u8, length: u16 -> 60 + u16 % 1455), 1 deliver long (count - 1: u8, u8 -> data room - 64 +
+# u8 % 128), 2 take, 3 put used (id, length), 4 write a used slot ahead (ahead: u16, id, length), 5 jump (by: u16),
+# 6 restore, 7 rx_batch (u8 % 65), 8 large rx_batch (u16 % (2 * ring + 1)), 9 free (count: u8, order: u8 % 3).
+# id: selector u8 % 3 (0 a chain the device took, 1 value % (2 * ring), 2 any), value u32. length: selector u8 % 3
+# (0 value % 64, 1 header + data room - 32 + value % 64, 2 any), value u32.
+VIRTIO_DATA_ROOM = 2048  # packet bytes of a buffer of the VirtIO driver's RX pool
+
+
+def v_setup(ring_shift, legacy=False):
+    return bytes([ring_shift | (4 if legacy else 0)])
+
+
+def v_deliver(count, length16):
+    return bytes([0, count - 1]) + struct.pack("<H", length16)
+
+
+def v_deliver_long(count, extra):
+    return bytes([1, count - 1, extra])
+
+
+V_TAKE, V_RESTORE = bytes([2]), bytes([6])
+
+
+def v_id(selector, value):
+    return bytes([selector]) + struct.pack("<I", value)
+
+
+def v_len(selector, value):
+    return bytes([selector]) + struct.pack("<I", value)
+
+
+def v_put(id_, len_):
+    return bytes([3]) + id_ + len_
+
+
+def v_slot(ahead, id_, len_):
+    return bytes([4]) + struct.pack("<H", ahead) + id_ + len_
+
+
+def v_jump(by):
+    return bytes([5]) + struct.pack("<H", by)
+
+
+def v_batch(n):
+    return bytes([7, n])
+
+
+def v_batch_large(n):
+    return bytes([8]) + struct.pack("<H", n)
+
+
+def v_free(count, order):
+    return bytes([9, count, order])
+
+
+TAKEN = 0
+seed("virtio_rx", "receive-and-free",
+     v_setup(0) + v_deliver(10, 0) + v_batch(32) + v_free(5, 0) + v_deliver(32, 1454) + v_batch(64) + v_free(255, 2))
+seed("virtio_rx", "ring-512-wrap", v_setup(3) + (v_deliver(64, 100) + v_batch_large(1024) + v_free(255, 0)) * 10)
+seed("virtio_rx", "legacy-ring-128", v_setup(1, True) + (v_deliver(40, 7) + v_batch(64) + v_free(255, 1)) * 4)
+seed("virtio_rx", "long-frames", v_setup(0) + v_deliver_long(4, 0) + v_deliver_long(2, 127) + v_batch(8))
+seed("virtio_rx", "length-beyond-buffer",
+     v_setup(0) + v_deliver(2, 0) + V_TAKE + v_put(v_id(TAKEN, 0), v_len(1, 33)) + V_TAKE +
+     v_put(v_id(TAKEN, 0), v_len(2, 0xffffffff)) + v_deliver(2, 0) + v_batch(8))
+seed("virtio_rx", "length-data-room", v_setup(0) + V_TAKE + v_put(v_id(TAKEN, 0), v_len(1, 32)) + v_batch(8))
+seed("virtio_rx", "length-zero-and-header-only",
+     v_setup(0) + V_TAKE + v_put(v_id(TAKEN, 0), v_len(0, 0)) + V_TAKE + v_put(v_id(TAKEN, 0), v_len(0, 12)) +
+     V_TAKE + v_put(v_id(TAKEN, 0), v_len(0, 10)) + v_deliver(1, 0) + v_batch(8))
+seed("virtio_rx", "unknown-ids",
+     v_setup(0) + v_put(v_id(2, 0xffffffff), v_len(0, 50)) + v_put(v_id(1, 1), v_len(0, 50)) +
+     v_put(v_id(2, 64), v_len(0, 50)) + v_deliver(3, 0) + v_batch(8))
+seed("virtio_rx", "full-ring-after-bad-ids",
+     v_setup(0) + v_put(v_id(1, 1), v_len(0, 50)) + v_put(v_id(2, 999), v_len(0, 50)) + v_batch(8) +
+     v_deliver(32, 0) + v_batch(64))
+seed("virtio_rx", "chain-returned-twice",
+     v_setup(0) + V_TAKE + v_put(v_id(1, 2), v_len(0, 60)) + v_put(v_id(1, 2), v_len(0, 60)) + v_batch(8) +
+     v_deliver(4, 0) + v_batch(8))
+seed("virtio_rx", "jump-and-restore",
+     v_setup(0) + v_deliver(3, 0) + v_jump(1000) + v_batch(8) + v_batch(8) + V_RESTORE + v_deliver(2, 0) + v_batch(8))
+seed("virtio_rx", "jump-within-ring", v_setup(0) + v_jump(5) + v_batch(8) + v_deliver(2, 0) + v_batch(8))
+seed("virtio_rx", "slot-ahead-then-jump",
+     v_setup(1) + v_slot(1, v_id(1, 4), v_len(0, 40)) + v_slot(2, v_id(1, 6), v_len(1, 40)) + v_jump(3) +
+     v_batch(8) + v_deliver(2, 0) + v_batch(8))
+seed("virtio_rx", "pool-exhausted", v_setup(0) + (v_deliver(32, 0) + v_batch(64)) * 130 + v_free(255, 1) + v_batch(64))
+seed("virtio_rx", "small-batches", v_setup(0) + v_deliver(20, 0) + v_batch(1) + v_batch(0) + v_batch(3) + v_batch(16))
+
+# ---- virtio_tx: the first byte as for virtio_rx. Operations: 0 send (u8 % 81 packets), 1 the device sends up to
+# u8 chains, 2 take, 3 put used (id as for virtio_rx; length selector u8: odd -> u32 length, even -> 0), 4 write a
+# used slot ahead (ahead: u16, id), 5 jump (by: u16), 6 restore.
+def t_send(n):
+    return bytes([0, n])
+
+
+def t_process(n):
+    return bytes([1, n])
+
+
+T_TAKE, T_RESTORE = bytes([2]), bytes([6])
+
+
+def t_put(id_, length=None):
+    return bytes([3]) + id_ + (bytes([0]) if length is None else bytes([1]) + struct.pack("<I", length))
+
+
+def t_slot(ahead, id_):
+    return bytes([4]) + struct.pack("<H", ahead) + id_
+
+
+def t_jump(by):
+    return bytes([5]) + struct.pack("<H", by)
+
+
+FIRST_TX_HEAD = 62  # the driver hands out free chains from the top of its stack: chain 31 of a 64 ring first
+seed("virtio_tx", "send-and-process", v_setup(0) + t_send(20) + t_process(255) + t_send(0) + t_send(80))
+seed("virtio_tx", "full-queue",
+     v_setup(0) + t_send(80) + t_send(80) + t_process(10) + t_send(80) + t_process(255) + t_send(1))
+seed("virtio_tx", "ring-512", v_setup(3) + (t_send(80) + t_process(60)) * 20 + t_process(255) + t_send(0))
+seed("virtio_tx", "legacy-ring-256", v_setup(2, True) + (t_send(50) + t_process(255)) * 5)
+seed("virtio_tx", "chain-returned-twice",
+     v_setup(0) + t_send(8) + T_TAKE + t_put(v_id(TAKEN, 0)) + t_put(v_id(1, FIRST_TX_HEAD)) + t_send(0) +
+     t_process(255) + t_send(40))
+seed("virtio_tx", "unknown-ids",
+     v_setup(0) + t_send(8) + t_put(v_id(2, 5000)) + t_put(v_id(1, 1), 77) + t_put(v_id(2, 0xffffffff)) + t_send(0) +
+     t_process(255) + t_send(32) + t_process(255) + t_send(0))
+seed("virtio_tx", "taken-and-dropped",
+     v_setup(0) + t_send(8) + T_TAKE + T_TAKE + t_put(v_id(TAKEN, 0)) + t_process(255) + t_put(v_id(TAKEN, 0)) +
+     t_send(4))
+seed("virtio_tx", "jump-and-restore",
+     v_setup(0) + t_send(8) + t_process(3) + t_jump(40000) + t_send(4) + T_RESTORE + t_send(4) + t_process(255) +
+     t_send(0))
+seed("virtio_tx", "slot-ahead-then-jump",
+     v_setup(0) + t_send(8) + t_slot(0, v_id(1, FIRST_TX_HEAD)) + t_slot(1, v_id(1, 60)) + t_jump(2) + t_send(0) +
+     t_process(255) + t_send(0))

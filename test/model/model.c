@@ -311,6 +311,15 @@ static struct model_pci_device* find_device(const char* pci_addr) {
 	return NULL;
 }
 
+void* model_pci_model(const char* pci_addr, const struct model_pci_ops* ops) {
+	for (unsigned i = 0; pci_addr && i < num_devices; i++) {
+		if (strcmp(devices[i].addr, pci_addr) == 0) {
+			return devices[i].ops == ops ? devices[i].model : NULL;
+		}
+	}
+	return NULL;
+}
+
 // The device behind a BAR pointer handed out by pci_map_bar, or NULL.
 static struct model_pci_device* device_of_bar(const uint8_t* bar) {
 	if (!bar_region || bar < bar_region || bar >= bar_region + (size_t)MAX_DEVICES * MODEL_BAR0_SIZE) {

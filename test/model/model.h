@@ -75,6 +75,9 @@ struct model_pci_ops {
 // mapped: a driver must not touch it). Returns the device; the model pointer is passed to every op.
 struct model_pci_device* model_pci_add(const char* pci_addr, uint16_t vendor_id, uint16_t device_id,
 				       uint32_t class_code, const struct model_pci_ops* ops, void* model);
+// The model of the device at pci_addr if it was added with these ops, else NULL. Prints nothing, touches nothing
+// (for the parts of a device model that the driver reaches without a BAR, like the VirtIO transports).
+void* model_pci_model(const char* pci_addr, const struct model_pci_ops* ops);
 // Removes all devices and frees their models. Devices whose BAR is still mapped are reported as violations.
 void model_pci_remove_all(void);
 

@@ -1,0 +1,822 @@
+// The VirtIO driver (src/driver/virtio.c) against the VirtIO device model (virtio_model.h): initialisation and
+// feature negotiation on both transports, a device that refuses the features, receive and transmit byte for byte,
+// refill, statistics, used ring entries a broken device gets wrong (dropped, counted, reported once, and the app
+// keeps receiving), the control queue, failing DMA allocations, and close (device reset, bus mastering off).
+#include <stdlib.h>
+#include <string.h>
+
+#include <ixy/ixy.h>
+
+#include "../check.h"
+#include "driver/virtio_spec.h"
+#include "driver/virtio_transport.h"
+#include "model_test.h"
+#include "seam.h"
+#include "virtio_model.h"
+
+#define NIC_ADDR "0000:04:00.0"
+static const uint8_t nic_mac[6] = {0x02, 0x00, 0x00, 0x01, 0x04, 0x00}; // the model's MAC for 04:00.0
+static const uint8_t foreign_mac[6] = {0x02, 0x00, 0x00, 0x99, 0x99, 0x99};
+
+// What ixy accepts of the model's default offer: MAC, STATUS, CTRL_VQ, CTRL_RX, CTRL_MAC_ADDR (+ VERSION_1 on the
+// modern interface), not the checksum offloads or mergeable RX buffers.
+#define IXY_FEATURES_LEGACY                                                                                            \
+	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
+	 VIRTIO_NET_F_CTRL_MAC_ADDR)
+#define IXY_FEATURES_MODERN (IXY_FEATURES_LEGACY | VIRTIO_F_VERSION_1)
+#define STATUS_RUNNING_MODERN                                                                                          \
+	(VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK)
+#define STATUS_RUNNING_LEGACY (VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK)
+#define RX_DATA_ROOM 2048 // packet bytes of a buffer of the driver's RX pool (2048 + 64 byte buffers)
+
+static size_t dma_before;
+
+static struct ixy_device* open_nic(struct model_virtio** nic, enum model_virtio_kind kind, uint32_t ring_size) {
+	dma_before = seam_dma_live_allocations();
+	*nic = model_virtio_add(NIC_ADDR, kind);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = ring_size};
+	struct ixy_device* dev = ixy_init_config(&config);
+	CHECK(dev != NULL);
+	return dev;
+}
+
+// The device is as after close: reset, queues forgotten, transport closed, bus mastering off, no DMA memory left.
+static void check_left_reset(const struct model_virtio* nic) {
+	CHECK_EQ(model_virtio_status(nic), 0);
+	CHECK(!model_virtio_queue_ready(nic, MODEL_VIRTIO_RX));
+	CHECK(!model_virtio_queue_ready(nic, MODEL_VIRTIO_TX));
+	CHECK(!model_virtio_queue_ready(nic, MODEL_VIRTIO_CTRL));
+	CHECK(model_virtio_transport(nic) == NULL);
+	CHECK(!model_pci_bus_master(model_virtio_pci(nic)));
+	CHECK_EQ(seam_dma_live_allocations(), dma_before);
+}
+
+static void close_nic(struct model_virtio* nic, struct ixy_device* dev) {
+	ixy_close(dev);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+static unsigned count_of(const char* text, const char* needle) {
+	unsigned n = 0;
+	for (const char* at = strstr(text, needle); at; at = strstr(at + 1, needle)) {
+		n++;
+	}
+	return n;
+}
+
+static uint32_t frame_len_for(uint32_t seq) {
+	return 60 + (seq * 37) % 1455;
+}
+
+// The device receives test frame seq from the wire.
+static void deliver(struct model_virtio* nic, uint32_t seq) {
+	uint8_t frame[1514];
+	model_test_frame(frame, frame_len_for(seq), nic_mac, seq);
+	CHECK_EQ(model_virtio_rx(nic, frame, frame_len_for(seq)), MODEL_VIRTIO_RX_DELIVERED);
+}
+
+// Receives `count` packets, checks that they are test frames first_seq, first_seq + 1, ... byte for byte, frees them.
+// Returns how many arrived.
+static uint32_t receive_in_order(struct ixy_device* dev, uint32_t first_seq, uint32_t count, uint32_t batch) {
+	struct pkt_buf* bufs[512];
+	uint32_t got = 0;
+	for (int tries = 0; tries < 100 && got < count; tries++) {
+		uint32_t want = count - got < batch ? count - got : batch;
+		uint32_t n = ixy_rx_batch(dev, 0, bufs, want);
+		CHECK(n <= want);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t seq = first_seq + got + i;
+			uint8_t frame[1514];
+			model_test_frame(frame, frame_len_for(seq), nic_mac, seq);
+			CHECK_EQ(bufs[i]->size, frame_len_for(seq));
+			CHECK(bufs[i]->size == frame_len_for(seq) && memcmp(bufs[i]->data, frame, bufs[i]->size) == 0);
+			pkt_buf_free(bufs[i]);
+		}
+		got += n;
+	}
+	CHECK_EQ(got, count);
+	return got;
+}
+
+static struct device_stats read_stats(struct ixy_device* dev) {
+	struct device_stats stats;
+	memset(&stats, 0, sizeof(stats));
+	ixy_read_stats(dev, &stats);
+	return stats;
+}
+
+// 3.1.1 on the modern interface: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK, queues, DRIVER_OK (the model
+// checks the order); only the features ixy uses; promiscuous mode through the control queue; MAC and link from
+// the device configuration.
+static void test_init_modern(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 0);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	CHECK(strcmp(dev->driver_name, "virtio") == 0);
+	CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
+	CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
+	CHECK_EQ(model_virtio_driver_features(nic), IXY_FEATURES_MODERN);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 256);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), 256);
+	CHECK(model_virtio_queue_ready(nic, MODEL_VIRTIO_CTRL));
+	CHECK(model_virtio_promisc(nic));
+	CHECK(model_pci_bus_master(model_virtio_pci(nic)));
+	// Every RX chain (two descriptors each) is offered, and the device was told.
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 128);
+	CHECK(model_virtio_notifications(nic, MODEL_VIRTIO_RX) >= 1);
+	uint8_t mac[6];
+	CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);
+	CHECK(memcmp(mac, nic_mac, 6) == 0);
+	CHECK_EQ(ixy_get_link_speed(dev), 1000); // no speed in the configuration: the nominal 1000
+	model_virtio_set_link(nic, false, VIRTIO_NET_SPEED_UNKNOWN);
+	CHECK_EQ(ixy_get_link_speed(dev), 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	close_nic(nic, dev);
+
+	// With VIRTIO_NET_F_SPEED_DUPLEX (1.1) the speed comes from the configuration.
+	model_test_begin("test_init_modern (speed)");
+	dma_before = seam_dma_live_allocations();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | VIRTIO_NET_F_SPEED_DUPLEX);
+	model_virtio_set_link(nic, true, 25000);
+	dev = ixy_init(NIC_ADDR, 1, 1);
+	CHECK(dev != NULL);
+	CHECK_EQ(model_virtio_driver_features(nic), IXY_FEATURES_MODERN | VIRTIO_NET_F_SPEED_DUPLEX);
+	CHECK_EQ(ixy_get_link_speed(dev), 25000);
+	close_nic(nic, dev);
+}
+
+// A device without a control queue: no promiscuous mode, no CTRL_RX/CTRL_MAC_ADDR accepted, still works.
+static void test_init_without_control_queue(void) {
+	model_test_begin(__func__);
+	dma_before = seam_dma_live_allocations();
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES & ~VIRTIO_NET_F_CTRL_VQ);
+	struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+	CHECK(dev != NULL);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	CHECK_EQ(model_virtio_driver_features(nic), VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_F_VERSION_1);
+	CHECK(!model_virtio_queue_ready(nic, MODEL_VIRTIO_CTRL));
+	CHECK(ixy_set_promisc(dev, false) != 0);
+	deliver(nic, 1);
+	receive_in_order(dev, 1, 1, 8);
+	close_nic(nic, dev);
+}
+
+// The legacy interface (3.1.2): no FEATURES_OK, 32 feature bits, the 10 byte header, a fixed queue size.
+static void test_init_legacy(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_LEGACY_ONLY, 64);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	CHECK(strcmp(model_virtio_transport(nic), "legacy") == 0);
+	CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_LEGACY);
+	CHECK_EQ(model_virtio_driver_features(nic), IXY_FEATURES_LEGACY);
+	CHECK_EQ(model_virtio_net_hdr_len(nic), VIRTIO_NET_HDR_LEN_LEGACY);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 256); // the legacy size is the device's
+	CHECK(model_virtio_promisc(nic));
+	for (uint32_t seq = 0; seq < 10; seq++) {
+		deliver(nic, seq);
+	}
+	receive_in_order(dev, 0, 10, 4);
+	struct mempool* pool = memory_allocate_mempool(64, 0);
+	struct pkt_buf* buf = pkt_buf_alloc(pool);
+	model_test_frame(buf->data, 100, foreign_mac, 7);
+	buf->size = 100;
+	CHECK_EQ(ixy_tx_batch(dev, 0, &buf, 1), 1);
+	CHECK_EQ(model_virtio_tx_count(nic), 1);
+	uint32_t len = 0;
+	const uint8_t* sent = model_virtio_tx_frame(nic, 0, &len);
+	CHECK_EQ(len, 100);
+	CHECK(len == 100 && memcmp(sent, buf->data, 100) == 0);
+	model_virtio_clear_tx(nic);
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// A transitional device is driven through the modern interface, unless IXY_VIRTIO_LEGACY=1; a modern-only device
+// cannot be forced to legacy (refused with a message, nothing left behind).
+static void test_transport_choice(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_BOTH, 0);
+	CHECK(dev && strcmp(model_virtio_transport(nic), "modern") == 0);
+	close_nic(nic, dev);
+
+	CHECK_EQ(setenv("IXY_VIRTIO_LEGACY", "1", 1), 0);
+	dev = open_nic(&nic, MODEL_VIRTIO_BOTH, 0);
+	CHECK(dev && strcmp(model_virtio_transport(nic), "legacy") == 0);
+	CHECK_EQ(model_virtio_driver_features(nic), IXY_FEATURES_LEGACY);
+	close_nic(nic, dev);
+
+	dma_before = seam_dma_live_allocations();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_test_capture_start();
+	dev = ixy_init(NIC_ADDR, 1, 1);
+	char* text = model_test_capture_end();
+	CHECK(dev == NULL);
+	CHECK(strstr(text, "not an IO port BAR") != NULL);
+	free(text);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+	CHECK_EQ(unsetenv("IXY_VIRTIO_LEGACY"), 0);
+}
+
+// 3.1.1 step 6: a device that clears FEATURES_OK does not support what the driver accepted. ixy gives up with one
+// message and leaves the device reset.
+static void test_features_refused(void) {
+	model_test_begin(__func__);
+	dma_before = seam_dma_live_allocations();
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_refuse_features(nic, true);
+	model_test_capture_start();
+	struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+	char* text = model_test_capture_end();
+	CHECK(dev == NULL);
+	CHECK_EQ(count_of(text, "error"), 1);
+	CHECK(strstr(text, "FEATURES_OK") != NULL);
+	free(text);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// A device without VERSION_1 on the modern interface is refused before any feature is accepted.
+static void test_modern_without_version_1(void) {
+	model_test_begin(__func__);
+	dma_before = seam_dma_live_allocations();
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES & ~VIRTIO_F_VERSION_1);
+	model_test_capture_start();
+	struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+	char* text = model_test_capture_end();
+	CHECK(dev == NULL);
+	CHECK_EQ(count_of(text, "error"), 1);
+	CHECK(strstr(text, "VERSION_1") != NULL);
+	free(text);
+	CHECK_EQ(model_virtio_driver_features(nic), 0);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum.
+static void test_ring_sizes(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 64);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), 64);
+	close_nic(nic, dev);
+
+	dma_before = seam_dma_live_allocations();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_set_queue_max(nic, 1024);
+	dev = ixy_init(NIC_ADDR, 1, 1);
+	CHECK(dev != NULL);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 512);
+	close_nic(nic, dev);
+
+	// More than the device has: its maximum, with a warning.
+	model_test_begin("test_ring_sizes (too large)");
+	dma_before = seam_dma_live_allocations();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = 2048};
+	model_test_capture_start();
+	dev = ixy_init_config(&config);
+	char* text = model_test_capture_end();
+	CHECK(dev != NULL);
+	CHECK(strstr(text, "warning") && strstr(text, "ring size 2048"));
+	free(text);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 256);
+	close_nic(nic, dev);
+}
+
+// Frames of many lengths arrive byte for byte and in order, over several rounds of the ring; every chain is offered
+// again (refill) after each batch; the statistics count packets and bytes (+ 4 CRC bytes each, as on a wire).
+static void test_rx(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	uint32_t seq = 0;
+	uint64_t bytes = 0;
+	const uint32_t batches[] = {1, 7, 32, 32, 31, 3, 32, 16};
+	for (uint32_t round = 0; round < sizeof(batches) / sizeof(batches[0]); round++) {
+		uint32_t n = batches[round];
+		for (uint32_t i = 0; i < n; i++) {
+			bytes += frame_len_for(seq + i) + IXY_ETHER_CRC_BYTES;
+			deliver(nic, seq + i);
+		}
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32 - n);
+		receive_in_order(dev, seq, n, 5);
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32); // refilled
+		seq += n;
+	}
+	// A full ring: the 33rd frame finds no buffer; after the batch, all fit again.
+	for (uint32_t i = 0; i < 32; i++) {
+		bytes += frame_len_for(seq + i) + IXY_ETHER_CRC_BYTES;
+		deliver(nic, seq + i);
+	}
+	uint8_t frame[60];
+	model_test_frame(frame, 60, nic_mac, 999);
+	CHECK_EQ(model_virtio_rx(nic, frame, 60), MODEL_VIRTIO_RX_NO_BUFFER);
+	receive_in_order(dev, seq, 32, 64);
+	seq += 32;
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.rx_pkts, seq);
+	CHECK_EQ(stats.rx_bytes, bytes);
+	CHECK_EQ(stats.rx_dropped, 0);
+	CHECK_EQ(read_stats(dev).rx_pkts, 0); // read_stats returns what happened since the last call
+	struct pkt_buf* bufs[4];
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 4), 0);
+	close_nic(nic, dev);
+}
+
+// While the app holds every buffer of the RX pool, frames wait in the used ring; they come once it frees some.
+static void test_rx_pool_empty(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	enum { POOL = 4096 }; // the driver's RX pool (RX_MEMPOOL_ENTRIES)
+	static struct pkt_buf* held[POOL];
+	uint32_t num_held = 0, seq = 0;
+	while (num_held < POOL - 32) { // the ring holds 32 buffers
+		deliver(nic, seq);
+		seq++;
+		uint32_t n = ixy_rx_batch(dev, 0, &held[num_held], 1);
+		CHECK_EQ(n, 1);
+		if (n != 1) {
+			break;
+		}
+		num_held++;
+	}
+	deliver(nic, seq);
+	CHECK_EQ(ixy_rx_batch(dev, 0, &held[num_held], 1), 0); // no fresh buffer for the chain: the frame waits
+	pkt_buf_free(held[--num_held]);
+	receive_in_order(dev, seq, 1, 1);
+	while (num_held > 0) {
+		pkt_buf_free(held[--num_held]);
+	}
+	close_nic(nic, dev);
+}
+
+static void fill_packets(struct mempool* pool, struct pkt_buf** bufs, uint32_t n, uint32_t first_seq) {
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, n), n);
+	for (uint32_t i = 0; i < n; i++) {
+		bufs[i]->size = frame_len_for(first_seq + i);
+		model_test_frame(bufs[i]->data, bufs[i]->size, foreign_mac, first_seq + i);
+	}
+}
+
+// The model's wire holds frames first_seq .. first_seq + n - 1 from position `from` on.
+static void check_wire(const struct model_virtio* nic, uint32_t from, uint32_t first_seq, uint32_t n) {
+	CHECK_EQ(model_virtio_tx_count(nic), from + n);
+	for (uint32_t i = 0; i < n && from + i < model_virtio_tx_count(nic); i++) {
+		uint32_t len = 0;
+		const uint8_t* sent = model_virtio_tx_frame(nic, from + i, &len);
+		uint8_t frame[1514];
+		model_test_frame(frame, frame_len_for(first_seq + i), foreign_mac, first_seq + i);
+		CHECK_EQ(len, frame_len_for(first_seq + i));
+		CHECK(len == frame_len_for(first_seq + i) && memcmp(sent, frame, len) == 0);
+	}
+}
+
+// Frames are sent byte for byte, in order; sent buffers go back to the app's pool when the driver cleans the queue
+// (the next tx_batch), and only then count in the statistics; a full queue takes no more; with
+// VRING_USED_F_NO_NOTIFY the driver does not notify.
+static void test_tx(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct mempool* pool = memory_allocate_mempool(256, 0);
+	if (!dev || !pool) {
+		model_pci_remove_all();
+		return;
+	}
+	struct pkt_buf* bufs[64];
+	fill_packets(pool, bufs, 20, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 20), 20);
+	check_wire(nic, 0, 0, 20);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_TX), 1); // one per batch
+	CHECK_EQ(read_stats(dev).tx_pkts, 0);                          // not cleaned yet
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < 20; i++) {
+		bytes += frame_len_for(i) + IXY_ETHER_CRC_BYTES;
+	}
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.tx_pkts, 20);
+	CHECK_EQ(stats.tx_bytes, bytes);
+
+	// The device does not send: 32 chains, then the queue is full.
+	model_virtio_tx_on_notify(nic, false);
+	fill_packets(pool, bufs, 40, 20);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 40), 32);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + 32, 8), 0);
+	CHECK_EQ(model_virtio_tx_process(nic), 32);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + 32, 8), 8);
+	CHECK_EQ(model_virtio_tx_process(nic), 8);
+	check_wire(nic, 20, 20, 40);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	CHECK_EQ(read_stats(dev).tx_pkts, 40);
+
+	// The device says it needs no notifications.
+	model_virtio_suppress_notify(nic, true);
+	uint32_t notified = model_virtio_notifications(nic, MODEL_VIRTIO_TX);
+	fill_packets(pool, bufs, 4, 60);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 4), 4);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_TX), notified);
+	CHECK_EQ(model_virtio_tx_process(nic), 4);
+	check_wire(nic, 60, 60, 4);
+
+	// Close with packets in the queue: reset first, then their buffers go back to the pool.
+	fill_packets(pool, bufs, 10, 64);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 10), 10);
+	ixy_close(dev);
+	CHECK_EQ(pool->free_stack_top, 256);
+	memory_free_mempool(pool);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// Promiscuous mode and the MAC address through the control queue (5.1.6.5).
+static void test_control_queue(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 0);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	CHECK_EQ(ixy_set_promisc(dev, false), 0);
+	CHECK(!model_virtio_promisc(nic));
+	CHECK_EQ(ixy_set_promisc(dev, true), 0);
+	CHECK(model_virtio_promisc(nic));
+	const uint8_t new_mac[6] = {0x02, 0x12, 0x34, 0x56, 0x78, 0x9a};
+	CHECK_EQ(ixy_set_mac_addr(dev, new_mac), 0);
+	uint8_t mac[6];
+	CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);
+	CHECK(memcmp(mac, new_mac, 6) == 0);
+	close_nic(nic, dev);
+}
+
+// One bad used entry of each kind in the RX queue, between good frames: each dropped and counted in rx_dropped,
+// the good frames around it delivered, the device reported once (not per entry), the count printed at close.
+static void test_bad_rx_entries(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	uint32_t hdr = model_virtio_net_hdr_len(nic);
+	uint32_t seq = 0, bad = 0;
+	model_test_capture_start();
+	// Lengths: beyond the buffer (by one, and huge), no frame at all (header only), nothing written.
+	const uint32_t bad_lens[] = {hdr + RX_DATA_ROOM + 1, 0xffffffffu, hdr, 0};
+	for (uint32_t i = 0; i < sizeof(bad_lens) / sizeof(bad_lens[0]); i++) {
+		deliver(nic, seq);
+		uint16_t head;
+		CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &head));
+		model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, bad_lens[i]);
+		bad++;
+		deliver(nic, seq + 1);
+		receive_in_order(dev, seq, 2, 8);
+		seq += 2;
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32); // the bad chain was offered again
+	}
+	// The largest frame that fits is not bad.
+	uint16_t head;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &head));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr + RX_DATA_ROOM);
+	struct pkt_buf* buf;
+	CHECK_EQ(ixy_rx_batch(dev, 0, &buf, 1), 1);
+	CHECK_EQ(buf->size, RX_DATA_ROOM);
+	pkt_buf_free(buf);
+	// Ids that are no chain the driver gave: beyond the queue, a data descriptor (odd), 2^32 - 2.
+	const uint32_t bad_ids[] = {64, 1, 63, 0xfffffffeu};
+	for (uint32_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
+		deliver(nic, seq);
+		model_virtio_put_used(nic, MODEL_VIRTIO_RX, bad_ids[i], 100);
+		bad++;
+		deliver(nic, seq + 1);
+		receive_in_order(dev, seq, 2, 8);
+		seq += 2;
+	}
+	// A used index that jumps past what the device holds: nothing behind it is trusted, nothing delivered...
+	uint16_t used = model_virtio_used_idx(nic, MODEL_VIRTIO_RX);
+	deliver(nic, seq);
+	model_virtio_set_used_idx(nic, MODEL_VIRTIO_RX, (uint16_t)(used + 1000));
+	struct pkt_buf* bufs[8];
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 8), 0);
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 8), 0);
+	// ... until the device's index makes sense again.
+	model_virtio_set_used_idx(nic, MODEL_VIRTIO_RX, (uint16_t)(used + 1));
+	deliver(nic, seq + 1);
+	receive_in_order(dev, seq, 2, 8);
+	seq += 2;
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 1);
+	CHECK_EQ(count_of(text, "the device returned"), 1);
+	free(text);
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.rx_dropped, bad);
+	CHECK_EQ(stats.rx_pkts, seq + 1);
+	model_test_capture_start();
+	ixy_close(dev);
+	text = model_test_capture_end();
+	CHECK(strstr(text, "10 bad used ring entries ignored") != NULL); // 8 entries, the jump seen twice
+	free(text);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// After entries with ids that are no chain, the device still holds every chain: when it fills all of them at once
+// (a busy link), all are delivered.
+static void test_rx_full_ring_after_bad_ids(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, 1, 100);
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, 999, 100);
+	struct pkt_buf* bufs[64];
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 64), 0);
+	for (uint32_t seq = 0; seq < 32; seq++) {
+		deliver(nic, seq);
+	}
+	receive_in_order(dev, 0, 32, 64);
+	for (uint32_t seq = 32; seq < 64; seq++) {
+		deliver(nic, seq);
+	}
+	receive_in_order(dev, 32, 32, 64);
+	free(model_test_capture_end());
+	CHECK_EQ(read_stats(dev).rx_dropped, 2);
+	close_nic(nic, dev);
+}
+
+// Bad used entries in the TX queue: a chain returned twice (freed once, not twice), ids that are no chain the device
+// holds, an index that jumps. No buffer is lost or freed twice, and the queue keeps sending afterwards, also when
+// the device returns every chain at once.
+static void test_bad_tx_entries(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct mempool* pool = memory_allocate_mempool(256, 0);
+	if (!dev || !pool) {
+		model_pci_remove_all();
+		return;
+	}
+	model_virtio_tx_on_notify(nic, false);
+	model_test_capture_start();
+	struct pkt_buf* bufs[64];
+	fill_packets(pool, bufs, 8, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 8), 8);
+	// A chain returned twice.
+	uint16_t head;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_TX, &head));
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, head, 0);
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, head, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256 - 7); // one sent and freed, seven still queued
+	// Ids that are no chain the device holds: a data descriptor, beyond the queue, the chain sent already.
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, (uint32_t)head + 1, 0);
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, 5000, 0);
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, head, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256 - 7);
+	// An index far ahead: ignored, nothing freed.
+	uint16_t used = model_virtio_used_idx(nic, MODEL_VIRTIO_TX);
+	model_virtio_set_used_idx(nic, MODEL_VIRTIO_TX, (uint16_t)(used + 40000));
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256 - 7);
+	model_virtio_set_used_idx(nic, MODEL_VIRTIO_TX, used);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 1);
+	free(text);
+	// The device sends the seven it holds and returns them at once; then a full queue's worth.
+	CHECK_EQ(model_virtio_tx_process(nic), 7);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	fill_packets(pool, bufs, 32, 8);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 32), 32);
+	CHECK_EQ(model_virtio_tx_process(nic), 32);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	check_wire(nic, 0, 1, 39); // the first chain was returned without being sent
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.tx_pkts, 40);
+	CHECK_EQ(stats.rx_dropped, 0); // TX entries are not RX drops
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// A device that does not answer control commands, or refuses them: ixy_init gives up with one message (promiscuous
+// mode is part of the init) and leaves the device reset; on a running device only the command fails, and after a
+// timeout no more are sent.
+static void test_control_queue_failures(void) {
+	model_test_begin(__func__);
+	const enum model_virtio_ctrl_answer answers[] = {MODEL_VIRTIO_CTRL_SILENT, MODEL_VIRTIO_CTRL_ERR};
+	const char* messages[] = {"no answer to control command", "refused control command"};
+	for (int i = 0; i < 2; i++) {
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+		model_virtio_ctrl_answer(nic, answers[i]);
+		model_test_capture_start();
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		char* text = model_test_capture_end();
+		CHECK(dev == NULL);
+		CHECK_EQ(count_of(text, "error"), 1);
+		CHECK(strstr(text, messages[i]) != NULL);
+		free(text);
+		check_left_reset(nic);
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 0);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_virtio_ctrl_answer(nic, MODEL_VIRTIO_CTRL_SILENT);
+	uint32_t notified = model_virtio_notifications(nic, MODEL_VIRTIO_CTRL);
+	CHECK(ixy_set_promisc(dev, false) != 0);
+	CHECK(ixy_set_promisc(dev, false) != 0);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_CTRL), notified + 1); // the second one was not sent
+	CHECK(model_virtio_promisc(nic));
+	deliver(nic, 5); // RX goes on
+	receive_in_order(dev, 5, 1, 4);
+	close_nic(nic, dev);
+}
+
+// Every DMA allocation of the init failing in turn: refused, the device left reset, nothing allocated.
+static void test_dma_allocation_failures(void) {
+	model_test_begin(__func__);
+	for (unsigned nth = 1; nth <= 4; nth++) {
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+		model_fail_dma_allocation(nth);
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		CHECK(dev == NULL);
+		model_fail_dma_allocation(0);
+		check_left_reset(nic);
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+}
+
+// The model's own checks, driven by hand through the transport operations: each mistake a driver could make is
+// reported as a violation.
+static void test_model_checks(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
+	struct virtio_transport* t = NULL;
+	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
+	if (!pci || !t) {
+		model_pci_remove_all();
+		return;
+	}
+	const struct virtio_transport_ops* ops = t->ops;
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	CHECK_VIOLATION("ACKNOWLEDGE before the device was reset");
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	uint64_t offered;
+	ops->get_features(t, &offered);
+	CHECK_VIOLATION("features read before DRIVER");
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER_OK);
+	CHECK_VIOLATION("DRIVER_OK before the features were negotiated");
+	CHECK_VIOLATION("DRIVER_OK before the RX and TX queues");
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	CHECK_VIOLATION("bits cleared without a reset");
+	CHECK_NO_NEW_VIOLATIONS();
+
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	uint16_t size;
+	ops->queue_size(t, 0, 0, &size);
+	CHECK_VIOLATION("virtqueue 0 set up in status 0x03");
+	ops->get_features(t, &offered);
+	CHECK_EQ(offered, MODEL_VIRTIO_DEFAULT_FEATURES);
+	CHECK_EQ(ops->set_features(t, VIRTIO_NET_F_MAC | (1ull << 40)), 0);
+	CHECK_VIOLATION("does not offer");
+	CHECK_VIOLATION("VIRTIO_F_VERSION_1 offered and not accepted");
+	CHECK_EQ(ops->queue_size(t, 0, 100, &size), 0);
+	CHECK_VIOLATION("size 100 is not a power of two");
+	CHECK_EQ(ops->queue_size(t, 0, 64, &size), 0);
+	CHECK_EQ(size, 64);
+	struct dma_memory mem;
+	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
+	uint64_t base = mem.phy;
+	CHECK(ops->enable_queue(t, 0, 64, base + 8, base + 1024, base + 4096) != 0);
+	CHECK_VIOLATION("misaligned or not DMA memory");
+	CHECK(ops->enable_queue(t, 0, 32, base, base + 1024, base + 4096) != 0);
+	CHECK_VIOLATION("enabled with 32 descriptors");
+	CHECK_EQ(ops->enable_queue(t, 0, 64, base, base + 1024, base + 4096), 0);
+	ops->notify(t, 0);
+	CHECK_VIOLATION("notified before DRIVER_OK");
+	CHECK_NO_NEW_VIOLATIONS();
+	memory_free_dma(&mem);
+	CHECK_VIOLATION("DMA memory of virtqueue 0 freed while the device can reach it");
+	CHECK_EQ(model_virtio_status(nic), 0x0b);
+	CHECK(model_virtio_queue_ready(nic, 0));
+	ops->close(t);
+	CHECK_VIOLATION("transport closed in status 0x0b");
+	CHECK_NO_NEW_VIOLATIONS();
+	pci_close(pci);
+	model_pci_remove_all();
+
+	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them.
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_LEGACY_ONLY);
+	pci = pci_open_sysfs(NIC_ADDR);
+	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t == NULL);
+	t = pci ? virtio_legacy_open(pci) : NULL;
+	CHECK(t != NULL && strcmp(t->ops->name, "legacy") == 0);
+	if (!pci || !t) {
+		model_pci_remove_all();
+		return;
+	}
+	ops = t->ops;
+	ops->set_status(t, 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	ops->get_features(t, &offered);
+	CHECK_EQ(offered, MODEL_VIRTIO_DEFAULT_FEATURES & 0xffffffffu);
+	CHECK_EQ(ops->set_features(t, VIRTIO_NET_F_MAC), 0);
+	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_FEATURES_OK);
+	CHECK_VIOLATION("FEATURES_OK through the legacy interface");
+	CHECK_EQ(ops->queue_size(t, 0, 64, &size), 0);
+	CHECK_EQ(size, 256); // the legacy size is the device's
+	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
+	base = mem.phy;
+	CHECK_EQ(ops->enable_queue(t, 0, 256, base, base + 4096 + 64, base + 8192), 0);
+	CHECK_VIOLATION("not the legacy layout");
+	ops->set_status(t, 0);
+	CHECK(!model_virtio_queue_ready(nic, 0)); // a reset forgets the queues
+	ops->close(t);
+	memory_free_dma(&mem);
+	CHECK_NO_NEW_VIOLATIONS();
+	pci_close(pci);
+	model_pci_remove_all();
+}
+
+int main(void) {
+	test_model_checks();
+	test_init_modern();
+	test_init_without_control_queue();
+	test_init_legacy();
+	test_transport_choice();
+	test_features_refused();
+	test_modern_without_version_1();
+	test_ring_sizes();
+	test_rx();
+	test_rx_pool_empty();
+	test_tx();
+	test_control_queue();
+	test_bad_rx_entries();
+	test_rx_full_ring_after_bad_ids();
+	test_bad_tx_entries();
+	test_control_queue_failures();
+	test_dma_allocation_failures();
+	return model_test_summary();
+}

@@ -1,0 +1,139 @@
+// A software model of a VirtIO network device (VirtIO 1.0, OASIS) for testing ixy's VirtIO driver without a VM.
+//
+// The driver (src/driver/virtio.c) reaches a device only through a struct virtio_transport
+// (src/driver/virtio_transport.h). In test builds this model is that transport: virtio_modern_open() and
+// virtio_legacy_open() (implemented here instead of src/driver/virtio_modern.c and virtio_legacy.c) hand out a
+// transport whose operations act on the model. The model
+// - keeps the device status and checks the order of the initialisation (3.1.1; legacy 3.1.2): ACKNOWLEDGE,
+//   DRIVER, reading and writing the features, FEATURES_OK (modern), the queues, DRIVER_OK; no status bit cleared
+//   except by a reset; features accepted that were not offered; VERSION_1 not accepted on the modern interface;
+// - keeps the queue addresses the driver gives it and checks them (live DMA memory, alignment 2.4, the legacy
+//   layout 2.4.2);
+// - lets the test act as the device on the split virtqueues in the driver's DMA memory (device address ==
+//   virtual address in test builds, test/seam): take chains from the available ring, write frames into RX chains,
+//   read TX chains (the "wire"), and put used entries, also wrong ones (a length beyond the buffer, an id the
+//   driver never offered, a used index that jumps);
+// - answers the control queue at once when notified (as QEMU does): promiscuous mode and the MAC address.
+// A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
+//
+// What it leaves out: interrupts and event indices (ixy uses neither), the ISR, mergeable RX buffers, offloads,
+// multiqueue, indirect descriptors, and the register layout of both transports (their code in src/driver is tested
+// in QEMU VMs, test/vm).
+#ifndef IXY_TEST_VIRTIO_MODEL_H
+#define IXY_TEST_VIRTIO_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define MODEL_VIRTIO_VENDOR_ID 0x1af4
+#define MODEL_VIRTIO_NET_TRANSITIONAL 0x1000 // 4.1.2.3: legacy interface, usually the modern one too
+#define MODEL_VIRTIO_NET_MODERN 0x1041       // 4.1.2.1: 0x1040 + device type 1 (network)
+#define MODEL_VIRTIO_QUEUES 3                // 0 receive, 1 transmit, 2 control (5.1.2)
+#define MODEL_VIRTIO_RX 0
+#define MODEL_VIRTIO_TX 1
+#define MODEL_VIRTIO_CTRL 2
+
+// Which transports the device has.
+enum model_virtio_kind {
+	MODEL_VIRTIO_MODERN_ONLY, // device 0x1041: only the modern interface (QEMU behind a PCIe root port)
+	MODEL_VIRTIO_BOTH,        // device 0x1000 with the modern interface too (QEMU's default on i440FX)
+	MODEL_VIRTIO_LEGACY_ONLY, // device 0x1000 without modern capabilities (VirtualBox, disable-modern=on)
+};
+
+// Features the model offers unless told otherwise (model_virtio_offer): those ixy uses and some it must not accept
+// (checksum offloads, mergeable RX buffers); the legacy interface shows only bits 0..31.
+#define MODEL_VIRTIO_DEFAULT_FEATURES                                                                                  \
+	((1ull << 0) | (1ull << 1) | (1ull << 5) | (1ull << 15) | (1ull << 16) | (1ull << 17) | (1ull << 18) |         \
+	 (1ull << 23) | (1ull << 32))
+
+struct model_virtio;
+
+// Adds a VirtIO network device (vendor 0x1af4, class 0x020000) at pci_addr. Its queues have at most 256
+// descriptors (QEMU's default; legacy: exactly 256), its MAC address is 02:00:00:01:<bus>:<function>, the link is up.
+struct model_virtio* model_virtio_add(const char* pci_addr, enum model_virtio_kind kind);
+struct model_pci_device* model_virtio_pci(const struct model_virtio* nic);
+
+// ---- knobs (before ixy_init) ----
+
+void model_virtio_offer(struct model_virtio* nic, uint64_t features);
+// The largest queue (modern: the driver may choose a smaller power of two; legacy: the one size there is).
+void model_virtio_set_queue_max(struct model_virtio* nic, uint16_t size);
+// The device clears FEATURES_OK when the driver sets it (it does not support the accepted features, 3.1.1 step 6).
+void model_virtio_refuse_features(struct model_virtio* nic, bool refuse);
+void model_virtio_set_link(struct model_virtio* nic, bool up, uint32_t speed_mbit);
+// Sets VRING_USED_F_NO_NOTIFY in every used ring from now on: the driver should stop notifying.
+void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
+// How the device answers control commands (5.1.6.5): OK (default), ERR, or not at all (the chains stay with it).
+enum model_virtio_ctrl_answer { MODEL_VIRTIO_CTRL_OK, MODEL_VIRTIO_CTRL_ERR, MODEL_VIRTIO_CTRL_SILENT };
+void model_virtio_ctrl_answer(struct model_virtio* nic, enum model_virtio_ctrl_answer answer);
+// Processes TX chains as soon as the driver notifies the TX queue (default true, as QEMU). When false, chains wait
+// until model_virtio_tx_process().
+void model_virtio_tx_on_notify(struct model_virtio* nic, bool on_notify);
+
+// ---- state as the device sees it ----
+
+uint8_t model_virtio_status(const struct model_virtio* nic);
+uint64_t model_virtio_driver_features(const struct model_virtio* nic);
+// "modern" or "legacy": the transport the driver opened last; NULL if none is open.
+const char* model_virtio_transport(const struct model_virtio* nic);
+bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue);
+uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue);
+uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue);
+bool model_virtio_promisc(const struct model_virtio* nic);
+// The virtio-net header length the device expects: 12 with VERSION_1, else 10 (5.1.6).
+uint32_t model_virtio_net_hdr_len(const struct model_virtio* nic);
+
+// ---- the device side of a virtqueue, raw ----
+
+// Chains the driver has made available that the device has not taken yet (avail->idx - the device's index).
+uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t queue);
+// The available ring as the driver wrote it: its index, and the entry at position i (mod queue size).
+uint16_t model_virtio_avail_idx(const struct model_virtio* nic, uint16_t queue);
+uint16_t model_virtio_avail_entry(const struct model_virtio* nic, uint16_t queue, uint16_t i);
+// Takes the next available chain: its head descriptor index. false if there is none (or the queue is not live).
+bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head);
+// Total length of the chain at head, of the descriptors the device may write (RX) or read (TX).
+uint32_t model_virtio_chain_capacity(struct model_virtio* nic, uint16_t queue, uint16_t head);
+// Writes len bytes into the chain at head, descriptor after descriptor; false (and nothing written) if they do not fit.
+bool model_virtio_write_chain(struct model_virtio* nic, uint16_t queue, uint16_t head, const void* data, uint32_t len);
+// Puts a used entry {id, len} at the used index and advances it (2.4.8), whatever id and len are: the test may
+// return chains the device never took, ids that are no chain, lengths beyond the buffer.
+void model_virtio_put_used(struct model_virtio* nic, uint16_t queue, uint32_t id, uint32_t len);
+// Writes the used index directly (e.g. one that jumps ahead of the chains the device holds).
+void model_virtio_set_used_idx(struct model_virtio* nic, uint16_t queue, uint16_t idx);
+uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue);
+// The used ring entry at position slot (mod queue size), as the driver will read it.
+void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
+			     uint32_t* len);
+// Overwrites the used ring entry at position slot (mod queue size) without touching the index. No correct device
+// does this (the slot may hold an entry the driver has not read): the model counts as misbehaving from then on.
+void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t id, uint32_t len);
+// True once the test did something no correct device does (a used entry or index for chains it did not take, a
+// used slot written directly).
+// The model then stops checking the driver's available ring against what the device holds.
+bool model_virtio_misbehaved(const struct model_virtio* nic);
+
+// ---- receive and transmit, as a correct device does them ----
+
+enum model_virtio_rx_result {
+	MODEL_VIRTIO_RX_DELIVERED, // header and frame written into the next chain, used entry put
+	MODEL_VIRTIO_RX_NO_BUFFER, // no chain available: dropped
+	MODEL_VIRTIO_RX_TOO_LONG,  // the chain is too short for header and frame: dropped, the chain stays available
+	MODEL_VIRTIO_RX_OFF,       // the device is not running (no DRIVER_OK, reset, queue not set up)
+};
+// A frame (without CRC) arrives from the wire: the device writes the virtio-net header (no offloads, num_buffers 1)
+// and the frame into the next RX chain and returns it with the bytes written (5.1.6.3, 5.1.6.4).
+enum model_virtio_rx_result model_virtio_rx(struct model_virtio* nic, const void* frame, uint32_t len);
+// Takes every available TX chain, checks its header, records the frame and returns the chain (len 0, 5.1.6.2).
+// Returns how many frames it sent.
+uint32_t model_virtio_tx_process(struct model_virtio* nic);
+// The same for at most max chains.
+uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max);
+// Frames sent (and recorded), in order.
+uint32_t model_virtio_tx_count(const struct model_virtio* nic);
+const uint8_t* model_virtio_tx_frame(const struct model_virtio* nic, uint32_t i, uint32_t* len);
+void model_virtio_clear_tx(struct model_virtio* nic);
+
+#endif
