@@ -35,9 +35,7 @@ static inline uint32_t forward(struct ixy_device* rx_dev, uint16_t rx_queue, str
 	uint32_t num_tx = ixy_tx_batch(tx_dev, tx_queue, bufs, num_rx);
 	// The TX queue is full (the output link is slower than the input): drop the rest. Holding them back would
 	// only stall reception, and the RX ring would drop packets instead.
-	for (uint32_t i = num_tx; i < num_rx; i++) {
-		pkt_buf_free(bufs[i]);
-	}
+	pkt_buf_free_batch(bufs + num_tx, num_rx - num_tx);
 	counters->forwarded += num_tx;
 	counters->dropped_tx_full += num_rx - num_tx;
 	return num_rx;

@@ -6,7 +6,7 @@ function to another the number of calls and the cost inside them), then counts p
 
   RX          ixgbe_rx_batch and what it calls, but not memory management and not the model
   TX          ixgbe_tx_batch (tx_clean is inlined into it) and what it calls, the same way
-  memory      pkt_buf_alloc, pkt_buf_alloc_batch, pkt_buf_free, from wherever they are called
+  memory      pkt_buf_alloc, pkt_buf_alloc_batch, pkt_buf_free, pkt_buf_free_batch, from wherever they are called
   forwarding  forward() itself: its loop touching one byte per packet, and the calls through the device struct
   model       everything inside ixy_seam_write32/ixy_seam_read32: the 82599 model behind the registers
 
@@ -26,7 +26,7 @@ import re
 import sys
 
 MODEL = {"ixy_seam_write32", "ixy_seam_read32", "ixy_seam_usleep"}
-MEMORY = {"pkt_buf_alloc", "pkt_buf_alloc_batch", "pkt_buf_free"}
+MEMORY = {"pkt_buf_alloc", "pkt_buf_alloc_batch", "pkt_buf_free", "pkt_buf_free_batch"}
 RX, TX, FORWARD = "ixgbe_rx_batch", "ixgbe_tx_batch", "forward_step"  # forward(), inlined into fwd_bench's forward_step
 BATCH_SIZE = 32  # FWD_BATCH_SIZE (apps/fwd.h)
 
@@ -157,7 +157,7 @@ def main():
     print(f"{header}   paper: ixy cycles (DPDK)")
     row("RX (ixgbe_rx_batch)", parts["RX"], "rx", "44.8 (35.4)")
     row("TX (ixgbe_tx_batch, tx_clean)", parts["TX"], "tx", "14.7 (20.4)")
-    row("memory (pkt_buf_alloc/free)", parts["memory"], "memory", "30.4 (inlined)")
+    row("memory (pkt_buf_*, batches)", parts["memory"], "memory", "30.4 (inlined)")
     row("forwarding (forward() loop)", parts["forwarding"], "forwarding", "12.3 (6.1)")
     row("total", total, "split_total", "96 (61)")
     if "total" in ticks:

@@ -13,7 +13,8 @@
 // - fwd_bench_time (FWD_BENCH_TIMED): reads the time stamp counter around each rx_batch and tx_batch call (by
 //   putting timing functions into the device's function pointers), around each pair of forward() calls, and
 //   around each register write (the linker's --wrap=ixy_seam_write32: the model's work is timed and subtracted).
-//   Memory management is timed separately (pkt_buf_alloc/pkt_buf_free on a pool like the driver's). Noisy.
+//   Memory management is timed separately (pkt_buf_alloc_batch/pkt_buf_free_batch on a pool like the driver's).
+//   Noisy.
 //
 // Usage: fwd_bench_count [packets]      fwd_bench_time [packets [segments]]
 #include <stdio.h>
@@ -228,12 +229,12 @@ static uint64_t timer_overhead(void) {
 	return samples[SAMPLES / 2];
 }
 
-// Ticks per packet of memory management as the driver does it: FWD_BATCH_SIZE pkt_buf_alloc() calls (one per
-// received packet, rx_batch) and FWD_BATCH_SIZE pkt_buf_free() calls (tx_clean), on a pool shaped like the
-// driver's RX pool (2 * 512 + 1024 buffers of 4 KiB).
+// Ticks per packet of memory management as the driver does it: one pkt_buf_alloc_batch() of FWD_BATCH_SIZE buffers
+// (rx_batch refills the descriptors it took) and one pkt_buf_free_batch() of as many (tx_clean), on a pool shaped
+// like the driver's RX pool (2 * 512 + 1024 buffers of 64 + 3 KiB).
 static void time_memory_management(uint64_t overhead, uint32_t rounds, double* alloc_per_packet,
 				   double* free_per_packet) {
-	struct mempool* pool = memory_allocate_mempool(2 * IXY_DEFAULT_RING_SIZE + 1024, 4096);
+	struct mempool* pool = memory_allocate_mempool(2 * IXY_DEFAULT_RING_SIZE + 1024, 64 + 3 * 1024);
 	if (!pool) {
 		fprintf(stderr, "fwd_bench: no mempool\n");
 		exit(1);
@@ -242,13 +243,9 @@ static void time_memory_management(uint64_t overhead, uint32_t rounds, double* a
 	uint64_t alloc_ticks = 0, free_ticks = 0;
 	for (uint32_t r = 0; r < WARM_UP_ROUNDS + rounds; r++) {
 		uint64_t start = tsc();
-		for (uint32_t i = 0; i < FWD_BATCH_SIZE; i++) {
-			bufs[i] = pkt_buf_alloc(pool);
-		}
+		pkt_buf_alloc_batch(pool, bufs, FWD_BATCH_SIZE);
 		uint64_t middle = tsc();
-		for (uint32_t i = 0; i < FWD_BATCH_SIZE; i++) {
-			pkt_buf_free(bufs[i]);
-		}
+		pkt_buf_free_batch(bufs, FWD_BATCH_SIZE);
 		uint64_t end = tsc();
 		if (r >= WARM_UP_ROUNDS) {
 			alloc_ticks += middle - start - overhead;
@@ -358,14 +355,16 @@ int main(int argc, char** argv) {
 	printf("# fwd_bench_time: %u segments of %llu packets (half of them split into RX/TX), batch %d, ring %d\n",
 	       segments, (unsigned long long)rounds_per_segment * PACKETS_PER_ROUND, FWD_BATCH_SIZE,
 	       IXY_DEFAULT_RING_SIZE);
-	printf("# TSC ticks per packet, medians over segments; memory: pkt_buf_alloc/free timed on their own\n");
+	printf("# TSC ticks per packet, medians over segments; memory: pkt_buf_alloc_batch/free_batch timed on their "
+	       "own\n");
 	printf("tsc_ghz %.3f\n", tsc_ghz());
 	printf("timer_overhead_ticks %llu\n", (unsigned long long)overhead);
 	printf("rx_incl_memory %.1f\n", rx_median);
 	printf("tx_incl_memory %.1f\n", tx_median);
 	printf("memory_alloc %.1f\n", alloc_per_packet);
 	printf("memory_free %.1f\n", free_per_packet);
-	// Every packet takes one pkt_buf_alloc (rx_batch refills its descriptor) and one pkt_buf_free (tx_clean).
+	// Every packet takes one buffer of a pkt_buf_alloc_batch (rx_batch refills its descriptor) and one of a
+	// pkt_buf_free_batch (tx_clean).
 	printf("rx %.1f\n", rx_median - alloc_per_packet);
 	printf("tx %.1f\n", tx_median - free_per_packet);
 	printf("memory %.1f\n", alloc_per_packet + free_per_packet);

@@ -2,7 +2,8 @@
 # Measures what the ixgbe driver costs per forwarded packet (docs/benchmark.md) and prints the table.
 #
 # Builds fwd_bench in its own directory (release flags, no sanitizers), counts instructions with callgrind
-# (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test; takes about a minute.
+# (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
+# is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
 # Usage: bench/run.sh [--cache]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)

@@ -39,10 +39,9 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 	mempool->buf_size = buf_size;
 	mempool->num_entries = num_entries;
 	mempool->free_stack_top = num_entries;
-	uint8_t* base = mempool->dma.virt;
 	uintptr_t page_phy = 0;
 	for (uint32_t i = 0; i < num_entries; i++) {
-		uint8_t* page = base + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
+		uint8_t* page = (uint8_t*)mempool->dma.virt + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
 		size_t offset_in_page = (size_t)(i % bufs_per_page) * buf_size;
 		// Each huge page is physically contiguous: translate once per page.
 		if (offset_in_page == 0 && (page_phy = memory_device_address(page)) == 0) {
@@ -73,12 +72,13 @@ void memory_free_mempool(struct mempool* mempool) {
 }
 
 uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], uint32_t num_bufs) {
-	if (num_bufs > mempool->free_stack_top) {
-		num_bufs = mempool->free_stack_top;
-	}
+	num_bufs = num_bufs < mempool->free_stack_top ? num_bufs : mempool->free_stack_top;
+	// bufs[0] is the top of the stack: the buffer freed last (warm in cache).
+	struct pkt_buf** top = &mempool->free_stack[mempool->free_stack_top];
 	for (uint32_t i = 0; i < num_bufs; i++) {
-		bufs[i] = mempool->free_stack[--mempool->free_stack_top];
+		bufs[i] = *(top - 1 - i);
 	}
+	mempool->free_stack_top -= num_bufs;
 	return num_bufs;
 }
 
@@ -94,4 +94,10 @@ void pkt_buf_free(struct pkt_buf* buf) {
 		ixy_panic("buffer %u freed to a full mempool (freed twice?)", buf->mempool_idx);
 	}
 	mempool->free_stack[mempool->free_stack_top++] = buf;
+}
+
+void pkt_buf_free_batch(struct pkt_buf* bufs[], uint32_t num_bufs) {
+	for (uint32_t i = 0; i < num_bufs; i++) {
+		pkt_buf_free(bufs[i]);
+	}
 }

@@ -69,6 +69,8 @@ void memory_free_mempool(struct mempool* mempool);
 uint32_t pkt_buf_alloc_batch(struct mempool* mempool, struct pkt_buf* bufs[], uint32_t num_bufs);
 // One buffer, or NULL when the pool is empty.
 struct pkt_buf* pkt_buf_alloc(struct mempool* mempool);
-// Returns a buffer to its pool.
+// Returns a buffer to its pool. Panics if the pool is full: the buffer was freed twice.
 void pkt_buf_free(struct pkt_buf* buf);
+// Returns num_bufs buffers, each to its own pool (they may come from different pools), as pkt_buf_free does.
+void pkt_buf_free_batch(struct pkt_buf* bufs[], uint32_t num_bufs);
 #endif

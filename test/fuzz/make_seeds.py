@@ -107,6 +107,35 @@ seed("ixgbe_rx", "dd-whole-ring",
      RING_64 + b"".join(ahead(k, status(1, 1), 64) for k in range(64)) + batch_large(128) + inject(10, 0) + batch(64))
 seed("ixgbe_rx", "small-batches", RING_64 + inject(20, 0) + batch(1) + batch(0) + batch(3) + batch(16))
 
+# ---- ixgbe_tx: the first byte picks the ring size (64 << (byte % 4)), then operations:
+# 0 tx_batch (count: u8 % 65), 1 large tx_batch (count: u16 % (2 * ring + 1)), 2 clean, 3 pause, 4 resume.
+# Each packet of a batch: pool (u8 & 1: 0 large, 1 small), size selector (u8 % 4: 0 empty, 1 small 1 + value % 128,
+# 2 data room - 2 + value % 5, 3 value as is), value (u16).
+def packet(pool, selector, value):
+    return bytes([pool, selector]) + struct.pack("<H", value)
+
+
+def tx(pkts, large=False):
+    count = len(pkts) // 4
+    return (bytes([1]) + struct.pack("<H", count) if large else bytes([0, count])) + pkts
+
+
+CLEAN, PAUSE, RESUME = bytes([2]), bytes([3]), bytes([4])
+SIXTY = packet(0, 1, 59)  # 60 bytes from the large pool
+seed("ixgbe_tx", "send-batches", RING_64 + tx(SIXTY * 32) * 6 + CLEAN)
+seed("ixgbe_tx", "sizes-at-data-room",
+     RING_64 + tx(b"".join(packet(pool, 2, v) for pool in (0, 1) for v in range(5))) + tx(SIXTY * 4))
+seed("ixgbe_tx", "empty-and-huge", RING_64 + tx(SIXTY * 3 + packet(0, 0, 0) + SIXTY) +
+     tx(SIXTY + packet(1, 3, 65535) + SIXTY) + tx(packet(0, 3, 2048) + packet(0, 3, 2049)))
+seed("ixgbe_tx", "ring-full-while-paused",
+     RING_128 + PAUSE + tx(SIXTY * 200, True) + CLEAN + tx(SIXTY * 10) + RESUME + tx(SIXTY * 40) + CLEAN)
+seed("ixgbe_tx", "ring-512-wrap", RING_512 + (tx(SIXTY * 64) + tx(packet(1, 1, 63) * 33)) * 20)
+# The descriptors at the end of the ring all hold frames to drop (no EOP, then length 0): rx_batch goes on at
+# descriptor 0 and delivers the frame there.
+seed("ixgbe_rx", "drops-up-to-ring-end",
+     RING_64 + inject(60, 0) + batch(60) + free(60, 0) + inject(5, 0) + mutate(0, status(1, 0), 60) +
+     mutate(1, status(1, 0), 60) + mutate(2, status(1, 0), 60) + mutate(3, status(1, 1), 0) + batch(8))
+
 # ---- virtio_rx: the first byte picks the device: ring size 64 << (byte % 4), bit 2 set: legacy only. Operations:
 # 0 deliver (count - 1: u8, length: u16 -> 60 + u16 % 1455), 1 deliver long (count - 1: u8, u8 -> data room - 64 +
 # u8 % 128), 2 take, 3 put used (id, length), 4 write a used slot ahead (ahead: u16, id, length), 5 jump (by: u16),

@@ -1,6 +1,10 @@
-// Mempool: alloc/free, batches, exhaustion, LIFO order, buffer layout.
+// Mempool: alloc/free, batches, exhaustion, LIFO order, buffer layout, double frees.
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <ixy/memory.h>
 
@@ -117,6 +121,65 @@ static void test_buffers_never_span_pages(void) {
 	memory_free_mempool(pool);
 }
 
+// pkt_buf_free_batch returns each buffer to its own pool, also when the pools alternate within a batch.
+static void test_free_batch_of_two_pools(void) {
+	struct mempool* large = memory_allocate_mempool(8, 0);
+	struct mempool* small = memory_allocate_mempool(8, 128);
+	CHECK(large != NULL && small != NULL);
+	if (!large || !small) {
+		return;
+	}
+	struct pkt_buf* bufs[12];
+	for (int i = 0; i < 12; i++) {
+		CHECK_EQ(pkt_buf_alloc_batch(i % 3 ? large : small, &bufs[i], 1), 1);
+	}
+	CHECK_EQ(large->free_stack_top, 0);
+	CHECK_EQ(small->free_stack_top, 4);
+	pkt_buf_free_batch(bufs, 12);
+	CHECK_EQ(large->free_stack_top, 8);
+	CHECK_EQ(small->free_stack_top, 8);
+	CHECK(large->free_stack[7] == bufs[11] && small->free_stack[7] == bufs[9]); // the last freed is on top
+	pkt_buf_free_batch(bufs, 0);
+	memory_free_mempool(large);
+	memory_free_mempool(small);
+}
+
+// Runs free_twice(pool) in a child process; true if it was killed by the panic's abort().
+static bool aborts(void (*free_twice)(struct mempool* pool)) {
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		struct mempool* pool = memory_allocate_mempool(4, 0);
+		// The panic message is expected: stderr goes to /dev/null.
+		if (pool && freopen("/dev/null", "w", stderr) != NULL) {
+			free_twice(pool);
+		}
+		_exit(0);
+	}
+	int status = 0;
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void free_one_twice(struct mempool* pool) {
+	struct pkt_buf* buf = pkt_buf_alloc(pool);
+	pkt_buf_free(buf);
+	pkt_buf_free(buf);
+}
+
+static void free_one_twice_in_a_batch(struct mempool* pool) {
+	struct pkt_buf* bufs[3];
+	pkt_buf_alloc_batch(pool, bufs, 2);
+	bufs[2] = bufs[0];
+	pkt_buf_free_batch(bufs, 3);
+}
+
+// A buffer freed twice overfills its pool's free stack: that panics (abort) instead of corrupting memory.
+static void test_double_free_panics(void) {
+	CHECK(aborts(free_one_twice));
+	CHECK(aborts(free_one_twice_in_a_batch));
+}
+
 static void test_bad_arguments(void) {
 	CHECK(memory_allocate_mempool(0, 2048) == NULL);
 	CHECK(memory_allocate_mempool(10, 3000) == NULL); // not whole cache lines
@@ -132,6 +195,8 @@ int main(void) {
 	test_lifo();
 	test_buffers_spanning_pages();
 	test_buffers_never_span_pages();
+	test_free_batch_of_two_pools();
+	test_double_free_panics();
 	test_bad_arguments();
 	return check_summary();
 }

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Regression test (ctest bench_instructions, labels bench and novalgrind): counts the instructions per forwarded
+# packet of the ixgbe forwarding path with callgrind, as bench/run.sh does, and fails if the total is more than 2%
+# above the documented figure in bench/expected_instructions.txt. Counts are exact: no time is measured.
+#
+# Usage: check_instructions.sh <fwd_bench_count> <compiler id> <compiler version>
+# Exits 77 (ctest: skipped) if the build's compiler is not the one the figure was measured with.
+set -eu
+
+bench_dir=$(cd "$(dirname "$0")" && pwd)
+expected_file=$bench_dir/expected_instructions.txt
+binary=$1
+compiler="$2 ${3%%.*}" # id and major version
+packets=${CALLGRIND_PACKETS:-64000}
+
+value() { # value KEY: the rest of the line "KEY ..." in the expected file
+	sed -n "s/^$1 //p" "$expected_file"
+}
+expected=$(value instructions_per_packet)
+expected_compiler=$(value compiler)
+if [ "$compiler" != "$expected_compiler" ]; then
+	echo "skipped: the figure was measured with $expected_compiler, this build uses $compiler"
+	exit 77
+fi
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+if ! valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --toggle-collect=bench_measured_rounds \
+	--callgrind-out-file="$out/callgrind.out" "$binary" "$packets" >"$out/valgrind.log" 2>&1; then
+	cat "$out/valgrind.log"
+	exit 1
+fi
+python3 "$bench_dir/callgrind_parts.py" "$out/callgrind.out" | tee "$out/parts.txt"
+total=$(awk '$1 == "total" { print $2 }' "$out/parts.txt")
+limit=$(awk -v e="$expected" 'BEGIN { printf "%.1f", e * 1.02 }')
+if awk -v t="$total" -v l="$limit" 'BEGIN { exit !(t > l) }'; then
+	echo "FAILED: $total instructions per packet, more than 2% above the documented $expected (limit $limit)"
+	echo "If the rise is intended, update bench/expected_instructions.txt and docs/benchmark.md."
+	exit 1
+fi
+echo "ok: $total instructions per packet (documented: $expected, limit $limit)"
