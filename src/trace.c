@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
+#include "driver/igb_regs.h"
 #include "driver/ixgbe_regs.h"
 #include "trace.h"
 
@@ -12,12 +13,13 @@
 bool ixy_trace_on;
 
 static const struct ixy_reg_name ixgbe_names[] = {IXGBE_REG_NAMES, {NULL, 0, 0, 0}};
+static const struct ixy_reg_name igb_names[] = {IGB_REG_NAMES, {NULL, 0, 0, 0}};
 
 // Each driver's register table.
 static const struct {
 	const char* driver;
 	const struct ixy_reg_name* names;
-} tables[] = {{"ixgbe", ixgbe_names}};
+} tables[] = {{"ixgbe", ixgbe_names}, {"igb", igb_names}};
 
 static struct {
 	const uint8_t* bar;

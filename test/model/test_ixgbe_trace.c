@@ -101,6 +101,8 @@ static void test_trace_of_init_and_close(void) {
 	char buf[32];
 	CHECK(strcmp(ixy_trace_reg_name("ixgbe", 0x01018 + 3 * 0x40, buf), "RDT(3)") == 0);
 	CHECK(ixy_trace_reg_name("ixgbe", 0x00004, buf) == NULL);
+	CHECK(strcmp(ixy_trace_reg_name("igb", 0x00100, buf), "RCTL") == 0); // the igb's table too
+	CHECK(strcmp(ixy_trace_reg_name("igb", 0x0E018 + 2 * 0x40, buf), "TDT(2)") == 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
 }
