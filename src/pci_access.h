@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 
 #include "log.h"
-#include "trace.h"
 
 #define PCI_NUM_BARS 6
 
@@ -52,11 +51,6 @@ struct pci_device* pci_open_sysfs(const char* pci_addr);
 static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
 	if (bar < PCI_NUM_BARS && !dev->bars[bar]) {
 		dev->bars[bar] = dev->access->map_bar(dev, bar, &dev->bar_sizes[bar]);
-#if defined(IXY_TRACE) || defined(IXY_SEAM)
-		if (dev->bars[bar]) {
-			ixy_trace_bar(dev->addr, dev->bars[bar], dev->bar_sizes[bar]); // the register trace (trace.h)
-		}
-#endif
 	}
 	*size = bar < PCI_NUM_BARS ? dev->bar_sizes[bar] : 0;
 	return bar < PCI_NUM_BARS ? dev->bars[bar] : NULL;

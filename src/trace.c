@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/driver.h"
 #include "driver/igb_regs.h"
 #include "driver/ixgbe_regs.h"
 #include "trace.h"
@@ -58,7 +57,7 @@ const char* ixy_trace_reg_name(const char* driver, uint32_t reg, char buf[32]) {
 	return lookup(names_of(driver), reg, buf);
 }
 
-void ixy_trace_bar(const char* pci_addr, const uint8_t* bar, size_t size) {
+void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar, size_t size) {
 	const char* env = getenv("IXY_TRACE");
 	unsigned i = 0;
 	while (i < num_traced && traced[i].bar != bar) {
@@ -67,14 +66,11 @@ void ixy_trace_bar(const char* pci_addr, const uint8_t* bar, size_t size) {
 	if (!env || strcmp(env, "1") != 0 || i == MAX_TRACED_BARS) {
 		return;
 	}
-	// The device's driver, by its IDs (the device was checked already: this prints nothing).
-	struct ixy_config config = {.pci_addr = pci_addr};
-	const struct ixy_driver* driver = ixy_find_driver(&config);
 	traced[i].bar = bar;
 	traced[i].size = size;
 	snprintf(traced[i].pci_addr, sizeof(traced[i].pci_addr), "%s", pci_addr);
-	traced[i].driver = driver ? driver->name : "?";
-	traced[i].names = driver ? names_of(driver->name) : NULL;
+	traced[i].driver = driver;
+	traced[i].names = names_of(driver);
 	num_traced += i == num_traced;
 	ixy_trace_on = true;
 }

@@ -23,8 +23,8 @@ struct ixy_reg_name {
 // True once a BAR was mapped with IXY_TRACE=1 in the environment.
 extern bool ixy_trace_on;
 
-// A device's BAR was mapped (pci_map_bar): remembers it, and its driver's register names, if IXY_TRACE=1.
-void ixy_trace_bar(const char* pci_addr, const uint8_t* bar, size_t size);
+// A driver mapped a device's BAR: remembers it, and the driver's register names, if IXY_TRACE=1.
+void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar, size_t size);
 // Prints one register access through bar (a BAR ixy_trace_bar saw; others are ignored).
 void ixy_trace_access(const uint8_t* bar, uint32_t reg, uint32_t value, bool write);
 // The name of a register of a driver ("RDT(3)"), or NULL if its table has none. For tests.

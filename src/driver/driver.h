@@ -18,6 +18,7 @@
 
 #include "../log.h"
 #include "../pci.h"
+#include "../trace.h" // ixy_trace_bar: the register trace for students
 
 #ifdef IXY_SEAM
 #include "seam_io.h" // test/seam: the functions of a software device model
