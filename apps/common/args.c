@@ -64,6 +64,13 @@ bool arg_pci_addr(const char* prog, const char* text) {
 	return false;
 }
 
+// Takes the first n arguments after argv[0] off the command line: argv[0] moves up to stand in front of the rest.
+static void consume_options(int* argc, char*** argv, int n) {
+	(*argv)[n] = (*argv)[0];
+	*argv += n;
+	*argc -= n;
+}
+
 bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
 	if (!arg_pci_addr(prog, a) || !arg_pci_addr(prog, b)) {
 		return false;
@@ -97,10 +104,7 @@ bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout
 		fprintf(stderr, "%s: unknown option '%s' (options: --poll, --wait <ms>)\n", prog, args[1]);
 		return false;
 	}
-	// argv[0] moves up to stand in front of the remaining arguments.
-	args[used] = args[0];
-	*argv = args + used;
-	*argc -= used;
+	consume_options(argc, argv, used);
 	return true;
 }
 
@@ -118,9 +122,7 @@ bool arg_ring_option(const char* prog, int* argc, char*** argv, uint32_t* ring_s
 		return false;
 	}
 	*ring_size = (uint32_t)descriptors;
-	args[2] = args[0]; // argv[0] moves up to stand in front of the remaining arguments
-	*argv = args + 2;
-	*argc -= 2;
+	consume_options(argc, argv, 2);
 	return true;
 }
 
