@@ -41,10 +41,12 @@
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
 #
-# Network (nothing reaches the host's network). e2e: A and B, and C and D, are joined by pairs of UDP sockets on
-# 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full). Other scenarios: A and
-# B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to 127.0.0.1:9 (discard), which
-# always accepts frames, so that a hub never stalls its sender while a guest receiver is busy. QEMU's filter-dump
+# Network (nothing reaches the host's network). e2e, confine, bench-interrupts: A and B, and C and D, are joined by
+# pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
+# interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
+# is full). Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
+# 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls its sender while a guest receiver is
+# busy. QEMU's filter-dump
 # records, on the host, what crosses a NIC's netdev: an observer the guest cannot fake. (A netdev filter's "rx"
 # queue holds what the NIC sends, its "tx" queue what the network passes to the NIC.)
 #
@@ -204,11 +206,24 @@ socket_pair() {   # socket_pair NETDEV1 PORT1 NETDEV2 PORT2: two netdevs that se
 	qemu_args+=(-netdev "socket,id=$1,udp=127.0.0.1:$4,localaddr=127.0.0.1:$2"
 		-netdev "socket,id=$3,udp=127.0.0.1:$2,localaddr=127.0.0.1:$4")
 }
+unix_pair() {   # unix_pair NETDEV1 NETDEV2 DIR: two netdevs that send each other datagrams on Unix sockets in DIR
+	qemu_args+=(-netdev "dgram,id=$1,local.type=unix,local.path=$3/$1.sock,remote.type=unix,remote.path=$3/$2.sock"
+		-netdev "dgram,id=$2,local.type=unix,local.path=$3/$2.sock,remote.type=unix,remote.path=$3/$1.sock")
+}
 dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of a netdev into a pcap file
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
-if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ] || [ "$scenario" = bench-interrupts ] ||
-	[ "$scenario" = confine ]; then
+if [ "$scenario" = interrupts ]; then
+	# Unix datagram sockets lose nothing: a full receiving socket makes the sender's QEMU wait (EAGAIN) instead of
+	# dropping, as UDP does. With UDP, what the host's socket buffer could not hold while a woken-up app drained its
+	# ring was lost: the host's timing, not ixy's (a burst of 1000 lost 70-680 frames on a busy machine). (A stream
+	# pair within one QEMU froze the guest once the socket filled.)
+	# (A short directory: a socket's path has at most 107 bytes, $out can be longer.)
+	sock_dir=$(mktemp -d /tmp/ixy-vm.XXXXXX) || exit 1
+	trap 'rm -rf "$sock_dir"' EXIT
+	unix_pair nic_a nic_b "$sock_dir"
+	unix_pair nic_c nic_d "$sock_dir"
+elif [ "$scenario" = e2e ] || [ "$scenario" = bench-interrupts ] || [ "$scenario" = confine ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else

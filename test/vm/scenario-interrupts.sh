@@ -1,8 +1,8 @@
 # Scenario interrupts (sourced by guest-init.sh; run-vm.sh --vfio, modern NICs): the apps sleep while no packet comes
-# and wake up for every packet. The e2e pipeline: A and B, C and D are joined by UDP socket pairs (order kept).
-# The sender A should be a VirtIO NIC: QEMU sends what a VirtIO NIC transmits in steps of at most 256 frames and reads
-# the receiving socket in between, while an igb sends all frames of a tail write at once, and the host's socket
-# buffer (a few hundred frames) overflows before the receiver's ring can take a burst of 1000.
+# and wake up for every packet. A and B, C and D are joined by Unix datagram sockets (run-vm.sh): order kept, nothing
+# lost on the way, since QEMU stops reading while the receiving NIC's ring is full and the sender then waits. (With
+# UDP sockets the host's socket buffer, a few hundred frames, overflowed while the woken-up receiver drained its
+# ring.) The sender A is a VirtIO NIC.
 #   1. Idle: ixy-pcap on D and ixy-fwd between B and C run 20 s without traffic (--wait 1000, the default); their CPU time from
 #      /proc/<pid>/stat must be under 2% of a CPU each. For comparison the same apps with --poll for 5 s.
 #   2. Bursts: vm_burst sends 1, 7, 31, 32, 33 and 1000 packets from A to ixy-pcap on B, each followed by silence;

@@ -10,6 +10,7 @@
 // packets; the next burst starts after 3 s of silence, long enough for the receiver to go to sleep.
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ixy/ixy.h>
@@ -20,6 +21,7 @@
 #define PCAP_FILE_HEADER 24
 #define PCAP_RECORD_HEADER 16
 #define SILENCE_S 3
+#define SEND_LIMIT_S 20 // a burst the TX queue has not taken by then never will be: fail instead of hanging
 
 // Counts the packets in the capture and whether their sequence numbers are 0, 1, 2, ... in order.
 static uint64_t count_captured(const char* path, int* in_order) {
@@ -59,7 +61,14 @@ int main(int argc, char* argv[]) {
 	for (int b = 3; b < argc; b++) {
 		uint64_t burst = strtoull(argv[b], NULL, 10);
 		uint64_t goal = gen.sent + burst;
+		time_t give_up = time(NULL) + SEND_LIMIT_S;
 		while (gen.sent < goal) {
+			if (time(NULL) > give_up) {
+				printf("burst %llu: the TX queue took only %llu packets in %d s\n",
+				       (unsigned long long)burst, (unsigned long long)(burst - (goal - gen.sent)),
+				       SEND_LIMIT_S);
+				return 1;
+			}
 			// generator_send sends a whole batch: stop it at the burst's end by sending single packets
 			// last.
 			if (goal - gen.sent >= GENERATOR_BATCH_SIZE) {
