@@ -28,7 +28,7 @@ fi
 echo "run-vm-demo: building ixy in build/"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIXY_STATIC_APPS=ON -DIXY_SANITIZE=OFF >/dev/null
 # Every program test/vm/build-guest.sh puts into the guest.
-make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest vm_probe vm_burst vm_confine >/dev/null
+make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest vm_probe vm_burst vm_confine afpacket_fwd >/dev/null
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in

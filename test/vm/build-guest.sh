@@ -34,7 +34,8 @@ say() { echo "build-guest: $*"; }
 
 # The guest's programs must not need shared libraries: there are none in the initramfs.
 binaries=("$build_dir/apps/ixy-pktgen" "$build_dir/apps/ixy-fwd" "$build_dir/apps/ixy-pcap"
-	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe" "$build_dir/test/vm/vm_burst" "$build_dir/test/vm/vm_confine")
+	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe" "$build_dir/test/vm/vm_burst" "$build_dir/test/vm/vm_confine"
+	"$build_dir/bench/peers/afpacket_fwd")
 for bin in "${binaries[@]}"; do
 	[ -x "$bin" ] || { say "missing $bin: build first (make -C $build_dir)"; exit 1; }
 	if readelf -l "$bin" | grep -q INTERP; then
@@ -80,9 +81,10 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 }
 
 # The modules the guest needs (with what they depend on): the VirtIO NIC driver, the 82576 driver igb (for the igb
-# NICs' in-use and bad-inputs scenarios), and VFIO for the IOMMU scenarios:
+# NICs' in-use and bad-inputs scenarios), the Linux bridge (a peer of ixy-fwd in the bench-peers scenario), and VFIO
+# for the IOMMU scenarios:
 # vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
-modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci"
+modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci bridge"
 if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
 	rm -rf "$kernel_dir"
 fi

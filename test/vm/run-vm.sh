@@ -25,6 +25,8 @@
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
 #   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
 #                  (bench/interrupts.sh).
+#   bench-peers    (kmod) a benchmark: ixy-fwd, the Linux bridge and afpacket_fwd forwarding B -> C in turn, with
+#                  ixy-pktgen on A as the source and ixy-pcap on D as the sink (bench/peers.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
@@ -41,7 +43,7 @@
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
 #
-# Network (nothing reaches the host's network). e2e, confine, bench-interrupts: A and B, and C and D, are joined by
+# Network (nothing reaches the host's network). e2e, confine, bench-interrupts, bench-peers: A and B, and C and D, are joined by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
 # interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
 # is full). Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
@@ -66,7 +68,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-peers|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -93,6 +95,7 @@ case "$scenario" in
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
 	confine) mode=${mode:-bare} ;;
+	bench-peers) mode=kmod ;; # the bridge and afpacket_fwd need the kernel's driver
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
@@ -120,6 +123,7 @@ done
 # Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
 time_limit=300
 [ "$scenario" = soak ] && time_limit=$((soak_s + 150))
+[ "$scenario" = bench-peers ] && time_limit=1200 # bench/peers.sh chooses the length of its runs
 if [ "$scenario" = e2e ]; then
 	out=${out:-$build_dir/vm-$mode}
 else
@@ -223,7 +227,8 @@ if [ "$scenario" = interrupts ]; then
 	trap 'rm -rf "$sock_dir"' EXIT
 	unix_pair nic_a nic_b "$sock_dir"
 	unix_pair nic_c nic_d "$sock_dir"
-elif [ "$scenario" = e2e ] || [ "$scenario" = bench-interrupts ] || [ "$scenario" = confine ]; then
+elif [ "$scenario" = e2e ] || [ "$scenario" = bench-interrupts ] || [ "$scenario" = bench-peers ] ||
+	[ "$scenario" = confine ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -516,7 +521,7 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts | bench-interrupts) guest_checks ;;
+	in-use | interrupts | bench-interrupts | bench-peers) guest_checks ;;
 	confine) guest_checks; confine_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
