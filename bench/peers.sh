@@ -1,9 +1,10 @@
 #!/bin/sh
 # Forwarding throughput of ixy-fwd against its peers in one QEMU guest (TCG, two legacy VirtIO NICs B and C): the
-# Linux bridge and afpacket_fwd (packet sockets with TPACKET_V3 rings, bench/peers/afpacket_fwd.c), with the same
+# Linux bridge, afpacket_fwd (packet sockets with TPACKET_V3 rings, bench/peers/afpacket_fwd.c) and, if the host has
+# it (Debian package dpdk-dev: apt-get install dpdk-dev), DPDK's testpmd in io forwarding mode, with the same
 # source (ixy-pktgen on A) and sink (ixy-pcap on D, counting into /dev/null) for all, in alternating runs. A benchmark,
 # not a test: it prints every run, each peer's median rate with the spread (min..max), and the ratio of each median
-# to ixy-fwd's. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 3 * (seconds + 5) / 60 minutes.
+# to ixy-fwd's. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 4 * (seconds + 8) / 60 minutes.
 #
 # Usage: bench/peers.sh [seconds per run (10)] [runs of each (3)]
 # Environment: BUILD_DIR (default build-bench-vm)
@@ -43,8 +44,9 @@ tr -d "\r" <"$out/console.log" | awk '
 		print ""
 		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd |"
 		print "|---|---|---|---|"
-		n = split("ixy bridge afpacket", peers, " ")
+		n = split("ixy bridge afpacket testpmd", peers, " ")
 		names["ixy"] = "ixy-fwd"; names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
+		names["testpmd"] = "DPDK testpmd io-fwd"
 		for (p = 1; p <= n; p++) {
 			if (!count[peers[p]]) continue
 			k = sorted(peers[p]); m = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2

@@ -3,7 +3,10 @@
 # vm_burst, vm_confine, scripts/setup-vfio.sh, the kernel's VirtIO, igb and VFIO modules, test/vm/guest-init.sh as
 # /init and the scenarios test/vm/scenario-*.sh it runs.
 #
-#   build-guest.sh --build-dir DIR --out DIR [--cache DIR]
+#   build-guest.sh --build-dir DIR --out DIR [--cache DIR] [--with-testpmd]
+#
+# --with-testpmd: also DPDK's testpmd from the host's Debian package dpdk-dev, with the shared libraries it needs
+# and the PMDs for VirtIO NICs, at the host's paths (a peer for bench/peers.sh; about 20 MB more).
 #
 # The kernel comes from Debian's package (the one `apt-cache depends linux-image-amd64` names), fetched with
 # `apt-get download` and unpacked with dpkg -x into the cache (default /var/cache/ixy-vm), so reruns do not fetch
@@ -14,16 +17,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 build_dir=
 out=
 cache=/var/cache/ixy-vm
+with_testpmd=no
+usage="usage: $0 --build-dir DIR --out DIR [--cache DIR] [--with-testpmd]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		--cache) cache=$2; shift 2 ;;
-		*) echo "usage: $0 --build-dir DIR --out DIR [--cache DIR]" >&2; exit 2 ;;
+		--with-testpmd) with_testpmd=yes; shift ;;
+		*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 if [ -z "$build_dir" ] || [ -z "$out" ]; then
-	echo "usage: $0 --build-dir DIR --out DIR [--cache DIR]" >&2
+	echo "$usage" >&2
 	exit 2
 fi
 build_dir=$(cd "$build_dir" && pwd)
@@ -81,10 +87,10 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 }
 
 # The modules the guest needs (with what they depend on): the VirtIO NIC driver, the 82576 driver igb (for the igb
-# NICs' in-use and bad-inputs scenarios), the Linux bridge (a peer of ixy-fwd in the bench-peers scenario), and VFIO
-# for the IOMMU scenarios:
+# NICs' in-use and bad-inputs scenarios), the Linux bridge and uio_pci_generic (for ixy-fwd's peers in the
+# bench-peers scenario), and VFIO for the IOMMU scenarios:
 # vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
-modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci bridge"
+modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci bridge uio_pci_generic"
 if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
 	rm -rf "$kernel_dir"
 fi
@@ -133,6 +139,21 @@ echo 'ixy:x:1000:1000:ixy user:/tmp:/bin/sh' >>"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\nixy:x:1000:\n' >"$root/etc/group"
 
 cp "$kernel_dir"/modules/* "$root/modules/"
+
+# DPDK's testpmd: the program, the PMDs that EAL loads from its plugin directory (only PCI, the mempool and VirtIO:
+# EAL loads every PMD it finds there), and every shared library these need, each at the host's path.
+if [ $with_testpmd = yes ]; then
+	testpmd=$(command -v dpdk-testpmd) || { say "--with-testpmd: no dpdk-testpmd (apt-get install dpdk-dev)"; exit 1; }
+	pmd_dir=$(find /usr/lib -maxdepth 3 -type d -name 'pmds-*' -path '*dpdk*' | head -1)
+	[ -n "$pmd_dir" ] || { say "--with-testpmd: no DPDK PMD directory"; exit 1; }
+	pmds=("$pmd_dir"/librte_bus_pci.so* "$pmd_dir"/librte_mempool_ring.so* "$pmd_dir"/librte_net_virtio.so*)
+	mkdir -p "$root$pmd_dir"
+	cp -a "${pmds[@]}" "$root$pmd_dir/" # the .so names are links to one file: EAL loads it once
+	cp "$testpmd" "$root/bin/"
+	for lib in $(ldd "$testpmd" "${pmds[@]}" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }' | sort -u); do
+		[ -e "$root$lib" ] || cp -L --parents "$lib" "$root"
+	done
+fi
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 >"$out/initrd.gz")
 say "kernel $package, initramfs $(du -k "$out/initrd.gz" | cut -f1) KiB, modules: $(tr '\n' ' ' <"$kernel_dir/modules/order")"

@@ -4,6 +4,8 @@
 #   ixy       ixy-fwd B C (the NICs taken from the kernel's driver, given back afterwards)
 #   bridge    the Linux bridge with B and C as its ports (kernel driver virtio_net)
 #   afpacket  afpacket_fwd on B's and C's interfaces (packet sockets with TPACKET_V3 rings, bench/peers)
+#   testpmd   DPDK's testpmd in io forwarding mode, B and C bound to uio_pci_generic (if the guest has it:
+#             build-guest.sh --with-testpmd, when the host has dpdk-testpmd)
 # Prints "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" per run.
 BENCH_S=${IXY_BENCH_SECONDS:-10}
 ROUNDS=${IXY_BENCH_ROUNDS:-3}
@@ -25,6 +27,23 @@ kernel_leaves() {
 	[ -z "$_if" ] || ip link set "$_if" down
 }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# uio_takes NIC / uio_leaves NIC: the NIC to uio_pci_generic for DPDK and back to no driver. driver_override, not
+# new_id: new_id would also hand uio every other driverless VirtIO NIC, such as those ixy-pktgen and the sink use.
+uio_takes() {
+	[ -e "/sys/bus/pci/devices/$1/driver" ] && echo "$1" >"/sys/bus/pci/devices/$1/driver/unbind"
+	echo uio_pci_generic >"/sys/bus/pci/devices/$1/driver_override"
+	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/bind
+}
+uio_leaves() {
+	echo >"/sys/bus/pci/devices/$1/driver_override"
+	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/unbind
+}
+peers="ixy bridge afpacket"
+if command -v dpdk-testpmd >/dev/null; then
+	peers="$peers testpmd"
+	mkfifo /tmp/testpmd.in
+	mkdir -p /var/run # EAL's runtime directory (/var/run/dpdk) goes there
+fi
 
 run_app ixy-pktgen $NIC_A >/tmp/bench-pktgen.log 2>&1 &
 pktgen_pid=$!
@@ -33,7 +52,7 @@ if ! wait_running /tmp/bench-pktgen.log $pktgen_pid; then
 	checks_failed=$((checks_failed + 1))
 fi
 for i in $(seq "$ROUNDS"); do
-	for peer in ixy bridge afpacket; do
+	for peer in $peers; do
 		: >/tmp/bench-fwd.log
 		case $peer in
 			ixy)
@@ -55,7 +74,27 @@ for i in $(seq "$ROUNDS"); do
 				fwd_pid=$!
 				for _ in $(seq 50); do grep -q forwarding /tmp/bench-fwd.log && break; sleep 0.1; done
 				;;
+			testpmd)
+				kernel_leaves $NIC_B
+				kernel_leaves $NIC_C
+				uio_takes $NIC_B
+				uio_takes $NIC_C
+				# Both lcores on the one CPU (the main one only waits); testpmd forwards until its stdin
+				# ends or it gets SIGINT: stdin is a fifo held open below.
+				dpdk-testpmd --lcores 0@0,1@0 -a $NIC_B -a $NIC_C -m 64 --file-prefix ixybench -- \
+					--forward-mode=io --auto-start --nb-cores=1 --total-num-mbufs=8192 --disable-link-check \
+					</tmp/testpmd.in >/tmp/bench-testpmd.log 2>&1 &
+				fwd_pid=$!
+				exec 3>/tmp/testpmd.in
+				;;
 		esac
+		# The same sign of life for every peer: a first sink sees the forwarded traffic (a rate line above 0
+		# Mbit/s). Only then the measured run, with a new sink.
+		run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-probe.log 2>&1 &
+		probe_pid=$!
+		for _ in $(seq 600); do grep -q " RX: [1-9]" /tmp/bench-probe.log && break; sleep 0.1; done
+		grep -q " RX: [1-9]" /tmp/bench-probe.log || marker "FAIL nothing arrived through $peer within 60 s"
+		stop_app probe $probe_pid
 		t0=$(uptime_s)
 		run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-sink.log 2>&1 &
 		sink_pid=$!
@@ -64,8 +103,17 @@ for i in $(seq "$ROUNDS"); do
 		stop_app sink $sink_pid
 		t1=$(uptime_s)
 		sink=$(sed -n 's/.*captured \([0-9]*\) packets.*/\1/p' /tmp/bench-sink.log)
+		if [ "$peer" = testpmd ]; then
+			exec 3>&- # the end of its stdin: testpmd stops forwarding, prints its totals and exits
+			for _ in $(seq 100); do kill -0 $fwd_pid 2>/dev/null || break; sleep 0.1; done
+		fi
 		[ -z "$fwd_pid" ] || stop_app $peer $fwd_pid
 		[ "$peer" = bridge ] && ip link delete br0
+		if [ "$peer" = testpmd ]; then
+			grep -E "RX-packets|TX-packets" /tmp/bench-testpmd.log | tail -2 | sed 's/^ */    testpmd total: /'
+			uio_leaves $NIC_B
+			uio_leaves $NIC_C
+		fi
 		grep -E "forwarded" /tmp/bench-fwd.log | sed 's/^/    /'
 		marker "bench $peer run $i: ${sink:-0} packets at the sink in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
 	done
