@@ -77,7 +77,7 @@ if [ $do_packages = 1 ]; then
 	if [ ${#missing[@]} -gt 0 ]; then
 		say "installing ${missing[*]}"
 		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
 	fi
 fi
 
