@@ -8,9 +8,10 @@
 #
 #   test/vagrant/provision-chroot.sh WORKDIR      (as root; WORKDIR e.g. build-test/vagrant-chroot)
 #
-# The bare debootstrap root is kept in WORKDIR/base.tar (made once, a few minutes) and the downloaded packages in
-# WORKDIR/apt-archives, so a rerun unpacks a fresh root and installs from the cache. The mirror is the machine's own
-# (scripts/debian-uris.sh). Mounts only inside the chroot (/proc, the package cache) and always unmounts them.
+# The bare debootstrap root is kept in WORKDIR/base.tar (made once, under a minute here) and the downloaded packages
+# in WORKDIR/apt-archives, so a rerun unpacks a fresh root and installs from the cache; the root is removed after a
+# run that passed. The mirror is the machine's own (scripts/debian-uris.sh). Mounts only inside the chroot (/proc,
+# the package cache) and always unmounts them. About a minute in all.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
@@ -47,7 +48,7 @@ fi
 
 # 2. A fresh root with the project as Vagrant copies it (no .git, no build directories).
 cleanup
-rm -rf "$root"
+rm -rf --one-file-system "$root"
 mkdir -p "$root"
 tar -C "$root" -xf "$work/base.tar"
 mkdir -p "$root/vagrant"
@@ -105,5 +106,7 @@ cleanup
 if awk -v root="$root" 'index($5, root "/") == 1' /proc/self/mountinfo | grep -q .; then
 	fail "mounts left in the chroot: $(awk -v root="$root" 'index($5, root "/") == 1 {print $5}' /proc/self/mountinfo)"
 fi
+# The root is made again on every run; what is kept is base.tar and the package cache. Never across a mount.
+if [ $failed = 0 ]; then rm -rf --one-file-system "$root"; fi
 [ $failed = 0 ] && say "ok: packages installed, apps built, huge pages configured for boot, host untouched"
 exit $failed
