@@ -13,7 +13,8 @@
 #                   boot: writes /etc/sysctl.d/80-ixy-hugepages.conf and an /etc/fstab line. Config files only:
 #                   the running kernel is not touched unless --apply is given too
 #   --apply         also reserves the pages and mounts hugetlbfs now (scripts/setup-hugetlbfs.sh). Refused in a
-#                   chroot: there the running kernel is the host's
+#                   chroot, or where that cannot be told (process 1's root not readable, as in many containers):
+#                   there the running kernel is the host's
 #   --show-nics     finds the VirtIO NICs ixy may take (PCI IDs 1af4:1000 legacy, 1af4:1041 modern) that are not
 #                   the management NIC (no IPv4 address, not the default route) and prints the commands to run
 #
@@ -62,9 +63,10 @@ need_root() {
 	[ "$(id -u)" = 0 ] || { echo "provision: $1 needs root" >&2; exit 1; }
 }
 
-# True when / is not the root of process 1, i.e. we run in a chroot (whose kernel is someone else's).
+# True when / is not the root of process 1, i.e. we run in a chroot (whose kernel is someone else's). Also true when
+# that cannot be seen (no /proc, or process 1 is not ours to look at, as in many containers): assume the worst.
 in_chroot() {
-	[ -r /proc/1/root ] || return 0   # no /proc or not allowed to look: assume the worst
+	[ -r /proc/1/root ] || return 0
 	[ "$(stat -c %d:%i /)" != "$(stat -Lc %d:%i /proc/1/root)" ]
 }
 
@@ -94,7 +96,8 @@ fi
 if [ -n "$hugepages" ]; then
 	need_root --hugepages
 	if [ $apply = 1 ] && in_chroot; then
-		echo "provision: --apply refused in a chroot (the running kernel is the host's)" >&2
+		echo "provision: --apply refused in a chroot (or where / cannot be compared with process 1's root):" \
+			"the running kernel is the host's" >&2
 		exit 1
 	fi
 	mkdir -p /etc/sysctl.d /mnt/huge
