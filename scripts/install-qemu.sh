@@ -29,23 +29,11 @@ if [ "$codename" != bookworm ]; then
 	exit 0
 fi
 
-# The URIs of the Debian source that carries "bookworm" itself: deb822 (.sources) or one-line (.list) format.
-uris=$(awk '
-	function flush() { if (suites ~ / bookworm / && uris != "") print uris; uris = ""; suites = "" }
-	FNR == 1 { flush() }
-	/^URIs:/ { uris = $0; sub(/^URIs:[ \t]*/, "", uris) }
-	/^Suites:/ { suites = " " $0 " " }
-	/^[ \t]*$/ { flush() }
-	END { flush() }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-if [ -z "$uris" ]; then
-	uris=$(awk '$1 == "deb" && $0 ~ / bookworm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-fi
-uris=$(echo $uris) # one line, single spaces
-if [ -z "$uris" ]; then
+# The URIs of the Debian source that carries "bookworm" itself.
+uris=$("$(dirname "$0")/debian-uris.sh" bookworm) || {
 	say "cannot find the machine's Debian source for bookworm in /etc/apt/sources.list(.d)" >&2
 	exit 1
-fi
+}
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 cat >/etc/apt/sources.list.d/ixy-bookworm-backports.sources <<SOURCES
 # Added by ixy's scripts/install-qemu.sh: QEMU 10 (igb, IOMMU) for the VM tests. Same URIs as the bookworm source.

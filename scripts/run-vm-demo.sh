@@ -9,7 +9,7 @@
 # --transport modern gives the guest modern-only VirtIO NICs behind PCIe root ports on a q35 machine (as libvirt lays
 # out VMs); legacy (the default) legacy-only NICs on a PC machine (as VirtualBox has). --mode kmod loads the guest
 # kernel's VirtIO drivers first, as on a normal VM, so ixy has to unbind them.
-# Needs root and a Debian-like system: installs cmake, gcc, QEMU, busybox-static and cpio when missing, and
+# Needs root and a Debian-like system: installs build-essential, cmake, QEMU, busybox-static and cpio when missing, and
 # fetches a Debian kernel package once (cached in /var/cache/ixy-vm). Takes about half a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,18 +17,11 @@ if [ "$(id -u)" != 0 ]; then
 	echo "run-vm-demo: needs root (installs packages, boots QEMU); try: sudo $0" >&2
 	exit 1
 fi
-missing=()
-for tool in cmake:cmake gcc:gcc make:make; do
-	command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	echo "run-vm-demo: installing ${missing[*]}"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
-echo "run-vm-demo: building ixy in build/"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DIXY_STATIC_APPS=ON -DIXY_SANITIZE=OFF >/dev/null
-# Every program test/vm/build-guest.sh puts into the guest.
-make -C build -j2 --no-print-directory ixy-pktgen ixy-fwd ixy-pcap vm_selftest vm_probe vm_burst vm_confine afpacket_fwd >/dev/null
+# The packages and the build are the Vagrant box's provisioning steps (scripts/provision.sh), with the programs
+# test/vm/build-guest.sh puts into the guest as targets.
+scripts/provision.sh --packages --build build \
+	--target ixy-pktgen --target ixy-fwd --target ixy-pcap \
+	--target vm_selftest --target vm_probe --target vm_burst --target vm_confine --target afpacket_fwd
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in

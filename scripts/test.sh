@@ -10,6 +10,7 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio pkgconf"
+vagrant_packages="vagrant vagrant-libvirt debootstrap"
 if [ "$(id -u)" = 0 ]; then
 	missing=""
 	for p in $packages; do
@@ -19,6 +20,17 @@ if [ "$(id -u)" = 0 ]; then
 		echo "== installing:$missing"
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null ||
 			{ echo "apt-get install failed"; exit 1; }
+	fi
+	# The Vagrant box's checks, without what the packages only recommend (vagrant-libvirt: an NFS server and
+	# libguestfs, a second kernel).
+	missing=""
+	for p in $vagrant_packages; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ] && [ $quick = 0 ]; then
+		echo "== installing:$missing"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing) \
+			>/dev/null || { echo "apt-get install failed"; exit 1; }
 	fi
 	# QEMU 10 from bookworm-backports: the VM tests need its igb NIC and IOMMU (Debian's own 7.2 has neither).
 	scripts/install-qemu.sh || exit 1
@@ -67,7 +79,8 @@ memcheck() {
 
 stage "clang-format" check_format
 stage "cppcheck" run_cppcheck
-stage "build (release)" build build-test -DCMAKE_BUILD_TYPE=Release
+# The build step of the Vagrant box's provisioning (Release, static apps), as scripts/run-vm-demo.sh uses it too.
+stage "build (release, scripts/provision.sh --build)" scripts/provision.sh --build build-test
 stage "unit and model tests" bash -c "cd build-test && ctest --output-on-failure -LE vm"
 # At most 1000 code lines of forwarder, library core and ixgbe driver (issue 3); src/failsafe.c is counted apart.
 stage "line budget" scripts/count-lines.sh
@@ -78,6 +91,14 @@ if [ $quick = 0 ]; then
 	stage "build (register trace, -DIXY_TRACE=ON)" build build-trace -DCMAKE_BUILD_TYPE=Release -DIXY_TRACE=ON
 	[ -x test/fuzz/run.sh ] && stage "fuzzing" test/fuzz/run.sh
 	stage "VM end-to-end tests" bash -c "cd build-test && ctest --output-on-failure -L vm"
+	# The Vagrant box (VirtualBox and libvirt cannot run here): its Vagrantfile validated for both providers, and its
+	# provisioning run in a Debian bookworm chroot (root: debootstrap; a few minutes the first time, cached after).
+	stage "Vagrant box: vagrant validate (libvirt, VirtualBox)" test/vagrant/validate.sh build-test/vagrant-validate
+	if [ "$(id -u)" = 0 ]; then
+		stage "Vagrant box: provisioning in a debootstrap chroot" test/vagrant/provision-chroot.sh build-test/vagrant-chroot
+	else
+		echo "== Vagrant box: provisioning in a debootstrap chroot: skipped (needs root)"
+	fi
 fi
 
 echo
