@@ -8,10 +8,12 @@
 // legacy one (an IO-port BAR, 4.1.4.8). IXY_VIRTIO_LEGACY=1 in the environment picks legacy on a device with both.
 // Everything here is the same for both; the packet path touches the transport only to notify, at most once per batch.
 //
-// Every packet is a chain of two descriptors: the virtio-net header (10 bytes legacy, 12 with VIRTIO_F_VERSION_1),
-// then the frame. A chain works on every device; header and frame in one descriptor would need
-// VIRTIO_F_ANY_LAYOUT on the legacy interface, which VirtualBox does not offer. Chain c always uses descriptors 2c
-// and 2c+1, so a queue of n descriptors holds n/2 packets.
+// A packet is a chain of one descriptor when the device allows it (VIRTIO_F_VERSION_1, or VIRTIO_F_ANY_LAYOUT on
+// the legacy interface: 2.6.4 "message framing", 5.1.6.6): the virtio-net header (10 bytes legacy, 12 with
+// VERSION_1) sits in the buffer's head room right in front of the frame, and one descriptor covers both. Otherwise
+// (VirtualBox offers neither) a packet is a chain of two: the header, then the frame; chain c then uses descriptors
+// 2c and 2c+1, so a queue of n descriptors holds n/2 packets instead of n. The layout is chosen once at init
+// (virtqueue.chain_shift); the packet path computes descriptor numbers and addresses from it without a branch.
 //
 // The device is trusted with nothing: a used ring entry that names no chain the device holds, reports more bytes
 // than the buffer has, or a used index that runs ahead of what the device was given, is dropped and counted, and
@@ -56,7 +58,7 @@
 // user networks do not offer them, and ixy needs neither.
 #define WANTED_FEATURES                                                                                                \
 	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
-	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX)
+	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX | VIRTIO_F_ANY_LAYOUT)
 
 // Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
 // fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
@@ -83,7 +85,12 @@ struct virtqueue {
 	// After the rings: TX: one all-zero net header that every TX chain points to; control: the command.
 	volatile uint8_t* extra;
 	uintptr_t extra_phy;
-	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain (head descriptor / 2)
+	// RX and TX: chain c starts at descriptor c << chain_shift. 0: one descriptor per packet, header in the
+	// buffer's head room; 1: two, a header descriptor then the data descriptor (head + chain_shift).
+	uint16_t chain_shift;
+	uint16_t num_chains;   // size >> chain_shift: the packets the queue holds
+	uint32_t hdr_in_data;  // header bytes in front of the frame in the data descriptor: net_hdr_len or 0
+	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain
 	uint16_t* free_chains; // TX: a stack of chains the device does not hold
 	uint16_t num_free_chains;
 	uint32_t rx_data_room; // RX: bytes of frame each buffer takes (the same for all: one pool)
@@ -95,6 +102,7 @@ struct virtio_device {
 	struct virtio_transport* transport; // legacy or modern, chosen in virtio_init
 	uint64_t features;                  // negotiated
 	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
+	bool one_descriptor;                // VERSION_1 or ANY_LAYOUT: header and frame in one descriptor
 	struct virtqueue queues[NUM_QUEUES];
 	bool has_ctrl_queue;
 	bool ctrl_broken;                 // a command timed out: the device may still use its buffers, send no more
@@ -182,7 +190,7 @@ static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q,
 // avail_idx - used_idx: a bad used entry advances used_idx without returning a chain, and that difference would
 // shrink for good, until a device returning all it holds looked as if its index ran ahead.
 static uint16_t chains_with_device(const struct virtqueue* q) {
-	return (uint16_t)(q->size / 2 - (q->index == TX_QUEUE ? q->num_free_chains : 0));
+	return (uint16_t)(q->num_chains - (q->index == TX_QUEUE ? q->num_free_chains : 0));
 }
 
 // The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
@@ -198,7 +206,8 @@ static uint16_t new_used_entries(struct virtio_device* dev, const struct virtque
 
 // The chain a used entry returns, or -1 if id is not the head of a chain the device holds.
 static int used_chain(const struct virtqueue* q, uint32_t id) {
-	return id < q->size && id % 2 == 0 && q->bufs[id / 2] ? (int)(id / 2) : -1;
+	uint32_t chain = id >> q->chain_shift;
+	return id < q->size && (chain << q->chain_shift) == id && q->bufs[chain] ? (int)chain : -1;
 }
 
 // 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
@@ -228,33 +237,36 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 	q->extra_phy = q->mem.phy + extra_at;
 	q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT; // ixy polls: interrupts would only cost time
 
-	uint16_t num_chains = q->size / 2;
+	q->chain_shift = dev->one_descriptor ? 0 : 1;
+	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
+	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
 	// RX and TX: the buffer of each chain; TX also: a stack of the chains the device does not hold.
 	bool out_of_memory = false;
 	if (index != CTRL_QUEUE) {
-		q->bufs = calloc(num_chains, sizeof(*q->bufs));
+		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
 		out_of_memory |= !q->bufs;
 	}
 	if (index == TX_QUEUE) {
-		q->free_chains = calloc(num_chains, sizeof(*q->free_chains));
+		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
 		out_of_memory |= !q->free_chains;
 	}
 	if (out_of_memory) {
 		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
 		return -1;
 	}
-	// The header descriptor of each chain is set up once: it links to the data descriptor. RX headers go into
-	// each buffer's head room (the device writes them); all TX chains share the one all-zero header in `extra`.
-	for (uint16_t chain = 0; chain < num_chains && index != CTRL_QUEUE; chain++) {
-		volatile struct vring_desc* header = &q->desc[2 * chain];
-		header->len = dev->net_hdr_len;
-		header->next = (uint16_t)(2 * chain + 1);
-		if (index == RX_QUEUE) {
-			header->flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE;
-			q->desc[2 * chain + 1].flags = VRING_DESC_F_WRITE;
-		} else {
-			header->flags = VRING_DESC_F_NEXT;
-			header->addr = q->extra_phy;
+	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
+	// header descriptor, which links to the data descriptor. RX headers go into each buffer's head room (the
+	// device writes them); all TX chains share the one all-zero header in `extra`.
+	for (uint16_t chain = 0; chain < q->num_chains && index != CTRL_QUEUE; chain++) {
+		uint16_t head = (uint16_t)(chain << q->chain_shift);
+		uint16_t write = index == RX_QUEUE ? VRING_DESC_F_WRITE : 0;
+		q->desc[head + q->chain_shift].flags = write;
+		if (q->chain_shift) {
+			q->desc[head] =
+			    (struct vring_desc){q->extra_phy, dev->net_hdr_len, (uint16_t)(VRING_DESC_F_NEXT | write),
+						(uint16_t)(head + 1)};
+		}
+		if (index == TX_QUEUE) {
 			q->free_chains[q->num_free_chains++] = chain;
 		}
 	}
@@ -276,14 +288,18 @@ static void free_queue(struct virtqueue* q) {
 // ---- Receive and transmit
 
 // Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
-// head room, right in front of the packet data, and the frame into the data.
+// head room, right in front of the packet data, and the frame into the data. In the one-descriptor layout the
+// head is the data descriptor: the second address store overwrites the first with the same value (cheaper than a
+// branch).
 static void rx_offer(struct virtio_device* dev, struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	q->desc[2 * chain].addr = data_phy - dev->net_hdr_len;
-	q->desc[2 * chain + 1].addr = data_phy;
-	q->desc[2 * chain + 1].len = q->rx_data_room;
+	uint32_t head = (uint32_t)chain << q->chain_shift;
+	volatile struct vring_desc* data = &q->desc[head + q->chain_shift];
+	q->desc[head].addr = data_phy - dev->net_hdr_len;
+	data->addr = data_phy - q->hdr_in_data;
+	data->len = q->rx_data_room + q->hdr_in_data;
 	q->bufs[chain] = buf;
-	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 }
 
 static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
@@ -356,15 +372,20 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		q->bufs[chain] = NULL;
 		q->free_chains[q->num_free_chains++] = (uint16_t)chain;
 	}
-	// 2. Offer as many packets as there are free chains (5.1.6.2). The header descriptor is already set up.
+	// 2. Offer as many packets as there are free chains (5.1.6.2). An all-zero header (no offloads, 5.1.6.2.1) goes
+	// into the head room, as 12 bytes whatever the header length: two stores, no branch. Only the one-descriptor
+	// layout sends it (hdr_in_data); the two-descriptor one points at the shared header set up once.
 	uint32_t queued = 0;
 	while (queued < num_bufs && q->num_free_chains > 0) {
 		struct pkt_buf* buf = bufs[queued++];
 		uint16_t chain = q->free_chains[--q->num_free_chains];
-		q->desc[2 * chain + 1].addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-		q->desc[2 * chain + 1].len = buf->size;
+		uint32_t head = (uint32_t)chain << q->chain_shift;
+		volatile struct vring_desc* data = &q->desc[head + q->chain_shift];
+		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - q->hdr_in_data;
+		data->len = buf->size + q->hdr_in_data;
 		q->bufs[chain] = buf;
-		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 	}
 	if (queued > 0) {
 		publish_and_notify(dev, q);
@@ -530,7 +551,7 @@ static void virtio_stop(struct ixy_device* ixy) {
 	}
 	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
 		struct virtqueue* q = &dev->queues[i];
-		for (uint32_t chain = 0; q->bufs && chain < q->size / 2u; chain++) {
+		for (uint32_t chain = 0; q->bufs && chain < q->num_chains; chain++) {
 			if (q->bufs[chain]) {
 				pkt_buf_free(q->bufs[chain]);
 				q->bufs[chain] = NULL;
@@ -591,6 +612,10 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	dev->features = offered & (WANTED_FEATURES | required);
+	if (dev->features & VIRTIO_F_VERSION_1) {
+		dev->features &=
+		    ~VIRTIO_F_ANY_LAYOUT; // a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4)
+	}
 	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
 		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
 	}
@@ -598,6 +623,7 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
+	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
 	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
@@ -611,7 +637,7 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	rx->rx_data_room = dev->rx_mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
-	for (uint16_t chain = 0; chain < rx->size / 2; chain++) {
+	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
 		rx_offer(dev, rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
 	}
 	write_barrier();
