@@ -31,7 +31,12 @@ RX, TX, FORWARD = "ixgbe_rx_batch", "ixgbe_tx_batch", "forward_step"  # forward(
 # A profile of virtio_fwd_bench (found by its RX function): the VirtIO driver has no registers on the packet path;
 # its one call into the device is the queue notification, a transport operation ("notify" in virtio_model.c), which
 # counts as 1 instruction like a register access (in QEMU it is a port or BAR write).
-VIRTIO = {"RX": "virtio_rx_batch", "TX": "virtio_tx_batch", "MODEL": {"notify"}}
+# virtio.c has one copy of its packet path per descriptor layout: the profile holds one pair of them.
+VIRTIO = {
+    "one": ("virtio_rx_one_desc", "virtio_tx_one_desc"),
+    "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
+}
+VIRTIO_MODEL = {"notify"}
 BATCH_SIZE = 32  # FWD_BATCH_SIZE (apps/fwd.h)
 
 
@@ -143,9 +148,9 @@ def main():
         raise SystemExit(__doc__)
     global RX, TX, MODEL
     events, self_cost, calls = parse(sys.argv[1])
-    virtio = VIRTIO["RX"] in self_cost
+    virtio = [pair for pair in VIRTIO.values() if pair[0] in self_cost]
     if virtio:
-        RX, TX, MODEL = VIRTIO["RX"], VIRTIO["TX"], VIRTIO["MODEL"]
+        (RX, TX), MODEL = virtio[0], VIRTIO_MODEL
     for fn in (FORWARD, RX, TX):
         if fn not in self_cost:
             raise SystemExit(f"{fn} is missing from the profile")
@@ -173,8 +178,8 @@ def main():
     header = f"{'part':<32}{'instr':>8}  {'TSC ticks':>10}" + (f"{'L1d miss':>10}" if misses else "")
     print(f"{header}   paper: ixy cycles (DPDK)")
     if virtio:
-        row("RX (virtio_rx_batch)", parts["RX"], "rx", "")
-        row("TX (virtio_tx_batch)", parts["TX"], "tx", "")
+        row(f"RX ({RX})", parts["RX"], "rx", "")
+        row(f"TX ({TX})", parts["TX"], "tx", "")
         row("memory (pkt_buf_*, batches)", parts["memory"], "memory", "")
         row("forwarding (forward() loop)", parts["forwarding"], "forwarding", "")
         row("total", total, "split_total", "")

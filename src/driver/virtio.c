@@ -13,7 +13,7 @@
 // VERSION_1) sits in the buffer's head room right in front of the frame, and one descriptor covers both. Otherwise
 // (VirtualBox offers neither) a packet is a chain of two: the header, then the frame; chain c then uses descriptors
 // 2c and 2c+1, so a queue of n descriptors holds n/2 packets instead of n. The layout is chosen once at init
-// (virtqueue.chain_shift); the packet path computes descriptor numbers and addresses from it without a branch.
+// (virtqueue.chain_shift), and with it the packet path: one copy per layout, without a test of the layout inside.
 //
 // The device is trusted with nothing: a used ring entry that names no chain the device holds, reports more bytes
 // than the buffer has, or a used index that runs ahead of what the device was given, is dropped and counted, and
@@ -204,10 +204,11 @@ static uint16_t new_used_entries(struct virtio_device* dev, const struct virtque
 	return entries;
 }
 
-// The chain a used entry returns, or -1 if id is not the head of a chain the device holds.
-static int used_chain(const struct virtqueue* q, uint32_t id) {
-	uint32_t chain = id >> q->chain_shift;
-	return id < q->size && (chain << q->chain_shift) == id && q->bufs[chain] ? (int)chain : -1;
+// The chain a used entry returns, or -1 if id is not the head of a chain the device holds. `shift` is the queue's
+// chain_shift, a constant where the packet path is instantiated for one layout.
+static inline int used_chain(const struct virtqueue* q, uint32_t id, uint32_t shift) {
+	uint32_t chain = id >> shift;
+	return id < q->size && (chain << shift) == id && q->bufs[chain] ? (int)chain : -1;
 }
 
 // 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
@@ -286,43 +287,53 @@ static void free_queue(struct virtqueue* q) {
 }
 
 // ---- Receive and transmit
+//
+// The packet path exists twice, once per layout: virtio_rx_batch() and virtio_tx_batch() take the layout (`shift`,
+// the queue's chain_shift) as a constant argument and are inlined into the small functions below, which virtio_init
+// puts into the device struct once it knows the layout. So each copy has no test of the layout at all; the
+// compiler drops what the other layout needs. Per-queue values are read into locals once per batch: the stores
+// into the (volatile) descriptors would otherwise make the compiler load them again for every packet.
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 // Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
-// head room, right in front of the packet data, and the frame into the data. In the one-descriptor layout the
-// head is the data descriptor: the second address store overwrites the first with the same value (cheaper than a
-// branch).
-static void rx_offer(struct virtio_device* dev, struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
+// head room, right in front of the packet data, and the frame into the data. One descriptor covers both (shift 0),
+// or the header descriptor covers the head room's last hdr_len bytes and the data descriptor the data (shift 1).
+static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t chain, struct pkt_buf* buf, uint32_t shift,
+				   uint32_t hdr_len) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	uint32_t head = (uint32_t)chain << q->chain_shift;
-	volatile struct vring_desc* data = &q->desc[head + q->chain_shift];
-	q->desc[head].addr = data_phy - dev->net_hdr_len;
-	data->addr = data_phy - q->hdr_in_data;
-	data->len = q->rx_data_room + q->hdr_in_data;
+	uint32_t head = (uint32_t)chain << shift;
+	q->desc[head].addr = data_phy - hdr_len; // the header's first byte: the whole buffer's, if one descriptor
+	if (shift) {
+		q->desc[head + 1].addr = data_phy; // len and flags never change (setup_queue, start_device)
+	}
 	q->bufs[chain] = buf;
 	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 }
 
-static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
+					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_rx_queues) {
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[RX_QUEUE];
+	const uint32_t hdr_len = dev->net_hdr_len, data_room = q->rx_data_room;
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
 	uint16_t offered_before = q->avail_idx;
 	uint32_t received = 0;
+	uint64_t rx_bytes = 0;
 	while (received < num_bufs && entries > 0) {
 		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx & (q->size - 1)];
 		uint32_t id = done->id;
-		uint32_t written = done->len; // header plus frame (5.1.6.4)
-		int chain = used_chain(q, id);
-		if (chain < 0 || written <= dev->net_hdr_len || written - dev->net_hdr_len > q->rx_data_room) {
+		uint32_t written = done->len; // header plus frame (5.1.6.4), in either layout
+		int chain = used_chain(q, id, shift);
+		if (chain < 0 || written <= hdr_len || written - hdr_len > data_room) {
 			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
 			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id, written);
 			if (chain >= 0) {
-				rx_offer(dev, q, (uint16_t)chain, q->bufs[chain]);
+				rx_offer(q, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
 			}
 			dev->rx_dropped++;
 		} else {
@@ -333,22 +344,24 @@ static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 				break;
 			}
 			struct pkt_buf* buf = q->bufs[chain];
-			buf->size = written - dev->net_hdr_len;
-			dev->rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+			buf->size = written - hdr_len;
+			rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
 			bufs[received++] = buf;
-			rx_offer(dev, q, (uint16_t)chain, fresh);
+			rx_offer(q, (uint16_t)chain, fresh, shift, hdr_len);
 		}
 		q->used_idx++;
 		entries--;
 	}
 	dev->rx_pkts += received;
+	dev->rx_bytes += rx_bytes;
 	if (q->avail_idx != offered_before) {
 		publish_and_notify(dev, q);
 	}
 	return received;
 }
 
-static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
+					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_tx_queues) {
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
@@ -357,33 +370,41 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	// 1. Chains in the used ring have been sent (5.1.6.2): free their buffers, count them.
 	uint16_t device_used_idx = q->used->idx;
 	read_barrier();
+	uint64_t tx_bytes = 0;
+	uint32_t sent_pkts = 0;
 	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
 		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx++ & (q->size - 1)];
-		int chain = used_chain(q, done->id);
+		int chain = used_chain(q, done->id, shift);
 		if (chain < 0) {
 			bad_used_entry(dev, q, "a chain it does not hold", done->id,
 				       done->len); // e.g. one it sent already
 			continue;
 		}
 		struct pkt_buf* sent = q->bufs[chain];
-		dev->tx_pkts++;
-		dev->tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
+		sent_pkts++;
+		tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
 		pkt_buf_free(sent);
 		q->bufs[chain] = NULL;
 		q->free_chains[q->num_free_chains++] = (uint16_t)chain;
 	}
-	// 2. Offer as many packets as there are free chains (5.1.6.2). An all-zero header (no offloads, 5.1.6.2.1) goes
-	// into the head room, as 12 bytes whatever the header length: two stores, no branch. Only the one-descriptor
-	// layout sends it (hdr_in_data); the two-descriptor one points at the shared header set up once.
+	dev->tx_pkts += sent_pkts;
+	dev->tx_bytes += tx_bytes;
+	// 2. Offer as many packets as there are free chains (5.1.6.2). One descriptor: an all-zero header (no offloads,
+	// 5.1.6.2.1) goes into the head room in front of the frame, as 12 bytes whatever the header length (two
+	// stores). Two descriptors: the header descriptor already points at the shared zero header.
+	const uint32_t hdr_len = dev->net_hdr_len;
 	uint32_t queued = 0;
 	while (queued < num_bufs && q->num_free_chains > 0) {
 		struct pkt_buf* buf = bufs[queued++];
 		uint16_t chain = q->free_chains[--q->num_free_chains];
-		uint32_t head = (uint32_t)chain << q->chain_shift;
-		volatile struct vring_desc* data = &q->desc[head + q->chain_shift];
-		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - q->hdr_in_data;
-		data->len = buf->size + q->hdr_in_data;
+		uint32_t head = (uint32_t)chain << shift;
+		uint32_t in_data = shift ? 0 : hdr_len; // header bytes in the data descriptor
+		volatile struct vring_desc* data = &q->desc[head + shift];
+		if (!shift) {
+			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+		}
+		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - in_data;
+		data->len = buf->size + in_data;
 		q->bufs[chain] = buf;
 		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 	}
@@ -391,6 +412,20 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		publish_and_notify(dev, q);
 	}
 	return queued;
+}
+
+// The two instances, one per layout; virtio_init picks one of each.
+static uint32_t virtio_rx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 0);
+}
+static uint32_t virtio_rx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 1);
+}
+static uint32_t virtio_tx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 0);
+}
+static uint32_t virtio_tx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 1);
 }
 
 // The RX queue's interrupt (ixy_waiter): without VIRTIO_RING_F_EVENT_IDX the device signals the queue's vector after
@@ -624,6 +659,8 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	}
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
 	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
+	dev->ixy.rx_batch = dev->one_descriptor ? virtio_rx_one_desc : virtio_rx_two_desc;
+	dev->ixy.tx_batch = dev->one_descriptor ? virtio_tx_one_desc : virtio_tx_two_desc;
 	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
@@ -638,7 +675,10 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	}
 	rx->rx_data_room = dev->rx_mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
 	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
-		rx_offer(dev, rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
+		// The data descriptor's length never changes: the data room, and the header if it is in there.
+		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = rx->rx_data_room + rx->hdr_in_data;
+		// cannot fail: the pool holds 4 rings
+		rx_offer(rx, chain, pkt_buf_alloc(dev->rx_mempool), rx->chain_shift, dev->net_hdr_len);
 	}
 	write_barrier();
 	rx->avail->idx = rx->avail_idx;
@@ -699,8 +739,8 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	    .driver_name = virtio_driver.name,
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
-	    .rx_batch = virtio_rx_batch,
-	    .tx_batch = virtio_tx_batch,
+	    .rx_batch = virtio_rx_two_desc, // until start_device knows the layout
+	    .tx_batch = virtio_tx_two_desc,
 	    .read_stats = virtio_read_stats,
 	    .set_promisc = virtio_set_promisc,
 	    .get_link_speed = virtio_get_link_speed,
