@@ -375,7 +375,8 @@ static void test_ring_sizes(void) {
 }
 
 // Frames of many lengths arrive byte for byte and in order, over several rounds of the ring; every chain is offered
-// again (refill) after each batch; the statistics count packets and bytes (+ 4 CRC bytes each, as on a wire).
+// again (refill) after each batch; the statistics count packets and bytes (+ 4 CRC bytes each, as on a wire); the
+// refill notifies the device once per batch, not at all with VRING_USED_F_NO_NOTIFY.
 static void test_rx(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
@@ -415,6 +416,19 @@ static void test_rx(void) {
 	CHECK_EQ(read_stats(dev).rx_pkts, 0); // read_stats returns what happened since the last call
 	struct pkt_buf* bufs[4];
 	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 4), 0);
+	// Refilling notifies the device once per batch (2.6.10 / legacy 2.4.7)...
+	uint32_t notified = model_virtio_notifications(nic, MODEL_VIRTIO_RX);
+	deliver(nic, seq);
+	deliver(nic, seq + 1);
+	receive_in_order(dev, seq, 2, 2);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_RX), notified + 1);
+	// ... unless the device set VRING_USED_F_NO_NOTIFY; an empty batch never notifies.
+	model_virtio_suppress_notify(nic, true);
+	deliver(nic, seq + 2);
+	deliver(nic, seq + 3);
+	receive_in_order(dev, seq + 2, 2, 2);
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 4), 0);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_RX), notified + 1);
 	close_nic(nic, dev);
 }
 
