@@ -759,8 +759,10 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 		ixy_warn("%s: ring size %u requested; the device's queues have %u (RX) and %u (TX) descriptors",
 			 pci_addr, config->ring_size, ring, dev->queues[TX_QUEUE].size);
 	}
-	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors", pci_addr,
-		 dev->transport->ops->name, (unsigned long long)dev->features, ring, dev->queues[TX_QUEUE].size);
+	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors, %u descriptor(s) per "
+		 "packet",
+		 pci_addr, dev->transport->ops->name, (unsigned long long)dev->features, ring,
+		 dev->queues[TX_QUEUE].size, dev->one_descriptor ? 1u : 2u);
 	return &dev->ixy;
 }
 

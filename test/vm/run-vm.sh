@@ -25,9 +25,13 @@
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
 #   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
 #                  (bench/interrupts.sh).
+#   bench-fwd     a benchmark: ixy-fwd B -> C under ixy-pktgen's load (bench/vm-fwd.sh alternates builds between boots).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
-#   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
+#   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
+#                 so ixy puts each packet in one descriptor
+#   legacy-chain  the same without VIRTIO_F_ANY_LAYOUT (any_layout=off), as VirtualBox has: ixy falls back to a chain
+#                 of two descriptors per packet (header, frame)
 #   transitional  a VirtIO NIC with both interfaces (ixy picks modern; IXY_VIRTIO_LEGACY=1 picks legacy)
 #   modern        a VirtIO NIC with only the modern interface (disable-legacy=on) behind a PCIe root port, as every
 #                 q35 VM of libvirt has
@@ -64,7 +68,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -90,7 +94,7 @@ case "$scenario" in
 		mode=${mode:-kmod}
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
-	confine) mode=${mode:-bare} ;;
+	confine | bench-fwd) mode=${mode:-bare} ;;
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
@@ -102,9 +106,9 @@ IFS=, read -r -a kinds <<<"$nics"
 machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
-		legacy) ;;
+		legacy | legacy-chain) ;;
 		transitional | modern | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern, igb)" >&2; exit 2 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -180,6 +184,7 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 	local device addr
 	case "$2" in
 		legacy) device="virtio-net-pci,disable-modern=on,romfile=" ;;
+		legacy-chain) device="virtio-net-pci,disable-modern=on,any_layout=off,romfile=" ;;
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
 		igb) device="igb,romfile=" ;;
@@ -208,7 +213,7 @@ dump() {   # dump NETDEV QUEUE FILE: QEMU records the frames of one direction of
 	qemu_args+=(-object "filter-dump,id=dump_$1_$2,netdev=$1,queue=$2,file=$3")
 }
 if [ "$scenario" = e2e ] || [ "$scenario" = interrupts ] || [ "$scenario" = bench-interrupts ] ||
-	[ "$scenario" = confine ]; then
+	[ "$scenario" = confine ] || [ "$scenario" = bench-fwd ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -231,12 +236,15 @@ force_legacy=no
 for env in "${envs[@]}"; do [ "$env" = IXY_VIRTIO_LEGACY=1 ] && force_legacy=yes; done
 expected_interface() {
 	case "$1" in
-		legacy) echo legacy ;;
+		legacy | legacy-chain) echo legacy ;;
 		transitional) [ $force_legacy = yes ] && echo legacy || echo modern ;;
 		modern) echo modern ;;
 		igb) echo igb ;;
 	esac
 }
+# Descriptors per packet ixy must use (src/driver/virtio.c): two only where the device offers neither VERSION_1
+# (modern) nor ANY_LAYOUT (QEMU's legacy interface offers it unless any_layout=off).
+expected_descriptors() { [ "$1" = legacy-chain ] && echo 2 || echo 1; }
 kernel_driver_of() { [ "$1" = igb ] && echo igb || echo virtio-pci; }
 counters=()
 extra=
@@ -383,6 +391,9 @@ e2e_checks() {
 		else
 			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 				grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+			descriptors=$(expected_descriptors "${kinds[$i]}")
+			expect "ixy put each packet of $pci (${kinds[$i]}) in $descriptors descriptor(s)" \
+				grep -q "^ixy: $pci: VirtIO .*, $descriptors descriptor(s) per packet$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
 		fi
 		expect "ixy reached $pci through $access" \
 			grep -q "^ixy: $pci: .* driver, device reached through $access$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
@@ -501,7 +512,7 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts | bench-interrupts) guest_checks ;;
+	in-use | interrupts | bench-interrupts | bench-fwd) guest_checks ;;
 	confine) guest_checks; confine_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
