@@ -289,8 +289,8 @@ static void free_queue(struct virtqueue* q) {
 // ---- Receive and transmit
 //
 // The packet path exists twice, once per layout: virtio_rx_batch() and virtio_tx_batch() take the layout (`shift`,
-// the queue's chain_shift) as a constant argument and are inlined into the small functions below, which virtio_init
-// puts into the device struct once it knows the layout. So each copy has no test of the layout at all; the
+// the queue's chain_shift) as a constant argument and are inlined into the small functions below, which
+// start_device puts into the device struct once it knows the layout. So each copy has no test of the layout at all; the
 // compiler drops what the other layout needs. Per-queue values are read into locals once per batch: the stores
 // into the (volatile) descriptors would otherwise make the compiler load them again for every packet.
 #define ALWAYS_INLINE inline __attribute__((always_inline))
@@ -302,7 +302,7 @@ static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t chain, struct p
 				   uint32_t hdr_len) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
 	uint32_t head = (uint32_t)chain << shift;
-	q->desc[head].addr = data_phy - hdr_len; // the header's first byte: the whole buffer's, if one descriptor
+	q->desc[head].addr = data_phy - hdr_len; // where the header starts (one descriptor: also the frame after it)
 	if (shift) {
 		q->desc[head + 1].addr = data_phy; // len and flags never change (setup_queue, start_device)
 	}
@@ -414,7 +414,7 @@ static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t q
 	return queued;
 }
 
-// The two instances, one per layout; virtio_init picks one of each.
+// The two instances, one per layout; start_device puts one of each into the device struct.
 static uint32_t virtio_rx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
 	return virtio_rx_batch(ixy, queue_id, bufs, num, 0);
 }
@@ -647,9 +647,9 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	dev->features = offered & (WANTED_FEATURES | required);
+	// ANY_LAYOUT is a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4), so it is not accepted there.
 	if (dev->features & VIRTIO_F_VERSION_1) {
-		dev->features &=
-		    ~VIRTIO_F_ANY_LAYOUT; // a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4)
+		dev->features &= ~VIRTIO_F_ANY_LAYOUT;
 	}
 	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
 		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
