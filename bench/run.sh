@@ -5,9 +5,12 @@
 # (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
 # is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
-# Usage: bench/run.sh [--cache]
+# Usage: bench/run.sh [--cache | --virtio]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
 #            and prints the L1 data cache misses per packet by part
+#   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
+#            packet for each descriptor layout: two descriptors (legacy without ANY_LAYOUT), one (legacy with it),
+#            one (modern, VERSION_1)
 # Environment: BUILD_DIR (default build-bench), CALLGRIND_PACKETS (default 640000), TIME_PACKETS (default 2000000)
 set -eu
 
@@ -16,10 +19,13 @@ build=${BUILD_DIR:-$repo/build-bench}
 callgrind_packets=${CALLGRIND_PACKETS:-640000}
 time_packets=${TIME_PACKETS:-2000000}
 cache=no
+virtio=no
 if [ "${1:-}" = "--cache" ]; then
 	cache=yes
+elif [ "${1:-}" = "--virtio" ]; then
+	virtio=yes
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--cache]" >&2
+	echo "usage: $0 [--cache | --virtio]" >&2
 	exit 2
 fi
 for tool in cmake make valgrind python3; do
@@ -27,6 +33,38 @@ for tool in cmake make valgrind python3; do
 done
 
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
+if [ "$virtio" = yes ]; then
+	make -C "$build" -j2 virtio_fwd_bench >/dev/null
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): VirtIO driver against the" \
+		"VirtIO model, queues of 512 descriptors, batch 32, both directions, model excluded"
+	for layout in two one modern; do
+		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
+			--toggle-collect=bench_measured_rounds --callgrind-out-file="$out/$layout.out" \
+			"$build/bench/virtio_fwd_bench" "$layout" "$callgrind_packets" >"$out/valgrind.log" 2>&1 || {
+			cat "$out/valgrind.log" >&2
+			exit 1
+		}
+		python3 "$repo/bench/callgrind_parts.py" "$out/$layout.out" >"$out/$layout.txt"
+	done
+	python3 - "$out" <<'TABLE'
+import sys
+parts = ("RX", "TX", "memory", "forwarding", "total")
+layouts = (("two", "2 desc (legacy)"), ("one", "1 desc (ANY_LAYOUT)"), ("modern", "1 desc (modern)"))
+values = {}
+for layout, _ in layouts:
+    for line in open(f"{sys.argv[1]}/{layout}.txt"):
+        part = line[:32].strip().split(" (")[0]  # callgrind_parts.py: the label in 32 columns, then instructions
+        if part in parts:
+            values[(layout, part)] = float(line[32:40])
+print(f"{'instructions per packet':<24}" + "".join(f"{name:>22}" for _, name in layouts))
+for part in parts:
+    print(f"{part:<24}" + "".join(f"{values[(layout, part)]:>22.1f}" for layout, _ in layouts))
+TABLE
+	sed -n '$p' "$out/two.txt"
+	exit 0
+fi
 make -C "$build" -j2 fwd_bench_count >/dev/null
 timed=no
 if make -C "$build" -j2 fwd_bench_time >/dev/null 2>&1; then

@@ -95,19 +95,21 @@ def virtqueue():
     x0, y0 = 30, 70
     body = ARROW_HEAD + label(x0, 24, "A split virtqueue (VirtIO 1.0, 2.4): three parts in DMA memory", "start", 13)
     body += label(x0 + 110, y0 - 10, "descriptor table")
-    for i, text in enumerate(("0: net header", "1: frame", "2: net header", "3: frame", "...")):
+    for i, text in enumerate(("0: net header + frame", "1: net header + frame", "2: net header + frame", "3: ...",
+                              "...")):
         body += box(x0, y0 + i * 30, 220, 30, text, "#eef3fb")
     body += label(x0 + 420, y0 - 10, "available ring (driver writes)")
-    body += box(x0 + 320, y0, 200, 60, "", "#f4f4f4", lines=["idx = 2", "ring: 0, 2"])
+    body += box(x0 + 320, y0, 200, 60, "", "#f4f4f4", lines=["idx = 2", "ring: 0, 1"])
     body += label(x0 + 420, y0 + 110, "used ring (device writes)")
     body += box(x0 + 320, y0 + 120, 200, 60, "", "#d4edda", lines=["idx = 1", "ring: {id 0, len 72}"])
     body += arrow(x0 + 320, y0 + 30, x0 + 224, y0 + 15)
     body += arrow(x0 + 320, y0 + 150, x0 + 224, y0 + 20)
-    body += label(x0, y0 + 210, "Each packet is a chain of two descriptors; the driver offers chain heads in the "
-                  "available ring and notifies;", "start")
-    body += label(x0, y0 + 228, "the device returns them in the used ring with the length it wrote "
+    body += label(x0, y0 + 210, "Each packet is one descriptor (header in the head room; a chain of two, header and "
+                  "frame, if the device lacks ANY_LAYOUT);", "start")
+    body += label(x0, y0 + 228, "the driver offers chain heads in the available ring and notifies;", "start")
+    body += label(x0, y0 + 246, "the device returns them in the used ring with the length it wrote "
                   "(virtio_rx_batch checks both).", "start")
-    return svg(x0 + 900, y0 + 250, body)
+    return svg(x0 + 900, y0 + 268, body)
 
 
 DIAGRAMS = {"descriptor-ring.svg": descriptor_ring, "packet-buffer.svg": packet_buffer, "virtqueue.svg": virtqueue}

@@ -8,10 +8,12 @@
 // legacy one (an IO-port BAR, 4.1.4.8). IXY_VIRTIO_LEGACY=1 in the environment picks legacy on a device with both.
 // Everything here is the same for both; the packet path touches the transport only to notify, at most once per batch.
 //
-// Every packet is a chain of two descriptors: the virtio-net header (10 bytes legacy, 12 with VIRTIO_F_VERSION_1),
-// then the frame. A chain works on every device; header and frame in one descriptor would need
-// VIRTIO_F_ANY_LAYOUT on the legacy interface, which VirtualBox does not offer. Chain c always uses descriptors 2c
-// and 2c+1, so a queue of n descriptors holds n/2 packets.
+// A packet is a chain of one descriptor when the device allows it (VIRTIO_F_VERSION_1, or VIRTIO_F_ANY_LAYOUT on
+// the legacy interface: 2.6.4 "message framing", 5.1.6.6): the virtio-net header (10 bytes legacy, 12 with
+// VERSION_1) sits in the buffer's head room right in front of the frame, and one descriptor covers both. Otherwise
+// (VirtualBox offers neither) a packet is a chain of two: the header, then the frame; chain c then uses descriptors
+// 2c and 2c+1, so a queue of n descriptors holds n/2 packets instead of n. The layout is chosen once at init
+// (virtqueue.chain_shift), and with it the packet path: one copy per layout, without a test of the layout inside.
 //
 // The device is trusted with nothing: a used ring entry that names no chain the device holds, reports more bytes
 // than the buffer has, or a used index that runs ahead of what the device was given, is dropped and counted, and
@@ -56,7 +58,7 @@
 // user networks do not offer them, and ixy needs neither.
 #define WANTED_FEATURES                                                                                                \
 	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
-	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX)
+	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX | VIRTIO_F_ANY_LAYOUT)
 
 // Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
 // fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
@@ -83,7 +85,12 @@ struct virtqueue {
 	// After the rings: TX: one all-zero net header that every TX chain points to; control: the command.
 	volatile uint8_t* extra;
 	uintptr_t extra_phy;
-	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain (head descriptor / 2)
+	// RX and TX: chain c starts at descriptor c << chain_shift. 0: one descriptor per packet, header in the
+	// buffer's head room; 1: two, a header descriptor then the data descriptor (head + chain_shift).
+	uint16_t chain_shift;
+	uint16_t num_chains;   // size >> chain_shift: the packets the queue holds
+	uint32_t hdr_in_data;  // header bytes in front of the frame in the data descriptor: net_hdr_len or 0
+	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain
 	uint16_t* free_chains; // TX: a stack of chains the device does not hold
 	uint16_t num_free_chains;
 	uint32_t rx_data_room; // RX: bytes of frame each buffer takes (the same for all: one pool)
@@ -95,6 +102,7 @@ struct virtio_device {
 	struct virtio_transport* transport; // legacy or modern, chosen in virtio_init
 	uint64_t features;                  // negotiated
 	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
+	bool one_descriptor;                // VERSION_1 or ANY_LAYOUT: header and frame in one descriptor
 	struct virtqueue queues[NUM_QUEUES];
 	bool has_ctrl_queue;
 	bool ctrl_broken;                 // a command timed out: the device may still use its buffers, send no more
@@ -182,7 +190,7 @@ static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q,
 // avail_idx - used_idx: a bad used entry advances used_idx without returning a chain, and that difference would
 // shrink for good, until a device returning all it holds looked as if its index ran ahead.
 static uint16_t chains_with_device(const struct virtqueue* q) {
-	return (uint16_t)(q->size / 2 - (q->index == TX_QUEUE ? q->num_free_chains : 0));
+	return (uint16_t)(q->num_chains - (q->index == TX_QUEUE ? q->num_free_chains : 0));
 }
 
 // The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
@@ -196,9 +204,11 @@ static uint16_t new_used_entries(struct virtio_device* dev, const struct virtque
 	return entries;
 }
 
-// The chain a used entry returns, or -1 if id is not the head of a chain the device holds.
-static int used_chain(const struct virtqueue* q, uint32_t id) {
-	return id < q->size && id % 2 == 0 && q->bufs[id / 2] ? (int)(id / 2) : -1;
+// The chain a used entry returns, or -1 if id is not the head of a chain the device holds. `shift` is the queue's
+// chain_shift, a constant where the packet path is instantiated for one layout.
+static inline int used_chain(const struct virtqueue* q, uint32_t id, uint32_t shift) {
+	uint32_t chain = id >> shift;
+	return id < q->size && (chain << shift) == id && q->bufs[chain] ? (int)chain : -1;
 }
 
 // 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
@@ -228,33 +238,36 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 	q->extra_phy = q->mem.phy + extra_at;
 	q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT; // ixy polls: interrupts would only cost time
 
-	uint16_t num_chains = q->size / 2;
+	q->chain_shift = dev->one_descriptor ? 0 : 1;
+	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
+	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
 	// RX and TX: the buffer of each chain; TX also: a stack of the chains the device does not hold.
 	bool out_of_memory = false;
 	if (index != CTRL_QUEUE) {
-		q->bufs = calloc(num_chains, sizeof(*q->bufs));
+		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
 		out_of_memory |= !q->bufs;
 	}
 	if (index == TX_QUEUE) {
-		q->free_chains = calloc(num_chains, sizeof(*q->free_chains));
+		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
 		out_of_memory |= !q->free_chains;
 	}
 	if (out_of_memory) {
 		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
 		return -1;
 	}
-	// The header descriptor of each chain is set up once: it links to the data descriptor. RX headers go into
-	// each buffer's head room (the device writes them); all TX chains share the one all-zero header in `extra`.
-	for (uint16_t chain = 0; chain < num_chains && index != CTRL_QUEUE; chain++) {
-		volatile struct vring_desc* header = &q->desc[2 * chain];
-		header->len = dev->net_hdr_len;
-		header->next = (uint16_t)(2 * chain + 1);
-		if (index == RX_QUEUE) {
-			header->flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE;
-			q->desc[2 * chain + 1].flags = VRING_DESC_F_WRITE;
-		} else {
-			header->flags = VRING_DESC_F_NEXT;
-			header->addr = q->extra_phy;
+	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
+	// header descriptor, which links to the data descriptor. RX headers go into each buffer's head room (the
+	// device writes them); all TX chains share the one all-zero header in `extra`.
+	for (uint16_t chain = 0; chain < q->num_chains && index != CTRL_QUEUE; chain++) {
+		uint16_t head = (uint16_t)(chain << q->chain_shift);
+		uint16_t write = index == RX_QUEUE ? VRING_DESC_F_WRITE : 0;
+		q->desc[head + q->chain_shift].flags = write;
+		if (q->chain_shift) {
+			q->desc[head] =
+			    (struct vring_desc){q->extra_phy, dev->net_hdr_len, (uint16_t)(VRING_DESC_F_NEXT | write),
+						(uint16_t)(head + 1)};
+		}
+		if (index == TX_QUEUE) {
 			q->free_chains[q->num_free_chains++] = chain;
 		}
 	}
@@ -274,39 +287,53 @@ static void free_queue(struct virtqueue* q) {
 }
 
 // ---- Receive and transmit
+//
+// The packet path exists twice, once per layout: virtio_rx_batch() and virtio_tx_batch() take the layout (`shift`,
+// the queue's chain_shift) as a constant argument and are inlined into the small functions below, which
+// start_device puts into the device struct once it knows the layout. So each copy has no test of the layout at all; the
+// compiler drops what the other layout needs. Per-queue values are read into locals once per batch: the stores
+// into the (volatile) descriptors would otherwise make the compiler load them again for every packet.
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 // Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
-// head room, right in front of the packet data, and the frame into the data.
-static void rx_offer(struct virtio_device* dev, struct virtqueue* q, uint16_t chain, struct pkt_buf* buf) {
+// head room, right in front of the packet data, and the frame into the data. One descriptor covers both (shift 0),
+// or the header descriptor covers the head room's last hdr_len bytes and the data descriptor the data (shift 1).
+static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t chain, struct pkt_buf* buf, uint32_t shift,
+				   uint32_t hdr_len) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	q->desc[2 * chain].addr = data_phy - dev->net_hdr_len;
-	q->desc[2 * chain + 1].addr = data_phy;
-	q->desc[2 * chain + 1].len = q->rx_data_room;
+	uint32_t head = (uint32_t)chain << shift;
+	q->desc[head].addr = data_phy - hdr_len; // where the header starts (one descriptor: also the frame after it)
+	if (shift) {
+		q->desc[head + 1].addr = data_phy; // len and flags never change (setup_queue, start_device)
+	}
 	q->bufs[chain] = buf;
-	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 }
 
-static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
+					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_rx_queues) {
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[RX_QUEUE];
+	const uint32_t hdr_len = dev->net_hdr_len, data_room = q->rx_data_room;
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
 	uint16_t offered_before = q->avail_idx;
 	uint32_t received = 0;
+	uint64_t rx_bytes = 0;
 	while (received < num_bufs && entries > 0) {
 		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx & (q->size - 1)];
 		uint32_t id = done->id;
-		uint32_t written = done->len; // header plus frame (5.1.6.4)
-		int chain = used_chain(q, id);
-		if (chain < 0 || written <= dev->net_hdr_len || written - dev->net_hdr_len > q->rx_data_room) {
+		uint32_t written = done->len; // header plus frame (5.1.6.4), in either layout
+		int chain = used_chain(q, id, shift);
+		if (chain < 0 || written <= hdr_len || written - hdr_len > data_room) {
 			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
 			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id, written);
 			if (chain >= 0) {
-				rx_offer(dev, q, (uint16_t)chain, q->bufs[chain]);
+				rx_offer(q, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
 			}
 			dev->rx_dropped++;
 		} else {
@@ -317,22 +344,24 @@ static uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 				break;
 			}
 			struct pkt_buf* buf = q->bufs[chain];
-			buf->size = written - dev->net_hdr_len;
-			dev->rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+			buf->size = written - hdr_len;
+			rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
 			bufs[received++] = buf;
-			rx_offer(dev, q, (uint16_t)chain, fresh);
+			rx_offer(q, (uint16_t)chain, fresh, shift, hdr_len);
 		}
 		q->used_idx++;
 		entries--;
 	}
 	dev->rx_pkts += received;
+	dev->rx_bytes += rx_bytes;
 	if (q->avail_idx != offered_before) {
 		publish_and_notify(dev, q);
 	}
 	return received;
 }
 
-static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
+					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_tx_queues) {
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
@@ -341,35 +370,62 @@ static uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	// 1. Chains in the used ring have been sent (5.1.6.2): free their buffers, count them.
 	uint16_t device_used_idx = q->used->idx;
 	read_barrier();
+	uint64_t tx_bytes = 0;
+	uint32_t sent_pkts = 0;
 	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
 		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx++ & (q->size - 1)];
-		int chain = used_chain(q, done->id);
+		int chain = used_chain(q, done->id, shift);
 		if (chain < 0) {
 			bad_used_entry(dev, q, "a chain it does not hold", done->id,
 				       done->len); // e.g. one it sent already
 			continue;
 		}
 		struct pkt_buf* sent = q->bufs[chain];
-		dev->tx_pkts++;
-		dev->tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
+		sent_pkts++;
+		tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
 		pkt_buf_free(sent);
 		q->bufs[chain] = NULL;
 		q->free_chains[q->num_free_chains++] = (uint16_t)chain;
 	}
-	// 2. Offer as many packets as there are free chains (5.1.6.2). The header descriptor is already set up.
+	dev->tx_pkts += sent_pkts;
+	dev->tx_bytes += tx_bytes;
+	// 2. Offer as many packets as there are free chains (5.1.6.2). One descriptor: an all-zero header (no offloads,
+	// 5.1.6.2.1) goes into the head room in front of the frame, as 12 bytes whatever the header length (two
+	// stores). Two descriptors: the header descriptor already points at the shared zero header.
+	const uint32_t hdr_len = dev->net_hdr_len;
 	uint32_t queued = 0;
 	while (queued < num_bufs && q->num_free_chains > 0) {
 		struct pkt_buf* buf = bufs[queued++];
 		uint16_t chain = q->free_chains[--q->num_free_chains];
-		q->desc[2 * chain + 1].addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-		q->desc[2 * chain + 1].len = buf->size;
+		uint32_t head = (uint32_t)chain << shift;
+		uint32_t in_data = shift ? 0 : hdr_len; // header bytes in the data descriptor
+		volatile struct vring_desc* data = &q->desc[head + shift];
+		if (!shift) {
+			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+		}
+		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - in_data;
+		data->len = buf->size + in_data;
 		q->bufs[chain] = buf;
-		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)(2 * chain);
+		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
 	}
 	if (queued > 0) {
 		publish_and_notify(dev, q);
 	}
 	return queued;
+}
+
+// The two instances, one per layout; start_device puts one of each into the device struct.
+static uint32_t virtio_rx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 0);
+}
+static uint32_t virtio_rx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 1);
+}
+static uint32_t virtio_tx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 0);
+}
+static uint32_t virtio_tx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 1);
 }
 
 // The RX queue's interrupt (ixy_waiter): without VIRTIO_RING_F_EVENT_IDX the device signals the queue's vector after
@@ -530,7 +586,7 @@ static void virtio_stop(struct ixy_device* ixy) {
 	}
 	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
 		struct virtqueue* q = &dev->queues[i];
-		for (uint32_t chain = 0; q->bufs && chain < q->size / 2u; chain++) {
+		for (uint32_t chain = 0; q->bufs && chain < q->num_chains; chain++) {
 			if (q->bufs[chain]) {
 				pkt_buf_free(q->bufs[chain]);
 				q->bufs[chain] = NULL;
@@ -591,6 +647,10 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	dev->features = offered & (WANTED_FEATURES | required);
+	// ANY_LAYOUT is a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4), so it is not accepted there.
+	if (dev->features & VIRTIO_F_VERSION_1) {
+		dev->features &= ~VIRTIO_F_ANY_LAYOUT;
+	}
 	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
 		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
 	}
@@ -598,6 +658,9 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
+	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
+	dev->ixy.rx_batch = dev->one_descriptor ? virtio_rx_one_desc : virtio_rx_two_desc;
+	dev->ixy.tx_batch = dev->one_descriptor ? virtio_tx_one_desc : virtio_tx_two_desc;
 	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
@@ -611,8 +674,11 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	rx->rx_data_room = dev->rx_mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
-	for (uint16_t chain = 0; chain < rx->size / 2; chain++) {
-		rx_offer(dev, rx, chain, pkt_buf_alloc(dev->rx_mempool)); // cannot fail: the pool holds 4 rings
+	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
+		// The data descriptor's length never changes: the data room, and the header if it is in there.
+		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = rx->rx_data_room + rx->hdr_in_data;
+		// cannot fail: the pool holds 4 rings
+		rx_offer(rx, chain, pkt_buf_alloc(dev->rx_mempool), rx->chain_shift, dev->net_hdr_len);
 	}
 	write_barrier();
 	rx->avail->idx = rx->avail_idx;
@@ -673,8 +739,8 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	    .driver_name = virtio_driver.name,
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
-	    .rx_batch = virtio_rx_batch,
-	    .tx_batch = virtio_tx_batch,
+	    .rx_batch = virtio_rx_two_desc, // until start_device knows the layout
+	    .tx_batch = virtio_tx_two_desc,
 	    .read_stats = virtio_read_stats,
 	    .set_promisc = virtio_set_promisc,
 	    .get_link_speed = virtio_get_link_speed,
@@ -693,8 +759,10 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 		ixy_warn("%s: ring size %u requested; the device's queues have %u (RX) and %u (TX) descriptors",
 			 pci_addr, config->ring_size, ring, dev->queues[TX_QUEUE].size);
 	}
-	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors", pci_addr,
-		 dev->transport->ops->name, (unsigned long long)dev->features, ring, dev->queues[TX_QUEUE].size);
+	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors, %u descriptor(s) per "
+		 "packet",
+		 pci_addr, dev->transport->ops->name, (unsigned long long)dev->features, ring,
+		 dev->queues[TX_QUEUE].size, dev->one_descriptor ? 1u : 2u);
 	return &dev->ixy;
 }
 

@@ -31,6 +31,7 @@
 #define VIRTIO_NET_F_CTRL_VQ (1ull << 17)       // there is a control virtqueue
 #define VIRTIO_NET_F_CTRL_RX (1ull << 18)       // the control virtqueue takes receive mode commands (promiscuous)
 #define VIRTIO_NET_F_CTRL_MAC_ADDR (1ull << 23) // the control virtqueue takes "set MAC address"
+#define VIRTIO_F_ANY_LAYOUT (1ull << 27)        // legacy: the header need not have a descriptor of its own (5.1.6.6)
 #define VIRTIO_F_VERSION_1 (1ull << 32)         // the device follows VirtIO 1.0 (modern interface only, 6.1)
 #define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)   // the device's DMA goes through the platform's IOMMU (6.1)
 #define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63)  // device config holds the link speed (VirtIO 1.1, 5.1.3)

@@ -1,7 +1,8 @@
 // Fuzz target: the receive path of the VirtIO driver (src/driver/virtio.c, virtio_rx_batch) fed arbitrary used ring
 // contents by the VirtIO device model (test/model/virtio_model.h).
 //
-// Every input opens a fresh modelled VirtIO NIC (modern, or legacy only) with ixy_init_config(), and runs a little
+// Every input opens a fresh modelled VirtIO NIC (modern, or legacy only, with or without VIRTIO_F_ANY_LAYOUT: the
+// first byte chooses, so both descriptor layouts of virtio.c are fuzzed) with ixy_init_config(), and runs a little
 // program read from the input. Operations:
 //   DELIVER       the device receives frames from the wire as a correct device does (header + frame, used entry)
 //   DELIVER_LONG  the same with lengths around the buffer size (too long ones stay in the wire's queue)
@@ -15,14 +16,16 @@
 //   FREE          the app frees some of the packets it holds
 //
 // The driver's behaviour is predicted from the used ring (as the device wrote it) before every batch, and checked:
-//   - if the device's index is more than the chains it holds (ring size / 2) ahead of the driver's, nothing is
+//   - if the device's index is more than the chains it holds (the chains: ring size, or ring size / 2 in
+//     the two-descriptor layout) ahead of the driver's, nothing is
 //     consumed; otherwise entries are consumed in order while fewer than `want` packets were handed out: an entry
-//     whose id is an even descriptor index below the ring size and whose length is header + 1 .. header + data
-//     room is a packet (if the pool has a fresh buffer; else the batch stops there), any other is dropped;
+//     whose id is a chain's head (a multiple of the descriptors per chain) below the ring size and whose length is
+//     header + 1 .. header + data room is a packet (if the pool has a fresh buffer; else the batch stops there), any
+//     other is dropped;
 //   - the batch returns exactly the predicted packets with the predicted sizes, and rx_dropped grows by exactly the
 //     predicted drops; rx_pkts by the packets;
 //   - every packet is a buffer of the driver's RX pool that the app does not hold already;
-//   - free buffers + held by the app + one per RX chain (ring size / 2) == the pool size;
+//   - free buffers + held by the app + one per RX chain == the pool size;
 //   - while the device behaves (model_virtio_misbehaved() false), every packet from a correct delivery holds
 //     exactly the frame's bytes;
 // and at the end: after ixy_stop() the pool's free stack holds every buffer exactly once; after ixy_close() the
@@ -71,6 +74,8 @@ struct fuzz_state {
 	struct model_virtio* nic;
 	struct ixy_device* dev;
 	uint16_t ring_size;
+	uint16_t stride;     // descriptors per chain: 1 (header in the head room) or 2 (header descriptor)
+	uint16_t num_chains; // ring_size / stride
 	uint32_t hdr_len;
 	uint32_t data_room;
 	struct mempool* pool;
@@ -107,7 +112,7 @@ static void make_frame(uint8_t* dst, uint32_t seq, uint32_t len) {
 }
 
 static void check_accounting(void) {
-	FUZZ_CHECK(state.pool->free_stack_top + state.num_held + state.ring_size / 2u == state.pool->num_entries);
+	FUZZ_CHECK(state.pool->free_stack_top + state.num_held + state.num_chains == state.pool->num_entries);
 }
 
 static void deliver(struct fuzz_input* in, bool long_frames) {
@@ -195,7 +200,8 @@ static void restore(void) {
 
 // A used entry the driver must hand out as a packet (see the top of this file).
 static bool is_packet(uint32_t id, uint32_t len) {
-	return id < state.ring_size && id % 2 == 0 && len > state.hdr_len && len - state.hdr_len <= state.data_room;
+	return id < state.ring_size && id % state.stride == 0 && len > state.hdr_len &&
+	       len - state.hdr_len <= state.data_room;
 }
 
 // ixy_rx_batch() for up to want packets, checked against the prediction. Returns how many packets came.
@@ -207,7 +213,7 @@ static uint32_t rx_batch(uint32_t want) {
 	uint16_t device_used = model_virtio_used_idx(state.nic, MODEL_VIRTIO_RX);
 	uint16_t entries = (uint16_t)(device_used - state.driver_used);
 	uint32_t packets = 0, drops = 0, consumed = 0, fresh = state.pool->free_stack_top;
-	if (entries <= state.ring_size / 2) {
+	if (entries <= state.num_chains) {
 		for (; packets < want && consumed < entries; consumed++) {
 			uint16_t slot = (uint16_t)(state.driver_used + consumed);
 			uint32_t id, len;
@@ -290,14 +296,21 @@ static void check_pool_complete(void) {
 static void open_device(uint8_t setup) {
 	state.ring_size = (uint16_t)(64u << (setup % 4));
 	bool legacy = (setup >> 2) & 1;
+	bool any_layout = (setup >> 3) & 1; // legacy: the device offers VIRTIO_F_ANY_LAYOUT (one descriptor)
 	state.nic = model_virtio_add(NIC_ADDR, legacy ? MODEL_VIRTIO_LEGACY_ONLY : MODEL_VIRTIO_MODERN_ONLY);
+	if (any_layout) {
+		model_virtio_offer(state.nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_ANY_LAYOUT);
+	}
+	state.stride = legacy && !any_layout ? 2 : 1;
+	state.num_chains = (uint16_t)(state.ring_size / state.stride);
 	model_virtio_set_queue_max(state.nic, legacy ? state.ring_size : 1024);
 	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = state.ring_size};
 	state.dev = ixy_init_config(&config);
 	FUZZ_CHECK(state.dev != NULL);
 	FUZZ_CHECK(model_virtio_queue_size(state.nic, MODEL_VIRTIO_RX) == state.ring_size);
 	state.hdr_len = model_virtio_net_hdr_len(state.nic);
-	TRACE("opened %s with %u RX descriptors\n", legacy ? "legacy" : "modern", state.ring_size);
+	TRACE("opened %s with %u RX descriptors, %u per chain\n", legacy ? "legacy" : "modern", state.ring_size,
+	      state.stride);
 }
 
 // The driver's pool and its buffers' data room, found through a first packet (sequence number 0).

@@ -2,7 +2,8 @@
 // ring, then offering packets) fed arbitrary used ring contents by the VirtIO device model
 // (test/model/virtio_model.h).
 //
-// Every input opens a fresh modelled VirtIO NIC (modern, or legacy only), an app pool of 1024 buffers, and runs a
+// Every input opens a fresh modelled VirtIO NIC (modern, or legacy only, with or without VIRTIO_F_ANY_LAYOUT:
+// one or two descriptors per packet), an app pool of 1024 buffers, and runs a
 // little program read from the input. The device does not send on its own (model_virtio_tx_on_notify false).
 // Operations:
 //   SEND        the app fills 0 .. 80 packets and calls ixy_tx_batch(); it frees what the driver did not take
@@ -15,9 +16,10 @@
 //
 // Invariants, checked after every operation:
 //   - ixy_tx_batch() takes at most the packets offered, and, if the device's index is at most the chains the
-//     driver gave it ahead, exactly as many as it has free chains after cleaning (ring size / 2 in all);
+//     driver gave it ahead, exactly as many as it has free chains after cleaning (ring size in all, ring size / 2 with
+//     two descriptors per packet);
 //   - every buffer is accounted for: the app's pool has free buffers + those in the driver's TX chains == its size,
-//     and the driver never holds more than ring size / 2; no buffer is freed twice (the pool would abort);
+//     and the driver never holds more than that; no buffer is freed twice (the pool would abort);
 //   - the driver's next batch cleans every entry the device added if the device's index is at most the chains in
 //     flight ahead, else none; an entry gives a buffer back exactly if its id is the head of a chain the driver
 //     offered (read from the available ring) and has not got back yet: the pool grows by exactly that many;
@@ -53,6 +55,8 @@ struct fuzz_state {
 	struct ixy_device* dev;
 	struct mempool* pool;
 	uint16_t ring_size;
+	uint16_t stride;               // descriptors per chain: 1 (header in the head room) or 2 (header descriptor)
+	uint16_t num_chains;           // ring_size / stride
 	uint16_t driver_used;          // the driver's used index, as predicted
 	uint16_t used_before_jump;     // the device's index before the last jump
 	uint32_t driver_holds;         // buffers in the driver's TX chains
@@ -90,7 +94,7 @@ static void make_frame(uint8_t* dst, uint32_t seq, uint32_t len) {
 }
 
 static void check_accounting(void) {
-	FUZZ_CHECK(state.driver_holds <= state.ring_size / 2u);
+	FUZZ_CHECK(state.driver_holds <= state.num_chains);
 	FUZZ_CHECK(state.pool->free_stack_top + state.driver_holds == state.pool->num_entries);
 }
 
@@ -131,7 +135,7 @@ static uint32_t predict_cleaning(uint32_t* buffers_back) {
 	for (uint16_t k = 0; k < entries; k++) {
 		uint32_t id, len;
 		model_virtio_used_entry(state.nic, MODEL_VIRTIO_TX, (uint16_t)(state.driver_used + k), &id, &len);
-		if (id < state.ring_size && id % 2 == 0 && state.in_flight[id]) {
+		if (id < state.ring_size && id % state.stride == 0 && state.in_flight[id]) {
 			state.in_flight[id] = false;
 			(*buffers_back)++;
 		}
@@ -145,7 +149,7 @@ static void record_offered(uint32_t sent) {
 	FUZZ_CHECK((uint16_t)(avail_idx - state.avail_seen) == sent);
 	for (; state.avail_seen != avail_idx; state.avail_seen++) {
 		uint16_t head = model_virtio_avail_entry(state.nic, MODEL_VIRTIO_TX, state.avail_seen);
-		FUZZ_CHECK(head < state.ring_size && head % 2 == 0 && !state.in_flight[head]);
+		FUZZ_CHECK(head < state.ring_size && head % state.stride == 0 && !state.in_flight[head]);
 		state.in_flight[head] = true;
 	}
 }
@@ -176,7 +180,7 @@ static void send(struct fuzz_input* in) {
 	FUZZ_CHECK(stats.rx_dropped == 0 && stats.rx_pkts == 0);
 	state.driver_used = (uint16_t)(state.driver_used + consumed);
 	state.driver_holds -= given_back;
-	uint32_t free_chains = state.ring_size / 2u - state.driver_holds;
+	uint32_t free_chains = state.num_chains - state.driver_holds;
 	FUZZ_CHECK(sent == (n < free_chains ? n : free_chains));
 	state.driver_holds += sent;
 	record_offered(sent);
@@ -274,7 +278,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	uint8_t setup = fuzz_u8(&in);
 	state.ring_size = (uint16_t)(64u << (setup % 4));
 	bool legacy = (setup >> 2) & 1;
+	bool any_layout = (setup >> 3) & 1; // legacy: the device offers VIRTIO_F_ANY_LAYOUT (one descriptor)
 	state.nic = model_virtio_add(NIC_ADDR, legacy ? MODEL_VIRTIO_LEGACY_ONLY : MODEL_VIRTIO_MODERN_ONLY);
+	if (any_layout) {
+		model_virtio_offer(state.nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_ANY_LAYOUT);
+	}
+	state.stride = legacy && !any_layout ? 2 : 1;
+	state.num_chains = (uint16_t)(state.ring_size / state.stride);
 	model_virtio_set_queue_max(state.nic, legacy ? state.ring_size : 1024);
 	model_virtio_tx_on_notify(state.nic, false);
 	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = state.ring_size};
@@ -283,7 +293,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	FUZZ_CHECK(model_virtio_queue_size(state.nic, MODEL_VIRTIO_TX) == state.ring_size);
 	state.pool = memory_allocate_mempool(POOL_SIZE, 0);
 	FUZZ_CHECK(state.pool != NULL);
-	TRACE("opened %s with %u TX descriptors\n", legacy ? "legacy" : "modern", state.ring_size);
+	TRACE("opened %s with %u TX descriptors, %u per chain\n", legacy ? "legacy" : "modern", state.ring_size,
+	      state.stride);
 	while (fuzz_remaining(&in) > 0) {
 		switch (fuzz_u8(&in) % NUM_OPS) {
 			case OP_SEND:

@@ -136,7 +136,8 @@ seed("ixgbe_rx", "drops-up-to-ring-end",
      RING_64 + inject(60, 0) + batch(60) + free(60, 0) + inject(5, 0) + mutate(0, status(1, 0), 60) +
      mutate(1, status(1, 0), 60) + mutate(2, status(1, 0), 60) + mutate(3, status(1, 1), 0) + batch(8))
 
-# ---- virtio_rx: the first byte picks the device: ring size 64 << (byte % 4), bit 2 set: legacy only. Operations:
+# ---- virtio_rx: the first byte picks the device: ring size 64 << (byte % 4), bit 2 set: legacy only, bit 3 set: the
+# device offers VIRTIO_F_ANY_LAYOUT (legacy: one descriptor per packet instead of two). Operations:
 # 0 deliver (count - 1: u8, length: u16 -> 60 + u16 % 1455), 1 deliver long (count - 1: u8, u8 -> data room - 64 +
 # u8 % 128), 2 take, 3 put used (id, length), 4 write a used slot ahead (ahead: u16, id, length), 5 jump (by: u16),
 # 6 restore, 7 rx_batch (u8 % 65), 8 large rx_batch (u16 % (2 * ring + 1)), 9 free (count: u8, order: u8 % 3).
@@ -145,8 +146,8 @@ seed("ixgbe_rx", "drops-up-to-ring-end",
 VIRTIO_DATA_ROOM = 2048  # packet bytes of a buffer of the VirtIO driver's RX pool
 
 
-def v_setup(ring_shift, legacy=False):
-    return bytes([ring_shift | (4 if legacy else 0)])
+def v_setup(ring_shift, legacy=False, any_layout=False):
+    return bytes([ring_shift | (4 if legacy else 0) | (8 if any_layout else 0)])
 
 
 def v_deliver(count, length16):
@@ -197,6 +198,8 @@ seed("virtio_rx", "receive-and-free",
      v_setup(0) + v_deliver(10, 0) + v_batch(32) + v_free(5, 0) + v_deliver(32, 1454) + v_batch(64) + v_free(255, 2))
 seed("virtio_rx", "ring-512-wrap", v_setup(3) + (v_deliver(64, 100) + v_batch_large(1024) + v_free(255, 0)) * 10)
 seed("virtio_rx", "legacy-ring-128", v_setup(1, True) + (v_deliver(40, 7) + v_batch(64) + v_free(255, 1)) * 4)
+seed("virtio_rx", "legacy-any-layout-ring-128",
+     v_setup(1, True, True) + (v_deliver(40, 7) + v_batch(64) + v_free(255, 1)) * 4)
 seed("virtio_rx", "long-frames", v_setup(0) + v_deliver_long(4, 0) + v_deliver_long(2, 127) + v_batch(8))
 seed("virtio_rx", "length-beyond-buffer",
      v_setup(0) + v_deliver(2, 0) + V_TAKE + v_put(v_id(TAKEN, 0), v_len(1, 33)) + V_TAKE +
@@ -255,6 +258,7 @@ seed("virtio_tx", "full-queue",
      v_setup(0) + t_send(80) + t_send(80) + t_process(10) + t_send(80) + t_process(255) + t_send(1))
 seed("virtio_tx", "ring-512", v_setup(3) + (t_send(80) + t_process(60)) * 20 + t_process(255) + t_send(0))
 seed("virtio_tx", "legacy-ring-256", v_setup(2, True) + (t_send(50) + t_process(255)) * 5)
+seed("virtio_tx", "legacy-any-layout-ring-256", v_setup(2, True, True) + (t_send(50) + t_process(255)) * 5)
 seed("virtio_tx", "chain-returned-twice",
      v_setup(0) + t_send(8) + T_TAKE + t_put(v_id(TAKEN, 0)) + t_put(v_id(1, FIRST_TX_HEAD)) + t_send(0) +
      t_process(255) + t_send(40))

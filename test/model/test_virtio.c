@@ -2,6 +2,7 @@
 // feature negotiation on both transports, a device that refuses the features, receive and transmit byte for byte,
 // refill, statistics, used ring entries a broken device gets wrong (dropped, counted, reported once, and the app
 // keeps receiving), the control queue, failing DMA allocations, and close (device reset, bus mastering off).
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,12 +32,53 @@ static const uint8_t foreign_mac[6] = {0x02, 0x00, 0x00, 0x99, 0x99, 0x99};
 
 static size_t dma_before;
 
+// The packet tests run once for each descriptor layout of virtio.c (2.6.4): one descriptor per packet on the modern
+// interface (VERSION_1) and on the legacy one with ANY_LAYOUT; a chain of two (header, frame) on the legacy one
+// without it. The model checks that every chain follows the negotiated layout.
+struct layout {
+	const char* name;
+	enum model_virtio_kind kind;
+	uint64_t offered;
+	uint32_t per_packet; // descriptors per packet
+};
+static const struct layout layouts[] = {
+    {"modern, one descriptor", MODEL_VIRTIO_MODERN_ONLY, MODEL_VIRTIO_DEFAULT_FEATURES, 1},
+    {"legacy with ANY_LAYOUT, one descriptor", MODEL_VIRTIO_LEGACY_ONLY,
+     MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_ANY_LAYOUT, 1},
+    {"legacy without ANY_LAYOUT, two descriptors", MODEL_VIRTIO_LEGACY_ONLY, MODEL_VIRTIO_DEFAULT_FEATURES, 2},
+};
+static const struct layout* layout = &layouts[0];
+
+// The chains (packets) a queue of 64 descriptors holds in the current layout.
+static uint32_t chains_of_64(void) {
+	return 64 / layout->per_packet;
+}
+
+// A descriptor index that is no chain's head: a data descriptor, or (one descriptor per packet) one beyond the
+// queue of 64.
+static uint32_t not_a_head(uint32_t head) {
+	return layout->per_packet == 2 ? head + 1 : 64 + head;
+}
+
 static struct ixy_device* open_nic(struct model_virtio** nic, enum model_virtio_kind kind, uint32_t ring_size) {
 	dma_before = seam_dma_live_allocations();
 	*nic = model_virtio_add(NIC_ADDR, kind);
 	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = ring_size};
 	struct ixy_device* dev = ixy_init_config(&config);
 	CHECK(dev != NULL);
+	return dev;
+}
+
+// A NIC with queues of 64 descriptors in the current layout.
+static struct ixy_device* open_packet_nic(struct model_virtio** nic) {
+	dma_before = seam_dma_live_allocations();
+	*nic = model_virtio_add(NIC_ADDR, layout->kind);
+	model_virtio_offer(*nic, layout->offered);
+	model_virtio_set_queue_max(*nic, 64);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1, .ring_size = 64};
+	struct ixy_device* dev = ixy_init_config(&config);
+	CHECK(dev != NULL);
+	CHECK(!dev || model_virtio_avail_pending(*nic, MODEL_VIRTIO_RX) == chains_of_64());
 	return dev;
 }
 
@@ -127,8 +169,8 @@ static void test_init_modern(void) {
 	CHECK(model_virtio_queue_ready(nic, MODEL_VIRTIO_CTRL));
 	CHECK(model_virtio_promisc(nic));
 	CHECK(model_pci_bus_master(model_virtio_pci(nic)));
-	// Every RX chain (two descriptors each) is offered, and the device was told.
-	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 128);
+	// Every RX chain (one descriptor each, VERSION_1) is offered, and the device was told.
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 256);
 	CHECK(model_virtio_notifications(nic, MODEL_VIRTIO_RX) >= 1);
 	uint8_t mac[6];
 	CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);
@@ -185,7 +227,8 @@ static void test_init_legacy(void) {
 	CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_LEGACY);
 	CHECK_EQ(model_virtio_driver_features(nic), IXY_FEATURES_LEGACY);
 	CHECK_EQ(model_virtio_net_hdr_len(nic), VIRTIO_NET_HDR_LEN_LEGACY);
-	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 256); // the legacy size is the device's
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 256);    // the legacy size is the device's
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 128); // no ANY_LAYOUT: two descriptors per packet
 	CHECK(model_virtio_promisc(nic));
 	for (uint32_t seq = 0; seq < 10; seq++) {
 		deliver(nic, seq);
@@ -207,6 +250,28 @@ static void test_init_legacy(void) {
 	check_left_reset(nic);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
+}
+
+// VIRTIO_F_ANY_LAYOUT is accepted on the legacy interface (then one descriptor per packet: every descriptor of the
+// queue is an RX chain), not on the modern one, where VERSION_1 already allows any layout (2.6.4, 6).
+static void test_any_layout_negotiation(void) {
+	model_test_begin(__func__);
+	const enum model_virtio_kind kinds[] = {MODEL_VIRTIO_LEGACY_ONLY, MODEL_VIRTIO_MODERN_ONLY};
+	const uint64_t expected[] = {IXY_FEATURES_LEGACY | MODEL_VIRTIO_F_ANY_LAYOUT, IXY_FEATURES_MODERN};
+	for (int i = 0; i < 2; i++) {
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, kinds[i]);
+		model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_ANY_LAYOUT);
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		CHECK(dev != NULL);
+		if (!dev) {
+			model_pci_remove_all();
+			return;
+		}
+		CHECK_EQ(model_virtio_driver_features(nic), expected[i]);
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 256);
+		close_nic(nic, dev);
+	}
 }
 
 // A transitional device is driven through the modern interface, unless IXY_VIRTIO_LEGACY=1; a modern-only device
@@ -291,7 +356,7 @@ static void test_ring_sizes(void) {
 	dev = ixy_init(NIC_ADDR, 1, 1);
 	CHECK(dev != NULL);
 	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
-	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 512);
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 1024);
 	close_nic(nic, dev);
 
 	// More than the device has: its maximum, with a warning.
@@ -310,16 +375,17 @@ static void test_ring_sizes(void) {
 }
 
 // Frames of many lengths arrive byte for byte and in order, over several rounds of the ring; every chain is offered
-// again (refill) after each batch; the statistics count packets and bytes (+ 4 CRC bytes each, as on a wire).
+// again (refill) after each batch; the statistics count packets and bytes (+ 4 CRC bytes each, as on a wire); the
+// refill notifies the device once per batch, not at all with VRING_USED_F_NO_NOTIFY.
 static void test_rx(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	if (!dev) {
 		model_pci_remove_all();
 		return;
 	}
-	uint32_t seq = 0;
+	uint32_t chains = chains_of_64(), seq = 0;
 	uint64_t bytes = 0;
 	const uint32_t batches[] = {1, 7, 32, 32, 31, 3, 32, 16};
 	for (uint32_t round = 0; round < sizeof(batches) / sizeof(batches[0]); round++) {
@@ -328,21 +394,21 @@ static void test_rx(void) {
 			bytes += frame_len_for(seq + i) + IXY_ETHER_CRC_BYTES;
 			deliver(nic, seq + i);
 		}
-		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32 - n);
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), chains - n);
 		receive_in_order(dev, seq, n, 5);
-		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32); // refilled
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), chains); // refilled
 		seq += n;
 	}
-	// A full ring: the 33rd frame finds no buffer; after the batch, all fit again.
-	for (uint32_t i = 0; i < 32; i++) {
+	// A full ring: one frame more finds no buffer; after the batch, all fit again.
+	for (uint32_t i = 0; i < chains; i++) {
 		bytes += frame_len_for(seq + i) + IXY_ETHER_CRC_BYTES;
 		deliver(nic, seq + i);
 	}
 	uint8_t frame[60];
 	model_test_frame(frame, 60, nic_mac, 999);
 	CHECK_EQ(model_virtio_rx(nic, frame, 60), MODEL_VIRTIO_RX_NO_BUFFER);
-	receive_in_order(dev, seq, 32, 64);
-	seq += 32;
+	receive_in_order(dev, seq, chains, 64);
+	seq += chains;
 	struct device_stats stats = read_stats(dev);
 	CHECK_EQ(stats.rx_pkts, seq);
 	CHECK_EQ(stats.rx_bytes, bytes);
@@ -350,6 +416,19 @@ static void test_rx(void) {
 	CHECK_EQ(read_stats(dev).rx_pkts, 0); // read_stats returns what happened since the last call
 	struct pkt_buf* bufs[4];
 	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 4), 0);
+	// Refilling notifies the device once per batch (2.6.10 / legacy 2.4.7)...
+	uint32_t notified = model_virtio_notifications(nic, MODEL_VIRTIO_RX);
+	deliver(nic, seq);
+	deliver(nic, seq + 1);
+	receive_in_order(dev, seq, 2, 2);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_RX), notified + 1);
+	// ... unless the device set VRING_USED_F_NO_NOTIFY; an empty batch never notifies.
+	model_virtio_suppress_notify(nic, true);
+	deliver(nic, seq + 2);
+	deliver(nic, seq + 3);
+	receive_in_order(dev, seq + 2, 2, 2);
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 4), 0);
+	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_RX), notified + 1);
 	close_nic(nic, dev);
 }
 
@@ -357,7 +436,7 @@ static void test_rx(void) {
 static void test_rx_pool_empty(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	if (!dev) {
 		model_pci_remove_all();
 		return;
@@ -365,7 +444,7 @@ static void test_rx_pool_empty(void) {
 	enum { POOL = 4096 }; // the driver's RX pool (RX_MEMPOOL_ENTRIES)
 	static struct pkt_buf* held[POOL];
 	uint32_t num_held = 0, seq = 0;
-	while (num_held < POOL - 32) { // the ring holds 32 buffers
+	while (num_held < POOL - chains_of_64()) { // the ring holds the rest
 		deliver(nic, seq);
 		seq++;
 		uint32_t n = ixy_rx_batch(dev, 0, &held[num_held], 1);
@@ -412,13 +491,14 @@ static void check_wire(const struct model_virtio* nic, uint32_t from, uint32_t f
 static void test_tx(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	struct mempool* pool = memory_allocate_mempool(256, 0);
 	if (!dev || !pool) {
 		model_pci_remove_all();
 		return;
 	}
-	struct pkt_buf* bufs[64];
+	struct pkt_buf* bufs[80];
+	uint32_t chains = chains_of_64();
 	fill_packets(pool, bufs, 20, 0);
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 20), 20);
 	check_wire(nic, 0, 0, 20);
@@ -434,18 +514,19 @@ static void test_tx(void) {
 	CHECK_EQ(stats.tx_pkts, 20);
 	CHECK_EQ(stats.tx_bytes, bytes);
 
-	// The device does not send: 32 chains, then the queue is full.
+	// The device does not send: one packet per chain, then the queue is full.
 	model_virtio_tx_on_notify(nic, false);
-	fill_packets(pool, bufs, 40, 20);
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 40), 32);
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + 32, 8), 0);
-	CHECK_EQ(model_virtio_tx_process(nic), 32);
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + 32, 8), 8);
+	fill_packets(pool, bufs, chains + 8, 20);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, chains + 8), chains);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + chains, 8), 0);
+	CHECK_EQ(model_virtio_tx_process(nic), chains);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs + chains, 8), 8);
 	CHECK_EQ(model_virtio_tx_process(nic), 8);
-	check_wire(nic, 20, 20, 40);
+	check_wire(nic, 20, 20, chains + 8);
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
 	CHECK_EQ(pool->free_stack_top, 256);
-	CHECK_EQ(read_stats(dev).tx_pkts, 40);
+	CHECK_EQ(read_stats(dev).tx_pkts, chains + 8);
+	model_virtio_clear_tx(nic);
 
 	// The device says it needs no notifications.
 	model_virtio_suppress_notify(nic, true);
@@ -454,7 +535,7 @@ static void test_tx(void) {
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 4), 4);
 	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_TX), notified);
 	CHECK_EQ(model_virtio_tx_process(nic), 4);
-	check_wire(nic, 60, 60, 4);
+	check_wire(nic, 0, 60, 4);
 
 	// Close with packets in the queue: reset first, then their buffers go back to the pool.
 	fill_packets(pool, bufs, 10, 64);
@@ -493,7 +574,7 @@ static void test_control_queue(void) {
 static void test_bad_rx_entries(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	if (!dev) {
 		model_pci_remove_all();
 		return;
@@ -512,7 +593,8 @@ static void test_bad_rx_entries(void) {
 		deliver(nic, seq + 1);
 		receive_in_order(dev, seq, 2, 8);
 		seq += 2;
-		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 32); // the bad chain was offered again
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX),
+			 chains_of_64()); // the bad chain was offered again
 	}
 	// The largest frame that fits is not bad.
 	uint16_t head;
@@ -522,8 +604,9 @@ static void test_bad_rx_entries(void) {
 	CHECK_EQ(ixy_rx_batch(dev, 0, &buf, 1), 1);
 	CHECK_EQ(buf->size, RX_DATA_ROOM);
 	pkt_buf_free(buf);
-	// Ids that are no chain the driver gave: beyond the queue, a data descriptor (odd), 2^32 - 2.
-	const uint32_t bad_ids[] = {64, 1, 63, 0xfffffffeu};
+	// Ids that are no chain the driver gave: beyond the queue, a data descriptor (odd; with one descriptor per
+	// packet: beyond the queue), 2^32 - 2.
+	const uint32_t bad_ids[] = {64, not_a_head(0), not_a_head(62), 0xfffffffeu};
 	for (uint32_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
 		deliver(nic, seq);
 		model_virtio_put_used(nic, MODEL_VIRTIO_RX, bad_ids[i], 100);
@@ -566,24 +649,25 @@ static void test_bad_rx_entries(void) {
 static void test_rx_full_ring_after_bad_ids(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	if (!dev) {
 		model_pci_remove_all();
 		return;
 	}
 	model_test_capture_start();
-	model_virtio_put_used(nic, MODEL_VIRTIO_RX, 1, 100);
+	uint32_t chains = chains_of_64();
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, not_a_head(0), 100);
 	model_virtio_put_used(nic, MODEL_VIRTIO_RX, 999, 100);
 	struct pkt_buf* bufs[64];
 	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 64), 0);
-	for (uint32_t seq = 0; seq < 32; seq++) {
+	for (uint32_t seq = 0; seq < chains; seq++) {
 		deliver(nic, seq);
 	}
-	receive_in_order(dev, 0, 32, 64);
-	for (uint32_t seq = 32; seq < 64; seq++) {
+	receive_in_order(dev, 0, chains, 64);
+	for (uint32_t seq = chains; seq < 2 * chains; seq++) {
 		deliver(nic, seq);
 	}
-	receive_in_order(dev, 32, 32, 64);
+	receive_in_order(dev, chains, chains, 64);
 	free(model_test_capture_end());
 	CHECK_EQ(read_stats(dev).rx_dropped, 2);
 	close_nic(nic, dev);
@@ -595,7 +679,7 @@ static void test_rx_full_ring_after_bad_ids(void) {
 static void test_bad_tx_entries(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_MODERN_ONLY, 64);
+	struct ixy_device* dev = open_packet_nic(&nic);
 	struct mempool* pool = memory_allocate_mempool(256, 0);
 	if (!dev || !pool) {
 		model_pci_remove_all();
@@ -614,7 +698,7 @@ static void test_bad_tx_entries(void) {
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
 	CHECK_EQ(pool->free_stack_top, 256 - 7); // one sent and freed, seven still queued
 	// Ids that are no chain the device holds: a data descriptor, beyond the queue, the chain sent already.
-	model_virtio_put_used(nic, MODEL_VIRTIO_TX, (uint32_t)head + 1, 0);
+	model_virtio_put_used(nic, MODEL_VIRTIO_TX, not_a_head(head), 0);
 	model_virtio_put_used(nic, MODEL_VIRTIO_TX, 5000, 0);
 	model_virtio_put_used(nic, MODEL_VIRTIO_TX, head, 0);
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
@@ -632,14 +716,15 @@ static void test_bad_tx_entries(void) {
 	CHECK_EQ(model_virtio_tx_process(nic), 7);
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
 	CHECK_EQ(pool->free_stack_top, 256);
-	fill_packets(pool, bufs, 32, 8);
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 32), 32);
-	CHECK_EQ(model_virtio_tx_process(nic), 32);
+	uint32_t chains = chains_of_64();
+	fill_packets(pool, bufs, chains, 8);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, chains), chains);
+	CHECK_EQ(model_virtio_tx_process(nic), chains);
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
 	CHECK_EQ(pool->free_stack_top, 256);
-	check_wire(nic, 0, 1, 39); // the first chain was returned without being sent
+	check_wire(nic, 0, 1, 7 + chains); // the first chain was returned without being sent
 	struct device_stats stats = read_stats(dev);
-	CHECK_EQ(stats.tx_pkts, 40);
+	CHECK_EQ(stats.tx_pkts, 8 + chains);
 	CHECK_EQ(stats.rx_dropped, 0); // TX entries are not RX drops
 	ixy_close(dev);
 	memory_free_mempool(pool);
@@ -806,16 +891,21 @@ int main(void) {
 	test_init_without_control_queue();
 	test_init_legacy();
 	test_transport_choice();
+	test_any_layout_negotiation();
 	test_features_refused();
 	test_modern_without_version_1();
 	test_ring_sizes();
-	test_rx();
-	test_rx_pool_empty();
-	test_tx();
 	test_control_queue();
-	test_bad_rx_entries();
-	test_rx_full_ring_after_bad_ids();
-	test_bad_tx_entries();
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		layout = &layouts[i];
+		fprintf(stderr, "-- packet tests, %s\n", layout->name);
+		test_rx();
+		test_rx_pool_empty();
+		test_tx();
+		test_bad_rx_entries();
+		test_rx_full_ring_after_bad_ids();
+		test_bad_tx_entries();
+	}
 	test_control_queue_failures();
 	test_dma_allocation_failures();
 	return model_test_summary();

@@ -637,6 +637,27 @@ uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t que
 }
 
 // The queue for reading its rings from the test, or a usage error if it is not set up.
+// 2.6.4: without VERSION_1 or ANY_LAYOUT (legacy) the device may expect the net header in a descriptor of its own,
+// then the frame. With either, ixy puts both into one descriptor; a second one would halve the queue for nothing.
+static void check_layout(struct model_virtio* nic, uint16_t queue, struct model_queue* q, uint16_t head) {
+	if (queue == MODEL_VIRTIO_CTRL) {
+		return;
+	}
+	int n = read_chain(nic, q, head);
+	bool one_descriptor = nic->driver_features & (VIRTIO_F_VERSION_1 | MODEL_VIRTIO_F_ANY_LAYOUT);
+	if (one_descriptor && n != 1) {
+		model_violation(nic->addr,
+				"virtqueue %u: chain %u has %d descriptors, VERSION_1 or ANY_LAYOUT was "
+				"negotiated: ixy uses one (2.6.4)",
+				queue, head, n);
+	} else if (!one_descriptor && n > 0 && (n != 2 || nic->segments[0].len != model_virtio_net_hdr_len(nic))) {
+		model_violation(nic->addr,
+				"virtqueue %u: chain %u is %d descriptors (the first of %u bytes), without "
+				"ANY_LAYOUT the header needs a descriptor of its own (2.6.4)",
+				queue, head, n, nic->segments[0].len);
+	}
+}
+
 static const struct model_queue* ready_queue(const struct model_virtio* nic, uint16_t queue) {
 	if (queue >= MODEL_VIRTIO_QUEUES || !nic->queues[queue].ready) {
 		model_usage_error("virtqueue %u is not set up", queue);
@@ -680,6 +701,7 @@ bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head)
 				queue, *head);
 	}
 	q->held[*head] = true;
+	check_layout(nic, queue, q, *head);
 	return true;
 }
 

@@ -13,6 +13,9 @@
 //   virtual address in test builds, test/seam): take chains from the available ring, write frames into RX chains,
 //   read TX chains (the "wire"), and put used entries, also wrong ones (a length beyond the buffer, an id the
 //   driver never offered, a used index that jumps);
+// - checks that every RX and TX chain follows the negotiated layout: with VERSION_1 or ANY_LAYOUT one descriptor
+//   holding header and frame (ixy's choice; the spec allows any split), without them the header in a descriptor of
+//   its own, then the frame (2.6.4);
 // - answers the control queue at once when notified (as QEMU does): promiscuous mode and the MAC address.
 // A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
 //
@@ -47,6 +50,10 @@ enum model_virtio_kind {
 #define MODEL_VIRTIO_DEFAULT_FEATURES                                                                                  \
 	((1ull << 0) | (1ull << 1) | (1ull << 5) | (1ull << 15) | (1ull << 16) | (1ull << 17) | (1ull << 18) |         \
 	 (1ull << 23) | (1ull << 32))
+
+// Not offered by default: a legacy device offers it (QEMU does) to let the driver put the net header in front of the
+// frame in one descriptor (2.6.4, 5.1.6.6); without it (VirtualBox) the header has a descriptor of its own.
+#define MODEL_VIRTIO_F_ANY_LAYOUT (1ull << 27)
 
 struct model_virtio;
 

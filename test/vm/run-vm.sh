@@ -25,11 +25,17 @@
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
 #   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
 #                  (bench/interrupts.sh).
-#   bench-peers    (kmod) a benchmark: ixy-fwd, the Linux bridge and afpacket_fwd forwarding B -> C in turn, with
-#                  ixy-pktgen on A as the source and ixy-pcap on D as the sink (bench/peers.sh).
+#   bench-fwd      a benchmark: ixy-fwd B -> C under ixy-pktgen's load (bench/vm-fwd.sh alternates builds between
+#                  boots).
+#   bench-peers    (kmod) a benchmark: ixy-fwd, the Linux bridge, afpacket_fwd and DPDK's testpmd (if the host has
+#                  it) forwarding B -> C in turn, with ixy-pktgen on A as the source and ixy-pcap on D as the sink
+#                  (bench/peers.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
-#   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on), as VirtualBox has
+#   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
+#                 so ixy puts each packet in one descriptor
+#   legacy-chain  the same without VIRTIO_F_ANY_LAYOUT (any_layout=off), as VirtualBox has: ixy falls back to a chain
+#                 of two descriptors per packet (header, frame)
 #   transitional  a VirtIO NIC with both interfaces (ixy picks modern; IXY_VIRTIO_LEGACY=1 picks legacy)
 #   modern        a VirtIO NIC with only the modern interface (disable-legacy=on) behind a PCIe root port, as every
 #                 q35 VM of libvirt has
@@ -43,7 +49,7 @@
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
 #
-# Network (nothing reaches the host's network). e2e, confine, bench-interrupts, bench-peers: A and B, and C and D, are joined by
+# Network (nothing reaches the host's network). e2e, confine and the benchmarks: A and B, and C and D, are joined by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
 # interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
 # is full). Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
@@ -68,7 +74,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-peers|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|bench-peers|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -94,7 +100,7 @@ case "$scenario" in
 		mode=${mode:-kmod}
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
-	confine) mode=${mode:-bare} ;;
+	confine | bench-fwd) mode=${mode:-bare} ;;
 	bench-peers) mode=kmod ;; # the bridge and afpacket_fwd need the kernel's driver
 	*) echo "$usage" >&2; exit 2 ;;
 esac
@@ -107,9 +113,9 @@ IFS=, read -r -a kinds <<<"$nics"
 machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
-		legacy) ;;
+		legacy | legacy-chain) ;;
 		transitional | modern | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, transitional, modern, igb)" >&2; exit 2 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -192,6 +198,7 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 	local device addr
 	case "$2" in
 		legacy) device="virtio-net-pci,disable-modern=on,romfile=" ;;
+		legacy-chain) device="virtio-net-pci,disable-modern=on,any_layout=off,romfile=" ;;
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
 		igb) device="igb,romfile=" ;;
@@ -234,7 +241,7 @@ if [ "$scenario" = interrupts ]; then
 	unix_pair nic_a nic_b "$sock_dir"
 	unix_pair nic_c nic_d "$sock_dir"
 elif [ "$scenario" = e2e ] || [ "$scenario" = bench-interrupts ] || [ "$scenario" = bench-peers ] ||
-	[ "$scenario" = confine ]; then
+	[ "$scenario" = confine ] || [ "$scenario" = bench-fwd ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
 	socket_pair nic_c "$port_c" nic_d "$port_d"
 else
@@ -257,12 +264,15 @@ force_legacy=no
 for env in "${envs[@]}"; do [ "$env" = IXY_VIRTIO_LEGACY=1 ] && force_legacy=yes; done
 expected_interface() {
 	case "$1" in
-		legacy) echo legacy ;;
+		legacy | legacy-chain) echo legacy ;;
 		transitional) [ $force_legacy = yes ] && echo legacy || echo modern ;;
 		modern) echo modern ;;
 		igb) echo igb ;;
 	esac
 }
+# Descriptors per packet ixy must use (src/driver/virtio.c): two only where the device offers neither VERSION_1
+# (modern) nor ANY_LAYOUT (QEMU's legacy interface offers it unless any_layout=off).
+expected_descriptors() { [ "$1" = legacy-chain ] && echo 2 || echo 1; }
 kernel_driver_of() { [ "$1" = igb ] && echo igb || echo virtio-pci; }
 counters=()
 extra=
@@ -409,6 +419,9 @@ e2e_checks() {
 		else
 			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 				grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+			descriptors=$(expected_descriptors "${kinds[$i]}")
+			expect "ixy put each packet of $pci (${kinds[$i]}) in $descriptors descriptor(s)" \
+				grep -q "^ixy: $pci: VirtIO .*, $descriptors descriptor(s) per packet$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
 		fi
 		expect "ixy reached $pci through $access" \
 			grep -q "^ixy: $pci: .* driver, device reached through $access$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
@@ -527,7 +540,7 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts | bench-interrupts | bench-peers) guest_checks ;;
+	in-use | interrupts | bench-interrupts | bench-fwd | bench-peers) guest_checks ;;
 	confine) guest_checks; confine_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
