@@ -25,6 +25,8 @@
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
 #   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
 #                  (bench/interrupts.sh).
+#   trace          (a build with -DIXY_TRACE=ON, NIC A an igb) ixy-pktgen's register trace on QEMU's igb: names from
+#                  the driver's table, the init in the datasheet's order.
 #   bench-fwd      a benchmark: ixy-fwd B -> C under ixy-pktgen's load (bench/vm-fwd.sh alternates builds between
 #                  boots).
 #   bench-peers    (kmod) a benchmark: ixy-fwd, the Linux bridge, afpacket_fwd and DPDK's testpmd (if the host has
@@ -74,7 +76,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|bench-peers|confine] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|bench-peers|confine|trace] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -100,7 +102,7 @@ case "$scenario" in
 		mode=${mode:-kmod}
 		[ $vfio = yes ] || { echo "run-vm.sh: the interrupts scenario needs --vfio (ixy has interrupts only there)" >&2; exit 2; }
 		;;
-	confine | bench-fwd) mode=${mode:-bare} ;;
+	confine | bench-fwd | trace) mode=${mode:-bare} ;;
 	bench-peers) mode=kmod ;; # the bridge and afpacket_fwd need the kernel's driver
 	*) echo "$usage" >&2; exit 2 ;;
 esac
@@ -540,7 +542,7 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 case "$scenario" in
 	e2e) [ $vfio = yes ] && guest_checks; e2e_checks ;;
 	bad-inputs | vfio-bad-inputs) guest_checks; bad_inputs_report ;;
-	in-use | interrupts | bench-interrupts | bench-fwd | bench-peers) guest_checks ;;
+	in-use | interrupts | bench-interrupts | bench-fwd | bench-peers | trace) guest_checks ;;
 	confine) guest_checks; confine_checks ;;
 	quiet) guest_checks; quiet_checks ;;
 	soak) guest_checks; soak_checks ;;
