@@ -89,7 +89,7 @@ if [ $quick = 0 ]; then
 	stage "unit and model tests (ASan+UBSan)" bash -c "cd build-sanitize && ctest --output-on-failure -LE vm"
 	stage "unit and model tests (valgrind memcheck)" memcheck
 	stage "build (register trace, -DIXY_TRACE=ON)" build build-trace -DCMAKE_BUILD_TYPE=Release -DIXY_TRACE=ON
-	stage "register trace on QEMU's igb" bash -c "cd build-trace && ctest --output-on-failure -R vm_igb_trace"
+	stage "register trace on QEMU's igb and VirtIO NICs" bash -c "cd build-trace && ctest --output-on-failure -R vm_trace"
 	[ -x test/fuzz/run.sh ] && stage "fuzzing" test/fuzz/run.sh
 	stage "VM end-to-end tests" bash -c "cd build-test && ctest --output-on-failure -L vm"
 	# The Vagrant box (VirtualBox and libvirt cannot run here): its Vagrantfile validated for both providers, and its

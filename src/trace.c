@@ -5,6 +5,7 @@
 
 #include "driver/igb_regs.h"
 #include "driver/ixgbe_regs.h"
+#include "driver/virtio_regs.h"
 #include "trace.h"
 
 #define MAX_TRACED_BARS 16
@@ -13,12 +14,21 @@ bool ixy_trace_on;
 
 static const struct ixy_reg_name ixgbe_names[] = {IXGBE_REG_NAMES, {NULL, 0, 0, 0}};
 static const struct ixy_reg_name igb_names[] = {IGB_REG_NAMES, {NULL, 0, 0, 0}};
+static const struct ixy_reg_name virtio_legacy_names[] = {VIRTIO_LEGACY_REG_NAMES, {NULL, 0, 0, 0}};
+static const struct ixy_reg_name virtio_common_names[] = {VIRTIO_COMMON_REG_NAMES, {NULL, 0, 0, 0}};
+static const struct ixy_reg_name virtio_net_names[] = {VIRTIO_NET_CONFIG_NAMES, {NULL, 0, 0, 0}};
+static const struct ixy_reg_name virtio_notify_names[] = {VIRTIO_NOTIFY_NAMES, {NULL, 0, 0, 0}};
 
 // Each driver's register table.
 static const struct {
 	const char* driver;
 	const struct ixy_reg_name* names;
-} tables[] = {{"ixgbe", ixgbe_names}, {"igb", igb_names}};
+} tables[] = {{"ixgbe", ixgbe_names},
+	      {"igb", igb_names},
+	      {"virtio-legacy", virtio_legacy_names},
+	      {"virtio-modern", virtio_common_names},
+	      {"virtio-net-config", virtio_net_names},
+	      {"virtio-notify", virtio_notify_names}};
 
 static struct {
 	const uint8_t* bar;

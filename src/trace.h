@@ -2,10 +2,13 @@
 // and igb drivers prints one line on stderr, named from the driver's register table, e.g.
 //   ixy: trace 0000:03:00.0 ixgbe CTRL[0x00000] <- 0x04000008
 //   ixy: trace 0000:03:00.0 ixgbe RXDCTL(0)[0x01028] -> 0x02000000
-// so that an init sequence can be read next to the datasheet. (The VirtIO driver is not traced: its modern transport
-// reaches the device's structures with plain loads and stores, not through these accessors.) Production builds have it
-// only when configured with cmake -DIXY_TRACE=ON (src/driver/trace_io.h); the default build has no trace code in its
-// register accessors at all. Test builds always have it (the device model calls it).
+// so that an init sequence can be read next to the datasheet. The VirtIO transports trace their registers too
+// (IXY_TRACE_FIELD in their accessors), e.g.
+//   ixy: trace 0000:00:08.0 virtio-legacy STATUS[0x00012] <- 0x00000003
+//   ixy: trace 0000:01:00.0 virtio-modern QUEUE_DESC(0)[0x00020] <- 0x12a00000
+// Production builds have it only when configured with cmake -DIXY_TRACE=ON (src/driver/trace_io.h); the default
+// build has no trace code in its register accessors at all. Test builds always have it for ixgbe and igb (the device
+// model calls it).
 #ifndef IXY_TRACE_H
 #define IXY_TRACE_H
 
@@ -29,5 +32,24 @@ void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar,
 void ixy_trace_access(const uint8_t* bar, uint32_t reg, uint32_t value, bool write);
 // The name of a register of a driver ("RDT(3)"), or NULL if its table has none. For tests.
 const char* ixy_trace_reg_name(const char* driver, uint32_t reg, char buf[32]);
+
+// For register accessors that are not the ones of src/driver/trace_io.h (the VirtIO transports): traces one access
+// of `value` at `offset` of the structure registered as `key` with ixy_trace_bar, in builds with -DIXY_TRACE=ON;
+// nothing at all in others.
+#ifdef IXY_TRACE
+#define IXY_TRACE_FIELD(key, offset, value, write)                                                                     \
+	do {                                                                                                           \
+		if (ixy_trace_on) {                                                                                    \
+			ixy_trace_access((const uint8_t*)(key), (uint32_t)(offset), (uint32_t)(value), (write));       \
+		}                                                                                                      \
+	} while (0)
+#else
+#define IXY_TRACE_FIELD(key, offset, value, write)                                                                     \
+	do {                                                                                                           \
+		(void)(key);                                                                                           \
+		(void)(offset);                                                                                        \
+		(void)(value);                                                                                         \
+	} while (0)
+#endif
 
 #endif

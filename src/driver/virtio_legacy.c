@@ -8,20 +8,10 @@
 #include <unistd.h>
 
 #include "../log.h"
-#include "virtio_spec.h"
+#include "../trace.h"
+#include "virtio_regs.h"
 #include "virtio_transport.h"
 
-// 4.1.4.8 Legacy Interfaces: the register block in the IO-port BAR0. Width, access, meaning.
-#define REG_HOST_FEATURES 0x00  // 32 bit RO: feature bits 0-31 the device offers
-#define REG_GUEST_FEATURES 0x04 // 32 bit RW: feature bits the driver accepts
-#define REG_QUEUE_PFN 0x08      // 32 bit RW: address of the selected queue / 4096 (0: queue unused)
-#define REG_QUEUE_SIZE 0x0c     // 16 bit RO: entries of the selected queue, 0 if it does not exist
-#define REG_QUEUE_SELECT 0x0e   // 16 bit RW: the queue that QUEUE_PFN and QUEUE_SIZE refer to
-#define REG_QUEUE_NOTIFY 0x10   // 16 bit RW: writing a queue index tells the device to look at that queue
-#define REG_STATUS 0x12         // 8 bit RW: device status (2.1); writing 0 resets the device
-// The device-specific configuration follows at 0x14 while MSI-X is disabled (at 0x18 with MSI-X). ixy never
-// enables MSI-X, and the kernel's virtio-pci driver disables it when it is unbound, so it is always 0x14 here.
-#define REG_DEVICE_CONFIG 0x14
 // How often read_config reads a field before it gives up waiting for two equal reads.
 #define CONFIG_READ_TRIES 10
 
@@ -30,6 +20,13 @@ struct legacy_transport {
 	int io_fd; // BAR0's sysfs file
 };
 
+// A field of 1, 2 or 4 bytes as a number, for the register trace.
+static inline uint32_t field_value(const void* value, size_t len) {
+	uint32_t number = 0;
+	memcpy(&number, value, len < sizeof(number) ? len : sizeof(number));
+	return number;
+}
+
 static int io_read(struct virtio_transport* t, uint32_t offset, void* value, size_t len) {
 	ssize_t got = pread(((struct legacy_transport*)t)->io_fd, value, len, offset);
 	if (got != (ssize_t)len) {
@@ -37,6 +34,7 @@ static int io_read(struct virtio_transport* t, uint32_t offset, void* value, siz
 			  got < 0 ? strerror(errno) : "short read");
 		return -1;
 	}
+	IXY_TRACE_FIELD(t, offset, field_value(value, len), false);
 	return 0;
 }
 
@@ -47,6 +45,7 @@ static int io_write(struct virtio_transport* t, uint32_t offset, const void* val
 			  put < 0 ? strerror(errno) : "short write");
 		return -1;
 	}
+	IXY_TRACE_FIELD(t, offset, field_value(value, len), true);
 	return 0;
 }
 
@@ -177,5 +176,7 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 		free(t);
 		return NULL;
 	}
+	// The register trace (IXY_TRACE=1, src/trace.h) knows the register block by this transport's address.
+	ixy_trace_bar(pci->addr, "virtio-legacy", (const uint8_t*)t, REG_DEVICE_CONFIG + 8);
 	return &t->transport;
 }

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "../log.h"
-#include "virtio_spec.h"
+#include "../trace.h"
+#include "virtio_regs.h"
 #include "virtio_transport.h"
 
 // 4.1.4 struct virtio_pci_cap: after the generic capability header (ID, next pointer, length) its type, the BAR,
@@ -25,22 +26,6 @@
 #define CAP_TYPE_DEVICE 4
 #define MAX_CAPABILITIES 48 // a capability is at least 4 bytes of the 192 after the header: ends a looping list
 
-// 4.1.4.3 struct virtio_pci_common_cfg: offsets and widths. "device_feature" and "driver_feature" show the 32 bits
-// chosen by their select register; the queue_* fields are those of the queue chosen by queue_select.
-#define COMMON_DEVICE_FEATURE_SELECT 0x00 // 32 bit RW
-#define COMMON_DEVICE_FEATURE 0x04        // 32 bit RO
-#define COMMON_DRIVER_FEATURE_SELECT 0x08 // 32 bit RW
-#define COMMON_DRIVER_FEATURE 0x0c        // 32 bit RW
-#define COMMON_DEVICE_STATUS 0x14         // 8 bit RW: 2.1; writing 0 resets the device
-#define COMMON_CONFIG_GENERATION 0x15     // 8 bit RO: changes whenever the device configuration changes
-#define COMMON_QUEUE_SELECT 0x16          // 16 bit RW
-#define COMMON_QUEUE_SIZE 0x18            // 16 bit RW: the device's maximum; the driver may write a smaller one
-#define COMMON_QUEUE_MSIX_VECTOR 0x1a     // 16 bit RW: the MSI-X vector of the queue's interrupts
-#define COMMON_QUEUE_ENABLE 0x1c          // 16 bit RW: 1 once the driver has set the queue up
-#define COMMON_QUEUE_NOTIFY_OFF 0x1e      // 16 bit RO: where the queue's notification address is (4.1.4.4)
-#define COMMON_QUEUE_DESC 0x20            // 64 bit RW: descriptor table
-#define COMMON_QUEUE_AVAIL 0x28           // 64 bit RW: available ring ("driver area")
-#define COMMON_QUEUE_USED 0x30            // 64 bit RW: used ring ("device area")
 #define COMMON_CFG_MIN_LENGTH 0x38
 #define MAX_QUEUES 8 // the NIC's first RX, TX and control queues are 0, 1, 2
 // How often read_config retries while the device changes its configuration.
@@ -58,22 +43,32 @@ struct modern_transport {
 };
 
 // Registers are little endian (4.1.3), like x86: plain volatile loads and stores of the field's width (4.1.3.1).
+// Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h).
 static uint8_t read8(volatile uint8_t* base, uint32_t offset) {
-	return *(volatile uint8_t*)(base + offset);
+	uint8_t value = *(volatile uint8_t*)(base + offset);
+	IXY_TRACE_FIELD(base, offset, value, false);
+	return value;
 }
 static uint16_t read16(volatile uint8_t* base, uint32_t offset) {
-	return *(volatile uint16_t*)(base + offset);
+	uint16_t value = *(volatile uint16_t*)(base + offset);
+	IXY_TRACE_FIELD(base, offset, value, false);
+	return value;
 }
 static uint32_t read32(volatile uint8_t* base, uint32_t offset) {
-	return *(volatile uint32_t*)(base + offset);
+	uint32_t value = *(volatile uint32_t*)(base + offset);
+	IXY_TRACE_FIELD(base, offset, value, false);
+	return value;
 }
 static void write8(volatile uint8_t* base, uint32_t offset, uint8_t value) {
+	IXY_TRACE_FIELD(base, offset, value, true);
 	*(volatile uint8_t*)(base + offset) = value;
 }
 static void write16(volatile uint8_t* base, uint32_t offset, uint16_t value) {
+	IXY_TRACE_FIELD(base, offset, value, true);
 	*(volatile uint16_t*)(base + offset) = value;
 }
 static void write32(volatile uint8_t* base, uint32_t offset, uint32_t value) {
+	IXY_TRACE_FIELD(base, offset, value, true);
 	*(volatile uint32_t*)(base + offset) = value;
 }
 // 64 bit fields as two 32 bit halves, low first, which the driver may do (4.1.3.1).
@@ -176,7 +171,9 @@ static int set_queue_vector(struct virtio_transport* t, uint16_t index, uint16_t
 
 // 4.1.5.2: the queue's index, written to its notification address. One store, no system call.
 static void notify(struct virtio_transport* t, uint16_t index) {
-	*modern(t)->queue_notify[index] = index;
+	struct modern_transport* m = modern(t);
+	IXY_TRACE_FIELD(m->notify_base, (volatile uint8_t*)m->queue_notify[index] - m->notify_base, index, true);
+	*m->queue_notify[index] = index;
 }
 
 // 4.1.4.3.1: read config_generation before and after; if it changed, the device changed its configuration while we
@@ -327,6 +324,10 @@ int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transpo
 	m->notify_len = found[CAP_TYPE_NOTIFY].length;
 	m->notify_off_multiplier = found[CAP_TYPE_NOTIFY].notify_off_multiplier;
 	m->device_config_len = found[CAP_TYPE_DEVICE].length;
+	// The register trace (IXY_TRACE=1, src/trace.h): the three structures, each with its own names.
+	ixy_trace_bar(pci_addr, "virtio-modern", (const uint8_t*)m->common, common->length);
+	ixy_trace_bar(pci_addr, "virtio-notify", (const uint8_t*)m->notify_base, m->notify_len);
+	ixy_trace_bar(pci_addr, "virtio-net-config", (const uint8_t*)m->device_config, m->device_config_len);
 	*transport = &m->transport;
 	return 0;
 }

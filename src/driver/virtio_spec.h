@@ -4,8 +4,8 @@
 // little endian (2.4: legacy devices use the guest's byte order, which is little endian on x86), so ixy uses them
 // as they are.
 //
-// The registers of the two transports are not here: src/driver/virtio_legacy.c (IO-port BAR, 4.1.4.8) and
-// src/driver/virtio_modern.c (capabilities and a memory BAR, 4.1.4) each define their own.
+// The registers of the two transports are in virtio_regs.h (legacy IO-port BAR, 4.1.4.8; modern common
+// configuration, 4.1.4.3).
 #ifndef IXY_VIRTIO_SPEC_H
 #define IXY_VIRTIO_SPEC_H
 

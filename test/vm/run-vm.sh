@@ -25,8 +25,8 @@
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
 #   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
 #                  (bench/interrupts.sh).
-#   trace          (a build with -DIXY_TRACE=ON, NIC A an igb) ixy-pktgen's register trace on QEMU's igb: names from
-#                  the driver's table, the init in the datasheet's order.
+#   trace          (a build with -DIXY_TRACE=ON; --nics igb,modern,legacy,igb) ixy-pktgen's register trace on QEMU's
+#                  igb, modern and legacy VirtIO NICs: names from the tables, the init in the datasheet's or spec's order.
 #   bench-fwd      a benchmark: ixy-fwd B -> C under ixy-pktgen's load (bench/vm-fwd.sh alternates builds between
 #                  boots).
 #   bench-peers    (kmod) a benchmark: ixy-fwd, the Linux bridge, afpacket_fwd and DPDK's testpmd (if the host has
