@@ -6,7 +6,10 @@
 #include <ixy/ixy.h> // also stdint.h
 
 // Packets per rx_batch call (the paper's evaluation uses 32: larger batches gain little and thrash the L1 cache).
+// bench/evaluate.sh builds the benchmark with other sizes (-DFWD_BATCH_SIZE=n), as the paper's Figure 4 measures.
+#ifndef FWD_BATCH_SIZE
 #define FWD_BATCH_SIZE 32
+#endif
 
 // forward() adds 1 (mod 256) to the packet byte at this offset, so that the CPU really touches each packet, as a
 // real forwarder reading headers would. 45 is the first payload byte after "ixy" in ixy-pktgen's packets

@@ -22,6 +22,7 @@ The number of packets is forward()'s calls times the batch size (every call forw
 checks that). With the output of fwd_bench_time, also prints its TSC ticks per packet next to the instructions.
 """
 
+import os
 import re
 import sys
 
@@ -37,7 +38,8 @@ VIRTIO = {
     "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
 }
 VIRTIO_MODEL = {"notify"}
-BATCH_SIZE = 32  # FWD_BATCH_SIZE (apps/fwd.h)
+# FWD_BATCH_SIZE (apps/fwd.h); bench/evaluate.sh sets the environment variable for builds with another batch size.
+BATCH_SIZE = int(os.environ.get("FWD_BATCH_SIZE", "32"))
 
 
 def parse(path):

@@ -17,6 +17,8 @@
 //   Noisy.
 //
 // Usage: fwd_bench_count [packets]      fwd_bench_time [packets [segments]]
+// Environment: FWD_BENCH_RING=<descriptors per ring> (default 512). Other batch sizes than 32 are other builds
+// (-DFWD_BATCH_SIZE=n, bench/evaluate.sh).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +113,14 @@ static uint32_t timed_tx_batch(struct ixy_device* dev, uint16_t queue, struct pk
 }
 #endif
 
+// FWD_BENCH_RING in the environment: descriptors per ring (bench/evaluate.sh); the default otherwise.
 static struct ixy_device* open_port(const char* pci_addr) {
-	struct ixy_device* dev = ixy_init(pci_addr, 1, 1);
+	const char* ring = getenv("FWD_BENCH_RING");
+	struct ixy_config config = {.pci_addr = pci_addr,
+				    .rx_queues = 1,
+				    .tx_queues = 1,
+				    .ring_size = ring ? (uint32_t)strtoul(ring, NULL, 10) : 0};
+	struct ixy_device* dev = ixy_init_config(&config);
 	if (!dev) {
 		fprintf(stderr, "fwd_bench: ixy_init(%s) failed\n", pci_addr);
 		exit(1);
