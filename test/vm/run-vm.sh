@@ -54,7 +54,9 @@
 # Network (nothing reaches the host's network). e2e, confine and the benchmarks: A and B, and C and D, are joined by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
 # interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
-# is full). Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
+# is full). --host-ends B,SOURCE,C,SINK (bench-peers only): NIC B receives on UDP port B from a source on the host
+# at port SOURCE, NIC C sends from port C to a sink on the host at port SINK (bench/peers.sh --host-ends); A and D
+# are joined to each other and unused. Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
 # 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls its sender while a guest receiver is
 # busy. QEMU's filter-dump
 # records, on the host, what crosses a NIC's netdev: an observer the guest cannot fake. (A netdev filter's "rx"
@@ -72,11 +74,12 @@ nics=legacy
 iommu=no
 vfio=no
 envs=()
+host_ends=
 packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|bench-peers|confine|trace] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]"
+usage="usage: $0 --build-dir DIR [--scenario e2e|bad-inputs|in-use|quiet|soak|vfio-bad-inputs|interrupts|bench-interrupts|bench-fwd|bench-peers|confine|trace] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR] [--host-ends B,SOURCE,C,SINK]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -90,6 +93,7 @@ while [ $# -gt 0 ]; do
 		--soak-seconds) soak_s=$2; shift 2 ;;
 		--out) out=$2; shift 2 ;;
 		--cache) cache=$2; shift 2 ;;
+		--host-ends) host_ends=$2; shift 2 ;;
 		*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -107,6 +111,7 @@ case "$scenario" in
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
+[ -z "$host_ends" ] || [ "$scenario" = bench-peers ] || { echo "run-vm.sh: --host-ends is for bench-peers" >&2; exit 2; }
 [ $vfio = yes ] && mode=kmod # setup-vfio.sh takes the NICs from their kernel driver
 case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
 IFS=, read -r -a kinds <<<"$nics"
@@ -242,6 +247,14 @@ if [ "$scenario" = interrupts ]; then
 	trap 'rm -rf "$sock_dir"' EXIT
 	unix_pair nic_a nic_b "$sock_dir"
 	unix_pair nic_c nic_d "$sock_dir"
+elif [ -n "$host_ends" ]; then
+	# B receives from a source on the host and C sends to a sink there (bench/peers/host_ends); A and D, unused, are
+	# joined to each other.
+	IFS=, read -r he_b he_source he_c he_sink <<<"$host_ends"
+	qemu_args+=(-netdev "socket,id=nic_b,udp=127.0.0.1:$he_source,localaddr=127.0.0.1:$he_b"
+		-netdev "socket,id=nic_c,udp=127.0.0.1:$he_sink,localaddr=127.0.0.1:$he_c")
+	socket_pair nic_a "$port_a" nic_d "$port_d"
+	envs+=(IXY_BENCH_HOST_ENDS=1)
 elif [ "$scenario" = e2e ] || [ "$scenario" = bench-interrupts ] || [ "$scenario" = bench-peers ] ||
 	[ "$scenario" = confine ] || [ "$scenario" = bench-fwd ]; then
 	socket_pair nic_a "$port_a" nic_b "$port_b"
@@ -421,6 +434,12 @@ e2e_checks() {
 		else
 			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 				grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+			if [ "$interface" = legacy ]; then
+				notify="out instructions to IO port"
+				[[ " ${envs[*]} " = *" IXY_VIRTIO_NOTIFY=sysfs "* ]] && notify="pwrite on sysfs"
+				expect "ixy notified $pci's queues by $notify" \
+					grep -q "^ixy: $pci: legacy VirtIO queue notifications by $notify" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
+			fi
 			descriptors=$(expected_descriptors "${kinds[$i]}")
 			expect "ixy put each packet of $pci (${kinds[$i]}) in $descriptors descriptor(s)" \
 				grep -q "^ixy: $pci: VirtIO .*, $descriptors descriptor(s) per packet$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
