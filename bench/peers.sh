@@ -6,27 +6,75 @@
 # not a test: it prints every run, each peer's median rate with the spread (min..max), and the ratio of each median
 # to ixy-fwd's. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 4 * (seconds + 8) / 60 minutes.
 #
-# Usage: bench/peers.sh [seconds per run (10)] [runs of each (3)]
-# Environment: BUILD_DIR (default build-bench-vm)
+# With --host-ends the source and the sink are not in the guest but on the host (bench/peers/host_ends: a paced
+# UDP source into NIC B's netdev, IXY_BENCH_KPPS thousand frames per second, default 100, and a counter of what NIC
+# C's netdev sends), so that the guest's one vCPU runs the forwarder alone: a forwarder's own limit, not its share of
+# a vCPU with ixy-pktgen and ixy-pcap. The rate is then the sink's count between the guest's "begin" and "end" marks.
+#
+# Usage: bench/peers.sh [--host-ends] [seconds per run (10)] [runs of each (3)]
+# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (--host-ends only)
 set -eu
+host_mode=0
+if [ "${1:-}" = --host-ends ]; then
+	host_mode=1
+	shift
+fi
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$repo/build-bench-vm}
 seconds=${1:-10}
 rounds=${2:-3}
+case "$seconds$rounds" in
+	'' | *[!0-9]*) echo "usage: bench/peers.sh [--host-ends] [seconds per run] [runs of each]" >&2; exit 2 ;;
+esac
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
 make -C "$build" -j2 >/dev/null
 out=$build/bench-peers
 rc=0
-"$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-peers --nics legacy --out "$out" \
+vm_options=
+marks=$out-host-ends.txt
+if [ $host_mode = 1 ]; then
+	# Four free UDP ports on the loopback: NIC B's netdev, the source, NIC C's netdev, the sink.
+	ports=$(python3 -c '
+import socket
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+	set -- $ports
+	vm_options="--host-ends $1,$2,$3,$4"
+	rm -rf "$out" "$out.fifo" && mkfifo "$out.fifo" # (tail must not see an earlier run's console)
+	# host_ends reads the guest's console (tail) and writes each line with the time and the sink's count.
+	"$build/bench/peers/host_ends" "$2" "$1" "$4" "${IXY_BENCH_KPPS:-100}" <"$out.fifo" >"$marks" &
+	ends_pid=$!
+	tail -s 0.02 -n +1 -F "$out/console.log" 2>/dev/null >"$out.fifo" & # (-s: it may poll the file)
+	tail_pid=$!
+fi
+# shellcheck disable=SC2086 # vm_options: empty or two words
+"$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-peers --nics legacy --out "$out" $vm_options \
 	--env "IXY_BENCH_SECONDS=$seconds" --env "IXY_BENCH_ROUNDS=$rounds" >"$out.log" 2>&1 || rc=$?
+if [ $host_mode = 1 ]; then
+	sleep 1
+	kill $tail_pid
+	wait $ends_pid || rc=1
+	rm -f "$out.fifo"
+	tail -1 "$marks"
+fi
 echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), QEMU $(qemu-system-x86_64 --version |
 	head -1 | sed 's/.*version //'), host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
-tr -d "\r" <"$out/console.log" | awk '
+# Each run as "<peer> <run> <packets> <seconds>", from the guest's sink or from host_ends's marks.
+if [ $host_mode = 1 ]; then
+	# <host seconds> <sink count> IXY-VM: bench <peer> run <i>: begin|end
+	tr -d "\r" <"$marks" | awk '$3 == "IXY-VM:" && $4 == "bench" {
+		key = $5 " " $7; sub(":", "", key)
+		if ($8 == "begin") { t0[key] = $1; n0[key] = $2 }
+		else if ($8 == "end" && key in t0) print key, $2 - n0[key], $1 - t0[key]
+	}'
+else
 	# IXY-VM: bench <peer> run <i>: <packets> packets at the sink in <seconds> s
-	/IXY-VM: bench / {
-		peer = $3; run = $5; n = $6; s = $12
-		sub(":", "", run)
+	tr -d "\r" <"$out/console.log" | awk '$1 == "IXY-VM:" && $2 == "bench" { run = $5; sub(":", "", run); print $3, run, $6, $12 }'
+fi | awk '
+	{
+		peer = $1; run = $2; n = $3; s = $4
 		rate = s > 0 ? n / s : 0
 		printf "%-9s run %s %9d packets in %6.2f s, %7.1f kpps\n", peer, run, n, s, rate / 1000
 		rates[peer, ++count[peer]] = rate
@@ -44,8 +92,9 @@ tr -d "\r" <"$out/console.log" | awk '
 		print ""
 		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd |"
 		print "|---|---|---|---|"
-		n = split("ixy bridge afpacket testpmd", peers, " ")
-		names["ixy"] = "ixy-fwd"; names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
+		n = split("ixy ixy-sysfs bridge afpacket testpmd", peers, " ")
+		names["ixy"] = "ixy-fwd"; names["ixy-sysfs"] = "ixy-fwd, notify by pwrite (IXY_VIRTIO_NOTIFY=sysfs)"
+		names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
 		names["testpmd"] = "DPDK testpmd io-fwd"
 		for (p = 1; p <= n; p++) {
 			if (!count[peers[p]]) continue

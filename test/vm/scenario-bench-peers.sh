@@ -2,11 +2,14 @@
 # a test. ixy-pktgen on A sends as fast as it can and ixy-pcap on D counts what arrives (into /dev/null): the same
 # source and sink for every forwarder between B and C, one after the other, ROUNDS rounds of BENCH_S seconds each:
 #   ixy       ixy-fwd B C (the NICs taken from the kernel's driver, given back afterwards)
+#   ixy-sysfs the same with IXY_VIRTIO_NOTIFY=sysfs: queue notifications by pwrite on sysfs, not an out instruction
 #   bridge    the Linux bridge with B and C as its ports (kernel driver virtio_net)
 #   afpacket  afpacket_fwd on B's and C's interfaces (packet sockets with TPACKET_V3 rings, bench/peers)
 #   testpmd   DPDK's testpmd in io forwarding mode, B and C bound to uio_pci_generic (if the guest has it:
 #             build-guest.sh --with-testpmd, when the host has dpdk-testpmd)
-# Prints "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" per run.
+# Prints "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" per run. With IXY_BENCH_HOST_ENDS=1
+# (run-vm.sh --host-ends) the source and the sink are on the host, the guest's vCPU runs only the forwarder, and the
+# guest prints "bench <peer> run <i>: begin" and "...: end" around each measured run instead.
 BENCH_S=${IXY_BENCH_SECONDS:-10}
 ROUNDS=${IXY_BENCH_ROUNDS:-3}
 
@@ -38,27 +41,32 @@ uio_leaves() {
 	echo >"/sys/bus/pci/devices/$1/driver_override"
 	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/unbind
 }
-peers="ixy bridge afpacket"
+peers="ixy ixy-sysfs bridge afpacket"
 if command -v dpdk-testpmd >/dev/null; then
 	peers="$peers testpmd"
 	mkfifo /tmp/testpmd.in
 	mkdir -p /var/run # EAL's runtime directory (/var/run/dpdk) goes there
 fi
 
-run_app ixy-pktgen $NIC_A >/tmp/bench-pktgen.log 2>&1 &
-pktgen_pid=$!
-if ! wait_running /tmp/bench-pktgen.log $pktgen_pid; then
-	marker "FAIL ixy-pktgen did not start"
-	checks_failed=$((checks_failed + 1))
+host_ends=${IXY_BENCH_HOST_ENDS:-0}
+if [ "$host_ends" != 1 ]; then
+	run_app ixy-pktgen $NIC_A >/tmp/bench-pktgen.log 2>&1 &
+	pktgen_pid=$!
+	if ! wait_running /tmp/bench-pktgen.log $pktgen_pid; then
+		marker "FAIL ixy-pktgen did not start"
+		checks_failed=$((checks_failed + 1))
+	fi
 fi
 for i in $(seq "$ROUNDS"); do
 	for peer in $peers; do
 		: >/tmp/bench-fwd.log
 		case $peer in
-			ixy)
+			ixy | ixy-sysfs)
 				kernel_leaves $NIC_B
 				kernel_leaves $NIC_C
-				run_app ixy-fwd $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
+				notify=port
+				[ $peer = ixy-sysfs ] && notify=sysfs
+				run_app env IXY_VIRTIO_NOTIFY=$notify ixy-fwd $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 				fwd_pid=$!
 				wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd did not start"
 				;;
@@ -81,31 +89,52 @@ for i in $(seq "$ROUNDS"); do
 				uio_takes $NIC_C
 				# Both lcores on the one CPU (the main one only waits); testpmd forwards until its stdin
 				# ends or it gets SIGINT: stdin is a fifo held open below.
+				[ "$host_ends" = 1 ] && stats_period=--stats-period=1 || stats_period=
+				# shellcheck disable=SC2086 # stats_period: empty or one word
 				dpdk-testpmd --lcores 0@0,1@0 -a $NIC_B -a $NIC_C -m 64 --file-prefix ixybench -- \
 					--forward-mode=io --auto-start --nb-cores=1 --total-num-mbufs=8192 --disable-link-check \
-					</tmp/testpmd.in >/tmp/bench-testpmd.log 2>&1 &
+					$stats_period </tmp/testpmd.in >/tmp/bench-testpmd.log 2>&1 &
 				fwd_pid=$!
 				exec 3>/tmp/testpmd.in
 				;;
 		esac
-		# The same sign of life for every peer: a first sink sees the forwarded traffic (a rate line above 0
-		# Mbit/s). Only then the measured run, with a new sink.
-		run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-probe.log 2>&1 &
-		probe_pid=$!
-		for _ in $(seq 600); do grep -q " RX: [1-9]" /tmp/bench-probe.log && break; sleep 0.1; done
-		grep -q " RX: [1-9]" /tmp/bench-probe.log || marker "FAIL nothing arrived through $peer within 60 s"
-		stop_app probe $probe_pid
-		t0=$(uptime_s)
-		run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-sink.log 2>&1 &
-		sink_pid=$!
-		wait_running /tmp/bench-sink.log $sink_pid || marker "FAIL the sink did not start"
-		sleep "$BENCH_S"
-		stop_app sink $sink_pid
-		t1=$(uptime_s)
-		sink=$(sed -n 's/.*captured \([0-9]*\) packets.*/\1/p' /tmp/bench-sink.log)
+		if [ "$host_ends" = 1 ]; then
+			# The source and sink are on the host (bench/peers/host_ends), which counts between these two marks.
+			# testpmd's output goes to a file, so stdio buffers it: its statistics every second (--stats-period)
+			# fill the buffer within seconds, and the first of them says that it forwards.
+			if [ "$peer" = testpmd ]; then
+				for _ in $(seq 600); do grep -q "Rx-pps" /tmp/bench-testpmd.log && break; sleep 0.1; done
+			fi
+			sleep 2 # the same warm-up for every peer (the bridge learns where the source is)
+			marker "bench $peer run $i: begin"
+			sleep "$BENCH_S"
+			marker "bench $peer run $i: end"
+			if [ -n "$fwd_pid" ]; then
+				check "$peer run $i: still running at the end" kill -0 "$fwd_pid"
+			else
+				check "$peer run $i: the bridge still up at the end" ip link show br0
+			fi
+		else
+			# The same sign of life for every peer: a first sink sees the forwarded traffic (a rate line above 0
+			# Mbit/s). Only then the measured run, with a new sink.
+			run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-probe.log 2>&1 &
+			probe_pid=$!
+			for _ in $(seq 600); do grep -q " RX: [1-9]" /tmp/bench-probe.log && break; sleep 0.1; done
+			grep -q " RX: [1-9]" /tmp/bench-probe.log || marker "FAIL nothing arrived through $peer within 60 s"
+			stop_app probe $probe_pid
+			t0=$(uptime_s)
+			run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-sink.log 2>&1 &
+			sink_pid=$!
+			wait_running /tmp/bench-sink.log $sink_pid || marker "FAIL the sink did not start"
+			sleep "$BENCH_S"
+			stop_app sink $sink_pid
+			t1=$(uptime_s)
+			sink=$(sed -n 's/.*captured \([0-9]*\) packets.*/\1/p' /tmp/bench-sink.log)
+		fi
 		if [ "$peer" = testpmd ]; then
 			exec 3>&- # the end of its stdin: testpmd stops forwarding, prints its totals and exits
-			for _ in $(seq 100); do kill -0 $fwd_pid 2>/dev/null || break; sleep 0.1; done
+			# (not with --stats-period: then it prints statistics until SIGINT, from stop_app below)
+			for _ in $(seq 100); do [ -z "$stats_period" ] && kill -0 $fwd_pid 2>/dev/null || break; sleep 0.1; done
 		fi
 		[ -z "$fwd_pid" ] || stop_app $peer $fwd_pid
 		[ "$peer" = bridge ] && ip link delete br0
@@ -115,8 +144,11 @@ for i in $(seq "$ROUNDS"); do
 			uio_leaves $NIC_C
 		fi
 		grep -E "forwarded" /tmp/bench-fwd.log | sed 's/^/    /'
-		marker "bench $peer run $i: ${sink:-0} packets at the sink in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
+		[ "$host_ends" = 1 ] ||
+			marker "bench $peer run $i: ${sink:-0} packets at the sink in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
 	done
 done
-stop_app pktgen $pktgen_pid
-check "ixy-pktgen ran to the end and stopped cleanly" test "$app_rc" = 0
+if [ "$host_ends" != 1 ]; then
+	stop_app pktgen $pktgen_pid
+	check "ixy-pktgen ran to the end and stopped cleanly" test "$app_rc" = 0
+fi
