@@ -92,9 +92,8 @@ fi | awk '
 		print ""
 		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd |"
 		print "|---|---|---|---|"
-		n = split("ixy ixy-sysfs bridge afpacket testpmd", peers, " ")
-		names["ixy"] = "ixy-fwd"; names["ixy-sysfs"] = "ixy-fwd, notify by pwrite (IXY_VIRTIO_NOTIFY=sysfs)"
-		names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
+		n = split("ixy bridge afpacket testpmd", peers, " ")
+		names["ixy"] = "ixy-fwd"; names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
 		names["testpmd"] = "DPDK testpmd io-fwd"
 		for (p = 1; p <= n; p++) {
 			if (!count[peers[p]]) continue

@@ -1,17 +1,11 @@
 // The legacy VirtIO PCI transport (VirtIO 1.0, 4.1.4.8): a block of registers in the IO-port BAR0, read and written
-// with pread/pwrite on the BAR's sysfs file (one system call per access). See virtio_transport.h. The one register
-// of the packet path, the queue notify, is written with an out instruction instead where the process may (x86,
-// iopl), as DPDK's legacy VirtIO driver does: a notification then costs no system call.
+// with pread/pwrite on the BAR's sysfs file (one system call per access). See virtio_transport.h.
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <sys/io.h>
-#endif
 
 #include "../log.h"
 #include "../trace.h"
@@ -24,9 +18,6 @@
 struct legacy_transport {
 	struct virtio_transport transport;
 	int io_fd; // BAR0's sysfs file
-	// With a direct notify: legacy_ops with notify_by_port, and the IO port of the queue notify register.
-	struct virtio_transport_ops ops_with_port;
-	uint16_t notify_port;
 };
 
 // A field of 1, 2 or 4 bytes as a number, for the register trace.
@@ -110,39 +101,6 @@ static void notify(struct virtio_transport* t, uint16_t index) {
 	io_write(t, REG_QUEUE_NOTIFY, &index, sizeof(index)); // prints on failure
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-static void notify_by_port(struct virtio_transport* t, uint16_t index) {
-	outw(index, ((struct legacy_transport*)t)->notify_port);
-	IXY_TRACE_FIELD(t, REG_QUEUE_NOTIFY, index, true);
-}
-
-// The IO port of the queue notify register, for out instructions: BAR0's start from sysfs "resource" (one line per
-// BAR: start, end, flags), checked to be an IO BAR that holds the register; then iopl(3), which needs CAP_SYS_RAWIO.
-// Without either, or with IXY_VIRTIO_NOTIFY=sysfs, notifications stay pwrites. Returns the port or 0.
-static uint16_t direct_notify_port(const struct pci_device* pci) {
-	const char* choice = getenv("IXY_VIRTIO_NOTIFY");
-	if (choice && strcmp(choice, "sysfs") == 0) {
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", pci->addr);
-	FILE* resource = fopen(path, "r");
-	uint64_t start = 0, end = 0, flags = 0;
-	int fields = resource ? fscanf(resource, "%" SCNx64 " %" SCNx64 " %" SCNx64, &start, &end, &flags) : 0;
-	if (resource && fclose(resource) != 0) {
-		fields = 0;
-	}
-	// IORESOURCE_IO (0x100, linux/ioport.h): an IO-port range; ports are 16 bits wide.
-	if (fields != 3 || !(flags & 0x100) || end > UINT16_MAX || start + REG_QUEUE_NOTIFY + 2 > end + 1) {
-		return 0;
-	}
-	if (iopl(3) != 0) {
-		return 0; // e.g. no CAP_SYS_RAWIO, or a locked-down kernel: notifications by pwrite, as everything else
-	}
-	return (uint16_t)(start + REG_QUEUE_NOTIFY);
-}
-#endif
-
 // A field of 1, 2 or 4 bytes is read with one access of its size (sysfs passes it on as one IO access); others
 // (the 6 byte MAC address) byte by byte. Legacy devices have no generation counter: read until two reads agree
 // (2.3.4), in case the device changes the field meanwhile.
@@ -217,20 +175,6 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 		ixy_error("PCI device %s: cannot open %s: %s", pci->addr, path, strerror(errno));
 		free(t);
 		return NULL;
-	}
-#if defined(__x86_64__) || defined(__i386__)
-	t->notify_port = direct_notify_port(pci);
-	if (t->notify_port != 0) {
-		t->ops_with_port = legacy_ops;
-		t->ops_with_port.notify = notify_by_port;
-		t->transport.ops = &t->ops_with_port;
-	}
-#endif
-	if (t->notify_port != 0) {
-		ixy_info("%s: legacy VirtIO queue notifications by out instructions to IO port 0x%x", pci->addr,
-			 t->notify_port);
-	} else {
-		ixy_info("%s: legacy VirtIO queue notifications by pwrite on sysfs", pci->addr);
 	}
 	// The register trace (IXY_TRACE=1, src/trace.h) knows the register block by this transport's address.
 	ixy_trace_bar(pci->addr, "virtio-legacy", (const uint8_t*)t, REG_DEVICE_CONFIG + 8);

@@ -434,12 +434,6 @@ e2e_checks() {
 		else
 			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 				grep -q "^ixy: $pci: VirtIO $interface interface" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
-			if [ "$interface" = legacy ]; then
-				notify="out instructions to IO port"
-				[[ " ${envs[*]} " = *" IXY_VIRTIO_NOTIFY=sysfs "* ]] && notify="pwrite on sysfs"
-				expect "ixy notified $pci's queues by $notify" \
-					grep -q "^ixy: $pci: legacy VirtIO queue notifications by $notify" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log
-			fi
 			descriptors=$(expected_descriptors "${kinds[$i]}")
 			expect "ixy put each packet of $pci (${kinds[$i]}) in $descriptors descriptor(s)" \
 				grep -q "^ixy: $pci: VirtIO .*, $descriptors descriptor(s) per packet$" "$out"/guest/pcap.log "$out"/guest/fwd.log "$out"/guest/pktgen.log

@@ -2,7 +2,6 @@
 # a test. ixy-pktgen on A sends as fast as it can and ixy-pcap on D counts what arrives (into /dev/null): the same
 # source and sink for every forwarder between B and C, one after the other, ROUNDS rounds of BENCH_S seconds each:
 #   ixy       ixy-fwd B C (the NICs taken from the kernel's driver, given back afterwards)
-#   ixy-sysfs the same with IXY_VIRTIO_NOTIFY=sysfs: queue notifications by pwrite on sysfs, not an out instruction
 #   bridge    the Linux bridge with B and C as its ports (kernel driver virtio_net)
 #   afpacket  afpacket_fwd on B's and C's interfaces (packet sockets with TPACKET_V3 rings, bench/peers)
 #   testpmd   DPDK's testpmd in io forwarding mode, B and C bound to uio_pci_generic (if the guest has it:
@@ -41,7 +40,7 @@ uio_leaves() {
 	echo >"/sys/bus/pci/devices/$1/driver_override"
 	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/unbind
 }
-peers="ixy ixy-sysfs bridge afpacket"
+peers="ixy bridge afpacket"
 if command -v dpdk-testpmd >/dev/null; then
 	peers="$peers testpmd"
 	mkfifo /tmp/testpmd.in
@@ -61,12 +60,10 @@ for i in $(seq "$ROUNDS"); do
 	for peer in $peers; do
 		: >/tmp/bench-fwd.log
 		case $peer in
-			ixy | ixy-sysfs)
+			ixy)
 				kernel_leaves $NIC_B
 				kernel_leaves $NIC_C
-				notify=port
-				[ $peer = ixy-sysfs ] && notify=sysfs
-				run_app env IXY_VIRTIO_NOTIFY=$notify ixy-fwd $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
+				run_app ixy-fwd $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 				fwd_pid=$!
 				wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd did not start"
 				;;
