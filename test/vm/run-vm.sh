@@ -56,11 +56,11 @@
 # interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
 # is full). --host-ends B,SOURCE,C,SINK (bench-peers only): NIC B receives on UDP port B from a source on the host
 # at port SOURCE, NIC C sends from port C to a sink on the host at port SINK (bench/peers.sh --host-ends); A and D
-# are joined to each other and unused. Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a UDP socket port sending to
-# 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls its sender while a guest receiver is
-# busy. QEMU's filter-dump
-# records, on the host, what crosses a NIC's netdev: an observer the guest cannot fake. (A netdev filter's "rx"
-# queue holds what the NIC sends, its "tx" queue what the network passes to the NIC.)
+# are joined to each other and unused. Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a
+# UDP socket port sending to 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls its sender
+# while a guest receiver is busy. QEMU's filter-dump records, on the host, what crosses a NIC's netdev: an observer
+# the guest cannot fake. (A netdev filter's "rx" queue holds what the NIC sends, its "tx" queue what the network
+# passes to the NIC.)
 #
 # The guest's own checks arrive as "IXY-VM: PASS|FAIL ..." lines. Exit: 0 passed, 1 failed, 77 skipped (not root,
 # or QEMU cannot be installed).
