@@ -201,7 +201,7 @@ def main():
         print(f"{'total, fewer probes (TSC only)':<32}{'':8}  {ticks['total']:10.1f}")
     row("not counted: the 82599 model", model, "model_excluded", "")
     print(
-        f"register writes: {register_accesses / packets:.4f} per packet (1 instruction each); "
+        f"register accesses: {register_accesses / packets:.4f} per packet (1 instruction each); "
         f"memory management calls: {memory_calls / packets:.2f} per packet"
     )
     if ticks:
