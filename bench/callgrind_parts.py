@@ -18,8 +18,8 @@ stay in the driver's part (about 4 per call, two calls per 32 packets: about 0.2
 With callgrind's cache simulation (--cache-sim=yes), also prints the L1 data cache misses per packet by part.
 
 Usage: callgrind_parts.py <callgrind.out> [<output of fwd_bench_time>]
-The number of packets is forward()'s calls times the batch size (every call forwards a full batch: fwd_bench
-checks that). With the output of fwd_bench_time, also prints its TSC ticks per packet next to the instructions.
+The number of packets is forward()'s calls times the batch size, FWD_BATCH_SIZE from the environment (default 32;
+every call forwards a full batch: fwd_bench checks that). With the output of fwd_bench_time, also prints its TSC ticks per packet next to the instructions.
 """
 
 import os
@@ -38,7 +38,8 @@ VIRTIO = {
     "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
 }
 VIRTIO_MODEL = {"notify"}
-# FWD_BATCH_SIZE (apps/fwd.h); bench/evaluate.sh sets the environment variable for builds with another batch size.
+# FWD_BATCH_SIZE (apps/fwd.h) the profiled bench was built with: bench/run.sh and bench/evaluate.sh set the
+# environment variable to it (run.sh reads it from the bench's output). Left at 32, another build's figures are wrong.
 BATCH_SIZE = int(os.environ.get("FWD_BATCH_SIZE", "32"))
 
 
@@ -200,7 +201,7 @@ def main():
         print(f"{'total, fewer probes (TSC only)':<32}{'':8}  {ticks['total']:10.1f}")
     row("not counted: the 82599 model", model, "model_excluded", "")
     print(
-        f"register writes: {register_accesses / packets:.4f} per packet (1 instruction each); "
+        f"register accesses: {register_accesses / packets:.4f} per packet (1 instruction each); "
         f"memory management calls: {memory_calls / packets:.2f} per packet"
     )
     if ticks:

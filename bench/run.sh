@@ -33,12 +33,18 @@ for tool in cmake make valgrind python3; do
 done
 
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
+# use_batch_of_bench PREFIX: callgrind_parts.py counts forward()'s calls times FWD_BATCH_SIZE packets; take the batch
+# size from what the bench printed ("PREFIX: ... batch N,"), so that a build with another FWD_BATCH_SIZE (apps/fwd.h,
+# or -DFWD_BATCH_SIZE=n in CMAKE_C_FLAGS) is counted right.
+use_batch_of_bench() {
+	FWD_BATCH_SIZE=$(sed -n "s/^$1: .*batch \([0-9][0-9]*\),.*/\1/p" "$out/valgrind.log")
+	[ -n "$FWD_BATCH_SIZE" ] || { echo "$0: the bench printed no batch size" >&2; cat "$out/valgrind.log" >&2; exit 1; }
+	export FWD_BATCH_SIZE
+}
 if [ "$virtio" = yes ]; then
 	make -C "$build" -j2 virtio_fwd_bench >/dev/null
 	out=$(mktemp -d)
 	trap 'rm -rf "$out"' EXIT
-	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): VirtIO driver against the" \
-		"VirtIO model, queues of 512 descriptors, batch 32, both directions, model excluded"
 	for layout in two one modern; do
 		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
 			--toggle-collect=bench_measured_rounds --callgrind-out-file="$out/$layout.out" \
@@ -46,8 +52,11 @@ if [ "$virtio" = yes ]; then
 			cat "$out/valgrind.log" >&2
 			exit 1
 		}
+		use_batch_of_bench "virtio_fwd_bench $layout"
 		python3 "$repo/bench/callgrind_parts.py" "$out/$layout.out" >"$out/$layout.txt"
 	done
+	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): VirtIO driver against the" \
+		"VirtIO model, queues of 512 descriptors, batch $FWD_BATCH_SIZE, both directions, model excluded"
 	python3 - "$out" <<'TABLE'
 import sys
 parts = ("RX", "TX", "memory", "forwarding", "total")
@@ -92,6 +101,7 @@ callgrind() {
 	}
 }
 callgrind "$out/callgrind.out" "$build/bench/fwd_bench_count" "$callgrind_packets"
+use_batch_of_bench "# fwd_bench_count"
 if [ "$timed" = yes ]; then
 	"$build/bench/fwd_bench_time" "$time_packets" >"$out/ticks.txt"
 	python3 "$repo/bench/callgrind_parts.py" "$out/callgrind.out" "$out/ticks.txt"

@@ -155,7 +155,7 @@ int main(int argc, char* argv[]) {
 	ixy_close(bench.dev_a);
 	ixy_close(bench.dev_b);
 	model_pci_remove_all();
-	printf("virtio_fwd_bench %s: %u rounds measured, %llu packets forwarded\n", layout, rounds,
-	       (unsigned long long)(2 * expected));
+	printf("virtio_fwd_bench %s: %u rounds measured, batch %d, %llu packets forwarded\n", layout, rounds,
+	       FWD_BATCH_SIZE, (unsigned long long)(2 * expected));
 	return status;
 }

@@ -1,7 +1,9 @@
 // DMA memory: huge pages from hugetlbfs, locked, with their physical addresses from /proc/self/pagemap.
 //
-// Why huge pages: Linux may move a normal page to another physical address at any time (page migration), and a
-// NIC writing to the old address would corrupt someone else's memory. Pages of hugetlbfs are not migrated, and a
+// Why huge pages: Linux may move a normal page to another physical address at any time (swapping, compaction, NUMA
+// balancing), and a NIC writing to the old address would corrupt someone else's memory. Pages of hugetlbfs are never
+// swapped and are locked here; Linux migrates them only to empty physical memory (hot-remove, soft-offline of a
+// failing page, large contiguous allocations) or on a move_pages/mbind call, which ixy relies on not happening. A
 // 2 MiB huge page is physically contiguous, so a descriptor ring or a packet buffer inside one page is too.
 #include <errno.h>
 #include <fcntl.h>

@@ -295,8 +295,8 @@ struct pci_device* vfio_open(const char* pci_addr) {
 // ---- DMA memory
 
 static int vfio_allocate(size_t size, struct dma_memory* mem) {
-	// Anonymous huge pages: not moved by the kernel, and few IOMMU page table entries. MAP_POPULATE: the
-	// pages exist now (zero-filled), so the mapping below can pin them.
+	// Anonymous huge pages: few IOMMU page table entries. MAP_POPULATE: the pages exist now (zero-filled), so the
+	// mapping below can pin them; pinned, the kernel does not migrate them while the IOMMU maps them.
 	void* virt =
 	    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1, 0);
 	if (virt == MAP_FAILED) {

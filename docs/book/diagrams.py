@@ -39,18 +39,22 @@ ARROW_HEAD = ('<defs><marker id="head" markerWidth="8" markerHeight="8" refX="7"
 
 
 def descriptor_ring():
-    """An RX ring of 12 descriptors: which ones the NIC owns (between head and tail) and which the driver owns."""
-    n, x0, y0 = 12, 30, 70
-    body = ARROW_HEAD + label(x0, 24, "RX descriptor ring (ixgbe_rx_batch): the NIC fills from head,", "start", 13)
-    body += label(x0, 42, "the driver takes from rx_index and gives back up to tail", "start", 13)
-    head, tail, rx_index = 3, 9, 1
+    """An RX ring of 12 descriptors as ixgbe_rx_batch leaves it: every slot holds a buffer; the NIC may fill head up
+    to tail - 1, and tail is always the slot just before rx_index (the last one the driver refilled)."""
+    n, x0, y0 = 12, 30, 104
+    body = ARROW_HEAD + label(x0, 24, "RX descriptor ring (ixgbe_rx_batch): the NIC fills from head up to tail - 1;",
+                              "start", 13)
+    body += label(x0, 42, "the driver takes from rx_index, puts a fresh buffer into each slot it took", "start", 13)
+    body += label(x0, 60, "and moves tail to the last of them: tail stays one slot behind rx_index", "start", 13)
+    rx_index, head = 1, 4
+    tail = (rx_index - 1) % n
     for i in range(n):
         if rx_index <= i < head:
             fill, text = "#d4edda", "DD"  # written back, waiting for the driver
-        elif head <= i <= tail:
-            fill, text = "#eef3fb", "buf"  # empty buffer, the NIC may write
+        elif i == tail:
+            fill, text = "#f4f4f4", "buf"  # refilled, but the NIC stops before it
         else:
-            fill, text = "#f4f4f4", "-"  # the driver's, being refilled
+            fill, text = "#eef3fb", "buf"  # empty buffer, the NIC may write
         body += box(x0 + i * CELL_W, y0, CELL_W, CELL_H, text, fill)
         body += label(x0 + i * CELL_W + CELL_W / 2, y0 + CELL_H + 16, str(i))
     for name, idx, y in (("rx_index", rx_index, y0 - 22), ("head (RDH)", head, y0 + CELL_H + 44),
@@ -60,10 +64,11 @@ def descriptor_ring():
             body += arrow(cx, y + 4, cx, y0 - 2) + label(cx, y, name)
         else:
             body += arrow(cx, y - 12, cx, y0 + CELL_H + 20) + label(cx, y, name)
-    legend_y = y0 + CELL_H + 80
-    for i, (fill, text) in enumerate((("#d4edda", "DD: packet written back, the driver's to take"),
-                                      ("#eef3fb", "buf: empty buffer the NIC may fill"),
-                                      ("#f4f4f4", "-: behind tail, the driver refills it"))):
+    legend_y = y0 + CELL_H + 68
+    for i, (fill, text) in enumerate((("#d4edda", "DD: packet written back, the driver's to take (rx_index .. head - 1)"),
+                                      ("#eef3fb", "buf: empty buffer the NIC may fill (head .. tail - 1)"),
+                                      ("#f4f4f4", "buf at tail: refilled, but the NIC stops before it (head == tail:"
+                                       " nothing to fill)"))):
         body += box(x0, legend_y + i * 22, 16, 14, "", fill) + label(x0 + 24, legend_y + i * 22 + 12, text, "start")
     return svg(x0 * 2 + n * CELL_W, legend_y + 76, body)
 

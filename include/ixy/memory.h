@@ -2,7 +2,7 @@
 //
 // A NIC reads and writes packets with DMA, using physical addresses. This file gives you memory whose physical
 // address is known and fixed (huge pages, locked), and a fixed-size pool of packet buffers carved out of it.
-// Pools are a free stack of buffer indices: the most recently freed buffer is handed out next (warm in cache).
+// Pools are a free stack of buffer pointers: the most recently freed buffer is handed out next (warm in cache).
 // Pools are not thread-safe: use one pool per thread.
 #ifndef IXY_MEMORY_H
 #define IXY_MEMORY_H
