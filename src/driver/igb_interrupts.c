@@ -1,8 +1,9 @@
 // MSI-X interrupts for the igb driver's RX queues (82576 datasheet 7.3), for ixy_waiter (include/ixy/interrupts.h):
 // the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
 // The same scheme as ixgbe_interrupts.c: RX queue i gets vector i, a vector masks itself when it fires (auto-mask),
-// the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes. The 82576 differs in its register
-// offsets, in having one 32-bit EIMS/EIMC for all its 25 vectors, and in where IVAR keeps a queue's entry.
+// the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes, and its EITR holds it to one message
+// per IXY_RX_INTERRUPT_INTERVAL_US. The 82576 differs in its register offsets, in having one 32-bit EIMS/EIMC for all
+// its 25 vectors, in where IVAR keeps a queue's entry, and in EITR's unit.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>
@@ -44,6 +45,10 @@ int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_
 		uint32_t shift = q < 8 ? 0 : 16;
 		uint32_t ivar = get_reg32(bar, IGB_IVAR(q % 8)) & ~(0xFFu << shift);
 		set_reg32(bar, IGB_IVAR(q % 8), ivar | (IGB_IVAR_VALID | q) << shift);
+		// Moderation (7.3, EITR in 8.8): vector q sends at most one message per interval, in units of 1 us;
+		// CNT_IGNR: the write sets the interval and leaves the running counter alone.
+		set_reg32(bar, IGB_EITR(q),
+			  IXY_RX_INTERRUPT_INTERVAL_US << IGB_EITR_INTERVAL_SHIFT | IGB_EITR_CNT_IGNR);
 		vectors |= 1u << q;
 	}
 	set_reg32(bar, IGB_EIAC, vectors); // a vector's cause clears with its message
