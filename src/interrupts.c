@@ -74,8 +74,8 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 	if (!dev->interrupts) {
 		waiter->can_sleep = false; // this queue is only seen by polling
 	} else {
-		// The index of the queue is the event's data; two queues may share an eventfd (one MSI vector): then
-		// epoll knows it once, which is all it takes to wake up.
+		// The index of the queue is the event's data; a queue added twice shares its eventfd with itself: epoll
+		// knows it once, which is all it takes to wake up.
 		struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
 		int fd = dev->interrupts->rx_fds[rx_queue];
 		if (epoll_ctl(waiter->epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0 && errno != EEXIST) {

@@ -26,16 +26,18 @@ static void igb_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool
 int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
 			 struct ixy_interrupts** interrupts) {
 	*interrupts = NULL;
-	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts || config->rx_queues == 0) {
-		return 0; // the app polls; through sysfs there are no interrupts
+	if (config->interrupt_timeout_ms == 0 || config->rx_queues == 0) {
+		return 0; // the app polls
 	}
 	struct igb_interrupts* irq = calloc(1, sizeof(*irq));
-	bool msix = false;
-	if (!irq || config->rx_queues > IGB_MAX_RX_VECTORS ||
-	    pci->access->enable_interrupts(pci, config->rx_queues, irq->fds, &msix) != 0 || !msix) {
-		ixy_error("%s: cannot give each of the %u RX queues an MSI-X vector", pci->addr, config->rx_queues);
+	// igb_init refused more than IGB_MAX_QUEUES (= IGB_MAX_RX_VECTORS) RX queues
+	int ret = irq ? pci_setup_rx_interrupts(pci, config->rx_queues, irq->fds) : -1;
+	if (ret != 1) { // 0: the device is polled
+		if (!irq) {
+			ixy_error("%s: out of memory for interrupts", pci->addr);
+		}
 		free(irq);
-		return -1;
+		return ret;
 	}
 	// 7.3: MSI-X mode with its pending bit array, auto-mask enabled; non-selective clear of ICR on read.
 	set_reg32(bar, IGB_GPIE, IGB_GPIE_NSICR | IGB_GPIE_MULTIPLE_MSIX | IGB_GPIE_EIAME | IGB_GPIE_PBA);
