@@ -74,8 +74,8 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 	if (!dev->interrupts) {
 		waiter->can_sleep = false; // this queue is only seen by polling
 	} else {
-		// The index of the queue is the event's data; two queues may share an eventfd (one MSI vector): then
-		// epoll knows it once, which is all it takes to wake up.
+		// The index of the queue is the event's data; a queue added twice shares its eventfd with itself: epoll
+		// knows it once, which is all it takes to wake up.
 		struct epoll_event event = {.events = EPOLLIN, .data.u32 = index};
 		int fd = dev->interrupts->rx_fds[rx_queue];
 		if (epoll_ctl(waiter->epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0 && errno != EEXIST) {
@@ -105,6 +105,20 @@ static void arm_all(struct ixy_waiter* waiter, bool armed) {
 	}
 }
 
+// Disarms every queue and resets the eventfds that fired (non-blocking: the others have nothing to read), so that
+// the next sleep waits for a new interrupt: also one that fired for a packet the last look already found.
+static void disarm_all(struct ixy_waiter* waiter) {
+	arm_all(waiter, false);
+	for (uint16_t i = 0; i < waiter->num_queues; i++) {
+		uint64_t count;
+		struct waiter_queue* q = &waiter->queues[i];
+		if (read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 && errno != EAGAIN) {
+			ixy_warn("%s: reading the interrupt eventfd of RX queue %u failed: %s", q->dev->pci_addr,
+				 q->queue, strerror(errno));
+		}
+	}
+}
+
 // Sleeps until an interrupt fires or the timeout passes (the interrupts are armed, and the app's last round after
 // arming found nothing); disarms them again.
 static void sleep_until_interrupt(struct ixy_waiter* waiter) {
@@ -121,16 +135,7 @@ static void sleep_until_interrupt(struct ixy_waiter* waiter) {
 	if (ready < 0 && errno != EINTR) { // EINTR: a signal, e.g. Ctrl-C: the app looks at it next
 		ixy_warn("epoll_wait failed: %s", strerror(errno));
 	}
-	arm_all(waiter, false);
-	// Reset the eventfds that fired (non-blocking: the others have nothing to read).
-	for (uint16_t i = 0; i < waiter->num_queues; i++) {
-		uint64_t count;
-		struct waiter_queue* q = &waiter->queues[i];
-		if (read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 && errno != EAGAIN) {
-			ixy_warn("%s: reading the interrupt eventfd of RX queue %u failed: %s", q->dev->pci_addr,
-				 q->queue, strerror(errno));
-		}
-	}
+	disarm_all(waiter);
 }
 
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
@@ -139,7 +144,7 @@ bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
 		waiter->empty_rounds = 0;
 		if (received > 0) {
 			waiter->rechecks_found++; // it came just before the arming: no sleep
-			arm_all(waiter, false);
+			disarm_all(waiter);
 			return false;
 		}
 		sleep_until_interrupt(waiter);

@@ -30,10 +30,10 @@ struct pci_access {
 	uint8_t* (*map_bar)(struct pci_device* dev, unsigned bar, size_t* size);
 	// Closes what the access opened and frees dev (pci_close unmapped the BARs).
 	void (*close)(struct pci_device* dev);
-	// Routes the device's interrupt vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1], and tells in
-	// *msix whether they are MSI-X vectors (else all share one MSI vector). Closed with the device. NULL where the
-	// access has no interrupts (sysfs).
-	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[], bool* msix);
+	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
+	// device. 1 without a word if the device has fewer than count MSI-X vectors; -1 with a message if it fails.
+	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts.
+	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[]);
 };
 
 // The part of a taken device every access has; each embeds it as its first member.
@@ -65,6 +65,22 @@ static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
 	}
 	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
 	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
+}
+
+// The interrupts of a driver's RX queues, one MSI-X vector per queue routed to the eventfds fds[0 .. count-1], for an
+// app that asked to wait for packets; the one place where every driver decides what happens without them. Returns 1
+// if the vectors are set up; 0 if the device is polled instead: through sysfs (which has no interrupts), or a device
+// without an MSI-X vector for each queue (one line says so: an app that waits keeps working, it polls this device);
+// -1 with a message if it fails.
+static inline int pci_setup_rx_interrupts(struct pci_device* dev, unsigned count, int fds[]) {
+	if (!dev->access->enable_interrupts) {
+		return 0;
+	}
+	int ret = dev->access->enable_interrupts(dev, count, fds);
+	if (ret == 1) {
+		ixy_info("%s: no MSI-X vector for each of its %u RX queue(s): it is polled", dev->addr, count);
+	}
+	return ret == 1 ? 0 : ret == 0 ? 1 : -1;
 }
 
 // Unmaps the BARs, closes the device and frees dev.

@@ -205,27 +205,22 @@ static uint8_t* vfio_map_bar(struct pci_device* pci, unsigned bar, size_t* size)
 	return mapped;
 }
 
-// Interrupts: VFIO_DEVICE_SET_IRQS with one eventfd per vector; the kernel signals the eventfd when the device sends
-// the vector's message (through the IOMMU's interrupt remapping). MSI-X gives each queue its own vector; a device
-// without enough MSI-X vectors gets one MSI vector for all.
-static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fds[], bool* msix) {
+// Interrupts: VFIO_DEVICE_SET_IRQS with one eventfd per MSI-X vector; the kernel signals the eventfd when the device
+// sends the vector's message (through the IOMMU's interrupt remapping). A device with fewer MSI-X vectors (none:
+// no MSI-X capability) is polled (pci_setup_rx_interrupts).
+static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fds[]) {
 	struct vfio_device* dev = (struct vfio_device*)pci;
-	struct vfio_irq_info msix_info = {.argsz = sizeof(msix_info), .index = VFIO_PCI_MSIX_IRQ_INDEX};
-	struct vfio_irq_info msi_info = {.argsz = sizeof(msi_info), .index = VFIO_PCI_MSI_IRQ_INDEX};
-	if (ioctl(dev->fd, VFIO_DEVICE_GET_IRQ_INFO, &msix_info) != 0) {
-		msix_info.count = 0;
-	}
-	if (ioctl(dev->fd, VFIO_DEVICE_GET_IRQ_INFO, &msi_info) != 0) {
-		msi_info.count = 0;
-	}
-	*msix = count <= msix_info.count;
-	unsigned vectors = *msix ? count : 1;
-	if (dev->num_irqs > 0 || count == 0 || count > MAX_VECTORS || (!*msix && msi_info.count == 0)) {
-		ixy_error("PCI device %s: %u interrupt vector(s) wanted; it has %u MSI-X and %u MSI vectors%s",
-			  pci->addr, count, msix_info.count, msi_info.count, dev->num_irqs ? ", set up already" : "");
+	struct vfio_irq_info info = {.argsz = sizeof(info), .index = VFIO_PCI_MSIX_IRQ_INDEX};
+	if (ioctl(dev->fd, VFIO_DEVICE_GET_IRQ_INFO, &info) != 0 || dev->num_irqs > 0 || count == 0 ||
+	    count > MAX_VECTORS) {
+		ixy_error("PCI device %s: %u MSI-X vector(s) cannot be set up%s", pci->addr, count,
+			  dev->num_irqs ? ": set up already" : "");
 		return -1;
 	}
-	for (; dev->num_irqs < vectors; dev->num_irqs++) {
+	if (count > info.count) {
+		return 1;
+	}
+	for (; dev->num_irqs < count; dev->num_irqs++) {
 		dev->irq_fds[dev->num_irqs] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (dev->irq_fds[dev->num_irqs] < 0) {
 			ixy_error("PCI device %s: cannot create an eventfd: %s", pci->addr, strerror(errno));
@@ -234,19 +229,17 @@ static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fd
 	}
 	char buf[sizeof(struct vfio_irq_set) + MAX_VECTORS * sizeof(int)];
 	struct vfio_irq_set* set = (struct vfio_irq_set*)buf;
-	*set = (struct vfio_irq_set){.argsz = (uint32_t)(sizeof(*set) + vectors * sizeof(int)),
+	*set = (struct vfio_irq_set){.argsz = (uint32_t)(sizeof(*set) + count * sizeof(int)),
 				     .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-				     .index = *msix ? VFIO_PCI_MSIX_IRQ_INDEX : VFIO_PCI_MSI_IRQ_INDEX,
-				     .count = vectors};
-	memcpy(set->data, dev->irq_fds, vectors * sizeof(int));
+				     .index = VFIO_PCI_MSIX_IRQ_INDEX,
+				     .count = count};
+	memcpy(set->data, dev->irq_fds, count * sizeof(int));
 	if (ioctl(dev->fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
-		ixy_error("PCI device %s: cannot route its %s interrupts to eventfds: %s", pci->addr,
-			  *msix ? "MSI-X" : "MSI", strerror(errno));
+		ixy_error("PCI device %s: cannot route its MSI-X interrupts to eventfds: %s", pci->addr,
+			  strerror(errno));
 		return -1;
 	}
-	for (unsigned i = 0; i < count; i++) {
-		fds[i] = dev->irq_fds[*msix ? i : 0];
-	}
+	memcpy(fds, dev->irq_fds, count * sizeof(int));
 	return 0;
 }
 

@@ -19,6 +19,14 @@ struct ixy_interrupts {
 	void (*set_rx_interrupt)(struct ixy_device* dev, uint16_t queue_id, bool armed);
 };
 
+// Interrupt moderation: an RX queue's vector sends a message at most once per this interval (the NIC's EITR; ixgbe
+// and igb program it when they set up interrupts, VirtIO has no such register). 50 us, at most 20 000 interrupts a
+// second per queue: what Linux's ixgbe starts its adaptive moderation with and igb's low-latency setting
+// (IXGBE_20K_ITR, IGB_20K_ITR). A waiter arms a queue only after IDLE_US (500 us) without a packet, so two of its
+// wake-ups are always further apart than this and moderation never delays one; it bounds the interrupt load of
+// anything that arms more often.
+#define IXY_RX_INTERRUPT_INTERVAL_US 50
+
 // A waiter watches the RX queues an app polls and sleeps for it while they are all idle: it lets the app poll while
 // packets come; once none came for a while, it arms the queues' interrupts, lets the app look at the rings once more
 // (a packet may have arrived just before: it raised no interrupt), and then sleeps until an interrupt fires or the

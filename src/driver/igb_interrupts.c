@@ -1,8 +1,9 @@
 // MSI-X interrupts for the igb driver's RX queues (82576 datasheet 7.3), for ixy_waiter (include/ixy/interrupts.h):
 // the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
 // The same scheme as ixgbe_interrupts.c: RX queue i gets vector i, a vector masks itself when it fires (auto-mask),
-// the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes. The 82576 differs in its register
-// offsets, in having one 32-bit EIMS/EIMC for all its 25 vectors, and in where IVAR keeps a queue's entry.
+// the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes, and its EITR holds it to one message
+// per IXY_RX_INTERRUPT_INTERVAL_US. The 82576 differs in its register offsets, in having one 32-bit EIMS/EIMC for all
+// its 25 vectors, in where IVAR keeps a queue's entry, and in EITR's unit.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>
@@ -25,16 +26,18 @@ static void igb_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool
 int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
 			 struct ixy_interrupts** interrupts) {
 	*interrupts = NULL;
-	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts || config->rx_queues == 0) {
-		return 0; // the app polls; through sysfs there are no interrupts
+	if (config->interrupt_timeout_ms == 0 || config->rx_queues == 0) {
+		return 0; // the app polls
 	}
 	struct igb_interrupts* irq = calloc(1, sizeof(*irq));
-	bool msix = false;
-	if (!irq || config->rx_queues > IGB_MAX_RX_VECTORS ||
-	    pci->access->enable_interrupts(pci, config->rx_queues, irq->fds, &msix) != 0 || !msix) {
-		ixy_error("%s: cannot give each of the %u RX queues an MSI-X vector", pci->addr, config->rx_queues);
+	// igb_init refused more than IGB_MAX_QUEUES (= IGB_MAX_RX_VECTORS) RX queues
+	int ret = irq ? pci_setup_rx_interrupts(pci, config->rx_queues, irq->fds) : -1;
+	if (ret != 1) { // 0: the device is polled
+		if (!irq) {
+			ixy_error("%s: out of memory for interrupts", pci->addr);
+		}
 		free(irq);
-		return -1;
+		return ret;
 	}
 	// 7.3: MSI-X mode with its pending bit array, auto-mask enabled; non-selective clear of ICR on read.
 	set_reg32(bar, IGB_GPIE, IGB_GPIE_NSICR | IGB_GPIE_MULTIPLE_MSIX | IGB_GPIE_EIAME | IGB_GPIE_PBA);
@@ -44,6 +47,10 @@ int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_
 		uint32_t shift = q < 8 ? 0 : 16;
 		uint32_t ivar = get_reg32(bar, IGB_IVAR(q % 8)) & ~(0xFFu << shift);
 		set_reg32(bar, IGB_IVAR(q % 8), ivar | (IGB_IVAR_VALID | q) << shift);
+		// Moderation (7.3, EITR in 8.8): vector q sends at most one message per interval, in units of 1 us;
+		// CNT_IGNR: the write sets the interval and leaves the running counter alone.
+		set_reg32(bar, IGB_EITR(q),
+			  IXY_RX_INTERRUPT_INTERVAL_US << IGB_EITR_INTERVAL_SHIFT | IGB_EITR_CNT_IGNR);
 		vectors |= 1u << q;
 	}
 	set_reg32(bar, IGB_EIAC, vectors); // a vector's cause clears with its message

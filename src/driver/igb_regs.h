@@ -63,6 +63,9 @@
 #define   IGB_GPIE_PBA                     (1u << 31)             //         MSI-X Pending Bit Array support
 #define IGB_IVAR(n)                        (0x01700 + 4 * (n))    // RW      Interrupt Vector Allocation, n = 0..7: RX queue n bits 7:0, n+8 bits 23:16
 #define   IGB_IVAR_VALID                   0x80u                  //         entry valid (the vector is bits 4:0)
+#define IGB_EITR(n)                        (0x01680 + 4 * (n))    // RW      Interrupt Throttle of MSI-X vector n = 0..24
+#define   IGB_EITR_INTERVAL_SHIFT          2                      //         Interval, bits 14:2, in 1 us units
+#define   IGB_EITR_CNT_IGNR                (1u << 31)             //         the write leaves the interval counter as it is
 #define IGB_MAX_RX_VECTORS                 16                     //         one per RX queue (the 82576 has 25 vectors)
 
 // Receive, 8.10, and receive address filters. Queue n = 0..15.
@@ -146,6 +149,7 @@ _Static_assert(IGB_RDT(1) - IGB_RDBAL(1) == IGB_RING_TAIL && IGB_TDT(1) - IGB_TD
 	{"EIMS", IGB_EIMS, 1, 0}, \
 	{"EIAC", IGB_EIAC, 1, 0}, \
 	{"EIAM", IGB_EIAM, 1, 0}, \
+	{"EITR", IGB_EITR(0), 25, 4}, \
 	{"GPIE", IGB_GPIE, 1, 0}, \
 	{"IVAR", IGB_IVAR(0), 8, 4}, \
 	{"RCTL", IGB_RCTL, 1, 0}, \

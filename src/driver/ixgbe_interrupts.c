@@ -2,7 +2,8 @@
 // the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
 // RX queue i gets vector i. A vector masks itself when it sends its message (auto-mask), so a sleeping app is woken
 // once, not once per packet; the waiter arms it again (EIMS_EX) before the next sleep and disarms it (EIMC_EX) when
-// it wakes. Kept apart from ixgbe.c: the paper's ixy polls, and this is counted with the other interrupt code.
+// it wakes; its EITR holds it to one message per IXY_RX_INTERRUPT_INTERVAL_US (moderation). Kept apart from ixgbe.c:
+// the paper's ixy polls, and this is counted with the other interrupt code.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>
@@ -26,15 +27,17 @@ static void ixgbe_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bo
 int ixgbe_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
 			   struct ixy_interrupts** interrupts) {
 	*interrupts = NULL;
-	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts || config->rx_queues == 0) {
-		return 0; // the app polls; through sysfs there are no interrupts
+	if (config->interrupt_timeout_ms == 0 || config->rx_queues == 0) {
+		return 0; // the app polls
 	}
 	struct ixgbe_interrupts* irq = calloc(1, sizeof(*irq));
-	bool msix = false;
-	if (!irq || pci->access->enable_interrupts(pci, config->rx_queues, irq->fds, &msix) != 0 || !msix) {
-		ixy_error("%s: cannot give each of the %u RX queues an MSI-X vector", pci->addr, config->rx_queues);
+	int ret = irq ? pci_setup_rx_interrupts(pci, config->rx_queues, irq->fds) : -1;
+	if (ret != 1) { // 0: the device is polled
+		if (!irq) {
+			ixy_error("%s: out of memory for interrupts", pci->addr);
+		}
 		free(irq);
-		return -1;
+		return ret;
 	}
 	// 7.3.1: MSI-X mode with its pending bit array; a vector masks itself after its message where EIAM_EX says so.
 	set_reg32(bar, IXGBE_GPIE, IXGBE_GPIE_MULTIPLE_MSIX | IXGBE_GPIE_EIAME | IXGBE_GPIE_PBA_SUPPORT);
@@ -47,6 +50,10 @@ int ixgbe_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ix
 		if (q < 16) {
 			set_flags32(bar, IXGBE_EIAC, 1u << q); // the cause bit clears with the message (vectors 0-15)
 		}
+		// Moderation (7.3.2.1, EITR 8.2.3.5.12): vector q sends at most one message per interval, in units of
+		// 2 us; CNT_WDIS: the write sets the interval and leaves the running counter alone.
+		set_reg32(bar, IXGBE_EITR(q),
+			  IXY_RX_INTERRUPT_INTERVAL_US / 2 << IXGBE_EITR_INTERVAL_SHIFT | IXGBE_EITR_CNT_WDIS);
 	}
 	irq->bar = bar;
 	irq->ixy = (struct ixy_interrupts){irq->fds, config->interrupt_timeout_ms, ixgbe_set_rx_interrupt};

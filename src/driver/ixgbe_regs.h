@@ -41,6 +41,9 @@
 #define   IXGBE_GPIE_PBA_SUPPORT           (1u << 31)             //         MSI-X Pending Bit Array support
 #define IXGBE_IVAR(n)                      (0x00900 + 4 * (n))    // RW      Interrupt Vector Allocation: RX queue 2n bits 7:0, 2n+1 bits 23:16
 #define   IXGBE_IVAR_VALID                 0x80u                  //         entry valid (the vector is bits 5:0)
+#define IXGBE_EITR(n)                      ((n) < 24 ? 0x00820 + 4 * (n) : 0x12300 + 4 * ((n) - 24)) // RW Interrupt Throttle of MSI-X vector n, 8.2.3.5.12
+#define   IXGBE_EITR_INTERVAL_SHIFT        3                      //         ITR_Interval, bits 11:3, in 2 us units
+#define   IXGBE_EITR_CNT_WDIS              (1u << 31)             //         the write leaves the interval counter as it is
 #define IXGBE_EIMS_EX(i)                   (0x00AA0 + 4 * (i))    // RW      Mask Set: MSI-X vectors 32i to 32i+31
 #define IXGBE_EIMC_EX(i)                   (0x00AB0 + 4 * (i))    // WO      Mask Clear: MSI-X vectors 32i to 32i+31
 #define IXGBE_EIAM_EX(i)                   (0x00AD0 + 4 * (i))    // RW      Auto Mask: MSI-X vectors 32i to 32i+31
@@ -157,6 +160,7 @@ _Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) 
 	{"EEC", IXGBE_EEC, 1, 0}, \
 	{"EIMC", IXGBE_EIMC, 1, 0}, \
 	{"EIAC", IXGBE_EIAC, 1, 0}, \
+	{"EITR", IXGBE_EITR(0), 24, 4}, \
 	{"GPIE", IXGBE_GPIE, 1, 0}, \
 	{"IVAR", IXGBE_IVAR(0), 64, 4}, \
 	{"EIMS_EX", IXGBE_EIMS_EX(0), 2, 4}, \

@@ -438,16 +438,11 @@ static void virtio_set_rx_interrupt(struct ixy_device* ixy, uint16_t queue_id, b
 }
 
 // Interrupts, if the app asked for them: MSI-X vector 0 for the RX queue, through VFIO (the only way ixy gets
-// interrupts; it takes only the modern interface, with queue_msix_vector).
+// interrupts; it takes only the modern interface, with queue_msix_vector). A device without MSI-X is polled.
 static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* config) {
-	struct pci_device* pci = dev->pci;
-	bool msix = false;
-	if (config->interrupt_timeout_ms == 0 || !pci->access->enable_interrupts) {
-		return 0; // through sysfs there are no interrupts: the app polls
-	}
-	if (pci->access->enable_interrupts(pci, 1, &dev->rx_interrupt_fd, &msix) != 0 || !msix) {
-		ixy_error("%s: a VirtIO device signals its queues with MSI-X, which it does not offer", pci->addr);
-		return -1;
+	int ret = config->interrupt_timeout_ms == 0 ? 0 : pci_setup_rx_interrupts(dev->pci, 1, &dev->rx_interrupt_fd);
+	if (ret != 1) {
+		return ret; // 0: the device is polled
 	}
 	dev->interrupts =
 	    (struct ixy_interrupts){&dev->rx_interrupt_fd, config->interrupt_timeout_ms, virtio_set_rx_interrupt};

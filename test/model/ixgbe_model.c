@@ -41,6 +41,10 @@
 // 31:24; each entry: vector in bits 5:0, bit 7 valid.
 #define REG_IVAR(n) (0x00900 + 4 * (n))
 #define IVAR_VALID 0x80u
+// EITR(n) (8.2.3.5.12): interrupt throttling of vector n; ITR_Interval in bits 11:3, in units of 2 us.
+#define REG_EITR(n) ((n) < 24 ? 0x00820 + 4 * (n) : 0x12300 + 4 * ((n)-24))
+#define EITR_INTERVAL_MASK 0xFF8u
+#define MODEL_IXGBE_VECTORS 64
 
 #define REG_EEC 0x10010
 #define EEC_PRES (1u << 8) // EEPROM present
@@ -277,6 +281,10 @@ struct model_ixgbe {
 	struct octet_counter gorc, gotc, tor;
 	// MSI-X: bit v set: vector v is enabled (EIMS/EIMS_EX), cleared by EIMC/EIMC_EX, auto-mask and reset
 	uint64_t msix_enabled;
+	// latched causes of vectors 16-63 (those of vectors 0-15 are EICR bits 15:0)
+	uint64_t causes_ex;
+	// per vector: when its EITR interval since its last message ends (a cause may send a message from then on)
+	uint64_t itr_ends_us[MODEL_IXGBE_VECTORS];
 	// unicast addresses with RAH.AV set, rebuilt when RAL/RAH change
 	uint8_t rar_macs[NUM_RAR][6];
 	uint32_t num_rar_macs;
@@ -561,6 +569,8 @@ static void load_defaults(struct model_ixgbe* nic) {
 	memset(nic->tx, 0, sizeof(nic->tx));
 	nic->gorc = nic->gotc = nic->tor = (struct octet_counter){0};
 	nic->msix_enabled = 0;
+	nic->causes_ex = 0;
+	memset(nic->itr_ends_us, 0, sizeof(nic->itr_ends_us));
 }
 
 // CTRL.RST (4.6.3.2): everything except PCI configuration goes back to its default; the device is busy for a
@@ -578,6 +588,7 @@ static void device_reset(struct model_ixgbe* nic) {
 }
 
 static void tx_process(struct model_ixgbe* nic, uint32_t queue);
+static void send_due_messages(struct model_ixgbe* nic);
 
 static void tx_process_all(struct model_ixgbe* nic) {
 	for (uint32_t q = 0; q < MODEL_IXGBE_QUEUES; q++) {
@@ -598,6 +609,7 @@ static void catch_up(struct model_ixgbe* nic) {
 		*reg_ptr(nic, REG_EICR) |= EICR_LSC;
 		tx_process_all(nic);
 	}
+	send_due_messages(nic); // time passed: a cause held back by EITR may go now
 }
 
 static bool dma_init_done(const struct model_ixgbe* nic) {
@@ -1166,14 +1178,17 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 			return;
 		case REG_EICS:
 			*reg_ptr(nic, REG_EICR) |= value;
+			send_due_messages(nic);
 			return;
-		case REG_EIMS:
+		case REG_EIMS: // enabling a vector whose cause is latched sends its message (7.3.1)
 			*reg_ptr(nic, REG_EIMS) |= value;
 			nic->msix_enabled |= value & 0xFFFFu;
+			send_due_messages(nic);
 			return;
 		case REG_EIMS_EX(0):
 		case REG_EIMS_EX(1):
 			nic->msix_enabled |= (uint64_t)value << (reg == REG_EIMS_EX(1) ? 32 : 0);
+			send_due_messages(nic);
 			return;
 		case REG_EIMC_EX(0):
 		case REG_EIMC_EX(1):
@@ -1563,28 +1578,65 @@ static void check_first_delivery(struct model_ixgbe* nic, uint32_t q) {
 }
 
 // Writes a frame into the buffers of the descriptors at RDH, then writes the descriptors back (7.1.6.2).
-// A packet was written back to RX queue q: the queue's cause is mapped to an MSI-X vector by IVAR (7.3.4); the vector
-// sends its message if it is enabled, and masks itself if auto-mask is on (GPIE.EIAME and its EIAM_EX bit, 7.3.1.3).
-// EITR throttling is not modelled: every packet while enabled is a message.
-static void rx_interrupt(struct model_ixgbe* nic, uint32_t q) {
-	uint32_t entry = reg_get(nic, REG_IVAR(q / 2)) >> (q % 2 * 16) & 0xFFu;
-	uint32_t vector = entry & 0x3Fu;
-	if (!(entry & IVAR_VALID) || !(nic->msix_enabled >> vector & 1)) {
-		return;
+// ---- MSI-X interrupts of received packets (7.3) ----
+// A packet written back to RX queue q raises the queue's cause, which IVAR maps to an MSI-X vector (7.3.4). The cause
+// is latched whether or not the vector is enabled: in EICR bits 15:0 for vectors 0-15 (7.3.1.4), for vectors 16-63
+// in causes_ex. A vector sends its message while it is enabled (EIMS/EIMS_EX) and a cause of it is latched: when the
+// cause comes, when software enables the vector (a cause that came while it was masked interrupts at once), or when
+// its EITR interval ends. The message clears the cause where EIAC says so (vectors 0-15; vectors 16-63 always, they
+// have no EICR bit to keep it in), and masks the vector where GPIE.EIAME and its EIAM_EX bit say so (7.3.1.3).
+// Moderation (7.3.2.1, EITR): after a message, the vector sends no other for ITR_Interval; a cause that comes
+// meanwhile waits for the interval's end (the model sends it at the first register access or frame after that end).
+// An interval that ended while no cause came lets the next cause interrupt at once.
+static bool cause_latched(const struct model_ixgbe* nic, uint32_t vector) {
+	return vector < 16 ? reg_get(nic, REG_EICR) >> vector & 1 : nic->causes_ex >> vector & 1;
+}
+
+static void set_cause(struct model_ixgbe* nic, uint32_t vector, bool latched) {
+	uint32_t* eicr = reg_ptr(nic, REG_EICR);
+	if (vector < 16) {
+		*eicr = latched ? *eicr | 1u << vector : *eicr & ~(1u << vector);
+	} else {
+		nic->causes_ex = latched ? nic->causes_ex | 1ull << vector : nic->causes_ex & ~(1ull << vector);
 	}
+}
+
+static void send_message(struct model_ixgbe* nic, uint32_t vector) {
 	uint32_t gpie = reg_get(nic, REG_GPIE);
 	if (!(gpie & GPIE_MULTIPLE_MSIX)) {
-		model_violation(
-		    nic->name,
-		    "RX queue %u is mapped to enabled vector %u, but GPIE.Multiple_MSIX is 0: set MSI-X mode "
-		    "before enabling queue interrupts (7.3.1, 8.2.3.5.18)",
-		    q, vector);
+		model_violation(nic->name,
+				"vector %u is enabled with a receive cause latched, but GPIE.Multiple_MSIX is 0: set "
+				"MSI-X mode before enabling queue interrupts (7.3.1, 8.2.3.5.18)",
+				vector);
+		nic->msix_enabled &= ~(1ull << vector);
 		return;
 	}
 	nic->counters.msix_messages++;
 	model_pci_raise_msix(nic->pci, vector);
+	nic->itr_ends_us[vector] = model_now_us() + 2 * ((reg_get(nic, REG_EITR(vector)) & EITR_INTERVAL_MASK) >> 3);
+	if (vector >= 16 || (reg_get(nic, REG_EIAC) >> vector & 1)) {
+		set_cause(nic, vector, false);
+	}
 	if ((gpie & GPIE_EIAME) && (reg_get(nic, REG_EIAM_EX(vector / 32)) >> (vector % 32) & 1)) {
 		nic->msix_enabled &= ~(1ull << vector);
+	}
+}
+
+// Sends the message of every enabled vector with a latched cause whose EITR interval has ended.
+static void send_due_messages(struct model_ixgbe* nic) {
+	uint64_t now = model_now_us();
+	for (uint32_t v = 0; v < MODEL_IXGBE_VECTORS && nic->msix_enabled >> v != 0; v++) {
+		if ((nic->msix_enabled >> v & 1) && cause_latched(nic, v) && now >= nic->itr_ends_us[v]) {
+			send_message(nic, v);
+		}
+	}
+}
+
+static void rx_interrupt(struct model_ixgbe* nic, uint32_t q) {
+	uint32_t entry = reg_get(nic, REG_IVAR(q / 2)) >> (q % 2 * 16) & 0xFFu;
+	if (entry & IVAR_VALID) {
+		set_cause(nic, entry & 0x3Fu, true);
+		send_due_messages(nic);
 	}
 }
 

@@ -10,13 +10,17 @@
 // - Checks: every DMA address must lie in live DMA memory, rings and queue enables must follow 4.6.7/4.6.8, reserved
 //   bits must be written as the datasheet says, and more; each breach is a violation (model.h) that fails the test.
 //
-// - MSI-X interrupts for received packets: IVAR maps RX queues to vectors, EIMS/EIMC(_EX) enable them, GPIE.EIAME
-//   with EIAM_EX masks a vector when it fires (7.3); messages go to model_pci_raise_msix.
+// - MSI-X interrupts for received packets: IVAR maps RX queues to vectors, a queue's cause is latched (EICR bits
+//   15:0 for vectors 0-15) whether or not its vector is enabled, EIMS/EIMC(_EX) enable vectors (enabling one whose
+//   cause is latched interrupts at once), EIAC clears a cause with its message, GPIE.EIAME with EIAM_EX masks a
+//   vector when it fires, EITR holds a vector to one message per interval (7.3); messages go to
+//   model_pci_raise_msix.
 //
-// What it leaves out: other interrupt causes, legacy and MSI interrupts, EITR throttling; the RX packet buffer is not
-// modelled (a frame that finds no descriptor is dropped at once), RSS/flow director/VMDq/DCB are absent (the test
-// picks the RX queue), no TSO or checksum offload, the multicast table is treated as empty, and the link is up or
-// down, nothing in between.
+// What it leaves out: other interrupt causes, legacy and MSI interrupts, low-latency interrupts; a message held back by
+// EITR goes out at the first register access or frame after its interval, not at the instant; the RX packet buffer is
+// not modelled (a frame that finds no descriptor is dropped at once), RSS/flow director/VMDq/DCB are absent (the test
+// picks the RX queue), no TSO or checksum offload, the multicast table is treated as empty, and the link is up or down,
+// nothing in between.
 #ifndef IXY_TEST_IXGBE_MODEL_H
 #define IXY_TEST_IXGBE_MODEL_H
 

@@ -452,15 +452,18 @@ uint64_t model_pci_msix_count(const struct model_pci_device* dev, unsigned vecto
 	return vector < dev->num_vectors ? dev->vector_messages[vector] : 0;
 }
 
-// VFIO's enable_interrupts for a device that offers MSI-X (model_pci_offer_msix): one eventfd per vector.
-static int model_enable_interrupts(struct pci_device* pci, unsigned count, int fds[], bool* msix) {
+// VFIO's enable_interrupts: one eventfd per vector for a device that offers MSI-X (model_pci_offer_msix), 1 (no
+// MSI-X vectors) for one that does not.
+static int model_enable_interrupts(struct pci_device* pci, unsigned count, int fds[]) {
 	struct model_pci_device* dev = find_device(pci->addr);
-	if (!dev || !dev->offers_msix || dev->num_vectors > 0 || count == 0 || count > MODEL_MAX_VECTORS) {
+	if (!dev || dev->num_vectors > 0 || count == 0 || count > MODEL_MAX_VECTORS) {
 		fprintf(stderr,
-			"model: %s: %u interrupt vectors cannot be enabled (no MSI-X offered, already enabled, "
-			"or more than %d)\n",
+			"model: %s: %u interrupt vectors cannot be enabled (already enabled, or more than %d)\n",
 			pci->addr, count, MODEL_MAX_VECTORS);
 		return -1;
+	}
+	if (!dev->offers_msix) {
+		return 1;
 	}
 	for (unsigned i = 0; i < count; i++) {
 		fds[i] = dev->vector_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -470,7 +473,6 @@ static int model_enable_interrupts(struct pci_device* pci, unsigned count, int f
 		dev->vector_messages[i] = 0;
 	}
 	dev->num_vectors = count;
-	*msix = true;
 	return 0;
 }
 
