@@ -1,6 +1,7 @@
 // Register accessors that trace (src/trace.h): driver.h uses these instead of the plain ones in builds configured
-// with cmake -DIXY_TRACE=ON, and test builds (IXY_SEAM) always, so that the model tests check these very lines. A
-// trace line is printed only while IXY_TRACE=1 is set (ixy_trace_on).
+// with cmake -DIXY_TRACE=ON; test builds (IXY_SEAM) always run them, with the device model below (test/seam/
+// trace_seam.c), so that the model tests check the lines these print. A trace line is printed only while IXY_TRACE=1
+// is set (ixy_trace_on).
 #ifndef IXY_TRACE_IO_H
 #define IXY_TRACE_IO_H
 
@@ -9,7 +10,7 @@
 
 #include "../trace.h"
 
-// The access itself: a volatile load or store, or in test builds the device model's (test/seam/seam_io.h).
+// The access itself: a volatile load or store, or in test builds the device model's (test/seam/trace_seam.c).
 #ifndef IXY_SEAM
 static inline void ixy_raw_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	__asm__ volatile("" : : : "memory");

@@ -531,7 +531,7 @@ static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg
 	return dev;
 }
 
-uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
+uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
 	struct model_pci_device* dev = register_target(bar, reg, "read");
 	// An uncached read crosses PCIe twice: about a microsecond.
 	now_us += 1;
@@ -557,7 +557,7 @@ uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
 	return value;
 }
 
-void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
+void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	last_read.repeats = 0;
 	struct model_pci_device* dev = register_target(bar, reg, "write");
 	if (dev && dev->ops->write32) {
