@@ -76,6 +76,14 @@ void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar,
 	if (!env || strcmp(env, "1") != 0 || i == MAX_TRACED_BARS) {
 		return;
 	}
+#if !defined(IXY_TRACE) && !defined(IXY_SEAM) // plain register accessors (src/driver/driver.h): nothing to trace
+	static bool told;
+	if (!told) {
+		fprintf(stderr, "ixy: this build has no register trace; configure with -DIXY_TRACE=ON\n");
+	}
+	told = true;
+	return;
+#endif
 	traced[i].bar = bar;
 	traced[i].size = size;
 	snprintf(traced[i].pci_addr, sizeof(traced[i].pci_addr), "%s", pci_addr);

@@ -7,8 +7,8 @@
 //   ixy: trace 0000:00:08.0 virtio-legacy STATUS[0x00012] <- 0x00000003
 //   ixy: trace 0000:01:00.0 virtio-modern QUEUE_DESC(0)[0x00020] <- 0x12a00000
 // Production builds have it only when configured with cmake -DIXY_TRACE=ON (src/driver/trace_io.h); the default
-// build has no trace code in its register accessors at all. Test builds always have it for ixgbe and igb (the device
-// model calls it).
+// build has no trace code in its register accessors at all, and says so once if IXY_TRACE=1 is set. Test builds
+// always have it for ixgbe and igb (test/seam/seam_io.h reaches the device model through trace_io.h).
 #ifndef IXY_TRACE_H
 #define IXY_TRACE_H
 

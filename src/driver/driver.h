@@ -21,7 +21,7 @@
 #include "../trace.h" // ixy_trace_bar: the register trace for students
 
 #ifdef IXY_SEAM
-#include "seam_io.h" // test/seam: the functions of a software device model
+#include "seam_io.h" // test/seam: the functions of a software device model, behind the tracing accessors
 #elif defined(IXY_TRACE)
 #include "trace_io.h" // cmake -DIXY_TRACE=ON: accessors that print each access while IXY_TRACE=1 (src/trace.h)
 #else

@@ -16,7 +16,6 @@
 #include "model.h"
 #include "pci.h"
 #include "seam.h"
-#include "trace.h"
 
 // ---- virtual time and the hang guard ----
 
@@ -534,7 +533,7 @@ static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg
 	return dev;
 }
 
-uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
+uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
 	struct model_pci_device* dev = register_target(bar, reg, "read");
 	// An uncached read crosses PCIe twice: about a microsecond.
 	now_us += 1;
@@ -542,9 +541,6 @@ uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
 		return 0xffffffff; // what a read from nowhere returns on PCIe
 	}
 	uint32_t value = dev->ops->read32 ? dev->ops->read32(dev->model, reg) : 0;
-	if (ixy_trace_on) {
-		ixy_trace_access(bar, reg, value, false); // IXY_TRACE=1 (src/trace.h)
-	}
 	if (last_read.bar == bar && last_read.reg == reg && last_read.value == value) {
 		if (++last_read.repeats > HANG_IDENTICAL_READS) {
 			char why[160];
@@ -563,12 +559,9 @@ uint32_t ixy_seam_read32(const uint8_t* bar, uint32_t reg) {
 	return value;
 }
 
-void ixy_seam_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
+void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	last_read.repeats = 0;
 	struct model_pci_device* dev = register_target(bar, reg, "write");
-	if (ixy_trace_on && dev) {
-		ixy_trace_access(bar, reg, value, true); // IXY_TRACE=1 (src/trace.h)
-	}
 	if (dev && dev->ops->write32) {
 		dev->ops->write32(dev->model, reg, value);
 	}

@@ -1,7 +1,13 @@
 #!/bin/sh
-# Keeps the book (docs/book/) true to the code: every function a chapter names as `name()` is defined in the tree,
-# every file it names as `path/file` or `file.c` exists, every chapter ends with "Real world" and "Exercises", and
-# the diagrams are what docs/book/diagrams.py draws now.
+# Keeps the book (docs/book/) true to the code:
+# - every function a chapter names as name() (in backticks or not, in text or in a code block) is defined in the tree;
+# - every identifier it names in backticks that looks like one of ixy's (lower case with an underscore, e.g.
+#   `rx_batch`: a function, a field, a test, a module) occurs as a word in some file of the tree outside docs/, or is
+#   a test program named after its source file, unless it is another project's name that the book compares with
+#   (listed below);
+# - every file it names as `path/file` or `file.c` exists;
+# - every chapter ends with "Real world" and "Exercises", and the diagrams are what docs/book/diagrams.py draws now.
+# Works in a git checkout and in an exported tree (git archive) alike.
 # Usage: test_book.sh <ixy source directory>
 src=$(cd "$1" && pwd)
 book=$src/docs/book
@@ -10,17 +16,34 @@ fail() {
 	echo "FAILED: $*" >&2
 	failed=$((failed + 1))
 }
-sources=$(cd "$src" && git ls-files '*.c' '*.h' 2>/dev/null || find src apps include test bench -name '*.[ch]')
-files=$(cd "$src" && git ls-files 2>/dev/null || find . -type f)
+# The tree's files, relative to $src, from git in a checkout, from find otherwise.
+if files=$(cd "$src" && git ls-files 2>/dev/null) && [ -n "$files" ]; then
+	:
+else
+	files=$(cd "$src" && find . -type f ! -path './.git/*' ! -path './build*' | sed 's|^\./||')
+fi
+sources=$(echo "$files" | grep -E '\.[ch]$')
+not_docs=$(echo "$files" | grep -v '^docs/')
+# Names of other projects (Linux, DPDK, libc) that the book compares ixy with: not ixy's, so not in the tree.
+others="sk_buff page_pool dma_map_single container_of rte_mempool rte_eth_rx_burst rte_eth_dev_rx_intr_enable"
 
 for chapter in "$book"/[0-9]*.md; do
 	name=${chapter##*/}
 	grep -q "^## Real world" "$chapter" || fail "$name has no section 'Real world'"
 	grep -q "^## Exercises" "$chapter" || fail "$name has no section 'Exercises'"
-	# `name()`: a function, defined at the start of a line (its return type first) somewhere in the sources
-	for fn in $(grep -o '`[A-Za-z_][A-Za-z0-9_]*()`' "$chapter" | tr -d '`()' | sort -u); do
+	# name(): a function, defined at the start of a line (its return type first) somewhere in the sources
+	for fn in $(grep -oE '[A-Za-z_][A-Za-z0-9_]*\(\)' "$chapter" | tr -d '()' | sort -u); do
 		(cd "$src" && echo "$sources" | xargs grep -lE "^[A-Za-z].*[ *]$fn\(" >/dev/null 2>&1) ||
 			fail "$name names $fn(), which is defined nowhere"
+	done
+	# `name`: one of ixy's names, a word of some file outside docs/, or a test program named after its source file
+	# (test_fwd from test/unit/test_fwd.c; a model test's second registration, test/model/CMakeLists.txt, adds
+	# _physical)
+	for id in $(grep -oE '`[a-z_][a-z0-9_]*`' "$chapter" | tr -d '`' | grep _ | sort -u); do
+		case " $others " in *" $id "*) continue ;; esac
+		echo "$sources" | grep -qE "(^|/)${id%_physical}\.c$" && continue
+		(cd "$src" && echo "$not_docs" | xargs grep -lwI -- "$id" >/dev/null 2>&1) ||
+			fail "$name names \`$id\`, which is nowhere in the tree outside docs/"
 	done
 	# `dir/file.ext` or `file.ext`: a file of the tree
 	for path in $(grep -oE '`[A-Za-z0-9_./-]+\.(c|h|sh|py|md|svg)`' "$chapter" | tr -d '`' | sort -u); do

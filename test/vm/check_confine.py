@@ -2,8 +2,9 @@
 """Looks for the confine scenario's secret in the host's record of what NIC A sent (QEMU filter-dump, classic pcap).
 
 vm_confine sends a marker frame ("ixy-confine-before"), a frame whose buffer lies outside ixy's DMA memory (bytes
-0x5a, the secret), and a marker frame again ("ixy-confine-after"). Prints what arrived between the markers and
-"secret bytes on the wire: N", N counting bytes 0x5a in runs of 8 or more in any frame of the record.
+0x5a, the secret), and a marker frame again ("ixy-confine-after"). Prints "marker frames: before N, after N", what
+arrived between the markers ("between the markers: a frame of L bytes, all zeros|secret|other bytes", or "no
+frame") and "secret bytes on the wire: N", N counting bytes 0x5a in runs of 8 or more in any frame of the record.
 Usage: check_confine.py host-a.pcap
 """
 import struct
@@ -39,12 +40,14 @@ def secret_bytes(frame):
 
 def main():
     between = None
-    total = 0
+    total = before = after = 0
     for frame in frames(sys.argv[1]):
         total += secret_bytes(frame)
         if b"ixy-confine-before" in frame:
+            before += 1
             between = []
         elif b"ixy-confine-after" in frame:
+            after += 1
             if between is not None:
                 for f in between:
                     kind = "all zeros" if not any(f) else "secret" if secret_bytes(f) else "other bytes"
@@ -54,6 +57,7 @@ def main():
             between = None
         elif between is not None:
             between.append(frame)
+    print("marker frames: before %d, after %d" % (before, after))
     print("secret bytes on the wire: %d" % total)
 
 

@@ -407,10 +407,20 @@ confine_checks() {
 	local verdict
 	verdict=$(python3 "$here/check_confine.py" "$out/host-a.pcap" 2>&1)
 	echo "$verdict" | sed 's/^/  /'
+	expect "vm_confine tx exited 0" marker "vm_confine tx exit 0$"
+	expect "vm_confine rx exited 0" marker "vm_confine rx exit 0$"
+	expect "the host saw each marker frame once" grep -qx "marker frames: before 1, after 1" <<<"$verdict"
+	# Between the markers: exactly one frame, the NIC's 60-byte read of the secret memory.
+	local between
+	between=$(grep "^between the markers:" <<<"$verdict")
 	if [ $vfio = yes ]; then
 		expect "no byte of the unmapped secret memory reached the wire" grep -q "^secret bytes on the wire: 0$" <<<"$verdict"
+		expect "the IOMMU gave the NIC zeros for the unmapped frame: one frame of zeros between the markers" \
+			test "$between" = "between the markers: a frame of 60 bytes, all zeros"
 	else
 		expect "control: the secret reached the wire through sysfs" grep -q "^secret bytes on the wire: [1-9]" <<<"$verdict"
+		expect "control: the secret frame, alone between the markers" \
+			test "$between" = "between the markers: a frame of 60 bytes, secret"
 	fi
 }
 
@@ -467,8 +477,10 @@ e2e_checks() {
 	local modified_byte sent forwarded claims=() checker_rc
 	modified_byte=$(cat "$src"/apps/*.[ch] | sed -n 's/^#define FWD_MODIFIED_BYTE \([0-9][0-9]*\).*/\1/p' | head -1)
 	sent=$(sed -n 's/^\[.*\] sent \([0-9][0-9]*\) packets.*/\1/p' "$out/guest/pktgen.log" 2>/dev/null)
+	expect "ixy-pktgen printed how many packets it sent" test -n "$sent"
 	[ -n "$sent" ] && claims+=(--pktgen-sent "$sent")
 	forwarded=$(sed -n "s/^$nic_b -> $nic_c: forwarded \\([0-9][0-9]*\\) .*/\\1/p" "$out/guest/fwd.log" 2>/dev/null)
+	expect "ixy-fwd printed how many packets it forwarded from $nic_b to $nic_c" test -n "$forwarded"
 	[ -n "$forwarded" ] && claims+=(--fwd-forwarded "$forwarded")
 	# The totals of NICs with statistics registers (igb; src/stats.c print_stats_total): A's and C's TX, B's and D's
 	# RX. "total: RX <pkts> packets <bytes> bytes, TX <pkts> packets <bytes> bytes, ..."
@@ -476,23 +488,18 @@ e2e_checks() {
 		sed -n "s/^\[$2\] total: RX \([0-9]*\) packets \([0-9]*\) bytes, TX \([0-9]*\) packets \([0-9]*\) bytes.*/$3/p" \
 			"$out/guest/$1.log" 2>/dev/null | head -1
 	}
-	local counters
-	if [ "${kinds[0]}" = igb ]; then
-		counters=$(total_of pktgen "$nic_a" '\3 \4')
-		[ -n "$counters" ] && claims+=(--nic-a-tx $counters)
-	fi
-	if [ "${kinds[1]}" = igb ]; then
-		counters=$(total_of fwd "$nic_b" '\1')
-		[ -n "$counters" ] && claims+=(--nic-b-rx $counters)
-	fi
-	if [ "${kinds[2]}" = igb ]; then
-		counters=$(total_of fwd "$nic_c" '\3 \4')
-		[ -n "$counters" ] && claims+=(--nic-c-tx $counters)
-	fi
-	if [ "${kinds[3]}" = igb ]; then
-		counters=$(total_of pcap "$nic_d" '\1')
-		[ -n "$counters" ] && claims+=(--nic-d-rx $counters)
-	fi
+	# For igb NICs the comparison is mandatory: a total line that does not parse fails.
+	counter_claim() {   # counter_claim NIC OPTION LOG FIELDS
+		local i=$1 counters
+		[ "${kinds[$i]}" = igb ] || return 0
+		counters=$(total_of "$3" "${nic_addrs[$i]}" "$4")
+		expect "ixy-$3 printed the total of ${nic_addrs[$i]}'s statistics registers" test -n "$counters"
+		[ -n "$counters" ] && claims+=("$2" $counters)
+	}
+	counter_claim 0 --nic-a-tx pktgen '\3 \4'
+	counter_claim 1 --nic-b-rx fwd '\1'
+	counter_claim 2 --nic-c-tx fwd '\3 \4'
+	counter_claim 3 --nic-d-rx pcap '\1'
 	echo
 	if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
 		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" \

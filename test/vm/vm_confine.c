@@ -8,7 +8,11 @@
 //   vm_confine rx <pci> vfio|sysfs   waits for traffic, then lets the driver put the secret buffer into an RX
 //                                    descriptor and receives for 3 s: prints whether the secret memory changed.
 //
-// Both print one line per finding, "confine: ...". The secret buffer is a fake struct pkt_buf at the start of the
+// Both print one line per finding, "confine: ...", and one for the scenario's checks: "confine-tx page=0x..." (the
+// page of the secret frame's device address, as the kernel logs an IOMMU fault) and "confine-rx page=0x... posted=0|1
+// received=N in_buffer=N changed=N" (whether the driver put the secret buffer into an RX descriptor; packets received
+// after that, and how many of them the NIC reported in that buffer; bytes of the secret memory that changed). The
+// secret buffer is a fake struct pkt_buf at the start of the
 // memory; the drivers only read its buf_addr_phy, size and mempool (to give it back), like any buffer's.
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +98,7 @@ static int confine_tx(struct ixy_device* dev, bool vfio) {
 	printf("confine: tx: the NIC was given a frame at device address 0x%llx (%s memory); it counted %llu frames "
 	       "sent\n",
 	       (unsigned long long)device_addr, vfio ? "unmapped" : "ordinary", (unsigned long long)stats.tx_pkts);
+	printf("confine-tx page=0x%llx\n", (unsigned long long)device_addr & ~0xfffull);
 	ixy_stop(dev);
 	// The fake buffer is back in the pool (sent and cleaned): swap it for the kept one before the pool goes.
 	for (uint32_t i = 0; i < pool->free_stack_top; i++) {
@@ -109,6 +114,15 @@ static int confine_tx(struct ixy_device* dev, bool vfio) {
 		memory_free_dma(&dma);
 	}
 	return 0;
+}
+
+static bool in_pool(const struct mempool* pool, const struct pkt_buf* buf) {
+	for (uint32_t i = 0; i < pool->free_stack_top; i++) {
+		if (pool->free_stack[i] == buf) {
+			return true;
+		}
+	}
+	return false;
 }
 
 static int confine_rx(struct ixy_device* dev, bool vfio) {
@@ -138,8 +152,11 @@ static int confine_rx(struct ixy_device* dev, bool vfio) {
 	*fake = (struct pkt_buf){.buf_addr_phy = device_addr, .mempool = pool, .mempool_idx = replaced->mempool_idx};
 	pool->free_stack[pool->free_stack_top - 1] = fake;
 	uint64_t received = 0, fake_received = 0, start = monotonic_time_ns();
+	// posted: the fake buffer was in the pool, and the driver took it from there for an RX descriptor.
+	bool pooled = in_pool(pool, fake), posted = false;
 	while (monotonic_time_ns() - start < 3000000000ull) {
 		n = ixy_rx_batch(dev, 0, bufs, 32);
+		posted = posted || (pooled && !in_pool(pool, fake));
 		for (uint32_t i = 0; i < n; i++) {
 			fake_received += bufs[i] == fake;
 			pkt_buf_free(bufs[i]);
@@ -151,6 +168,9 @@ static int confine_rx(struct ixy_device* dev, bool vfio) {
 	       "received after that, %llu of them reported in that buffer; the memory is %s (%zu bytes differ)\n",
 	       (unsigned long long)device_addr, vfio ? "unmapped" : "ordinary", (unsigned long long)received,
 	       (unsigned long long)fake_received, changed ? "CHANGED" : "unchanged", changed);
+	printf("confine-rx page=0x%llx posted=%d received=%llu in_buffer=%llu changed=%zu\n",
+	       (unsigned long long)device_addr & ~0xfffull, posted, (unsigned long long)received,
+	       (unsigned long long)fake_received, changed);
 	ixy_stop(dev);
 	for (uint32_t i = 0; i < pool->free_stack_top; i++) {
 		if (pool->free_stack[i] == fake) {
