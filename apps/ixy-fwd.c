@@ -30,11 +30,9 @@ int main(int argc, char* argv[]) {
 	for (int i = 0; i < 2; i++) {
 		configs[i] = (struct ixy_config){.pci_addr = argv[1 + i], .rx_queues = 1, .tx_queues = 1};
 		configs[i].interrupt_timeout_ms = wait_ms;
-		if (!ixy_check_config(&configs[i])) {
-			return 1;
-		}
 	}
-	if (stop_on_signals() != 0) {
+	// Both devices and their DMA memory together, before the first is taken: a refusal leaves both as they are.
+	if (!ixy_check_configs(configs, 2, 0) || stop_on_signals() != 0) {
 		return 1;
 	}
 	struct ixy_device* devs[2] = {NULL, NULL};

@@ -51,10 +51,11 @@ int main(int argc, char* argv[]) {
 	if (pcap_open(&pcap, argv[2]) != 0) {
 		return 1;
 	}
-	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC.
+	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC. The app has
+	// no pools of its own: the device's DMA memory is all it needs.
 	struct ixy_config config = {
 	    .pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = wait_ms};
-	struct ixy_device* dev = ixy_init_config(&config);
+	struct ixy_device* dev = ixy_check_configs(&config, 1, 0) ? ixy_init_config(&config) : NULL;
 	struct ixy_waiter* waiter = dev ? ixy_waiter_create() : NULL;
 	if (!waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
 		ixy_waiter_destroy(waiter);

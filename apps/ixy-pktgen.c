@@ -14,7 +14,8 @@
 
 #define USAGE "ixy-pktgen <pci>   (PCI address like 0000:03:00.0)"
 
-// Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4 MiB, two huge pages.
+// Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4.1 MiB, three huge
+// pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
 
 static void print_totals(struct rate_meter* meter, const struct generator* gen) {
@@ -30,12 +31,14 @@ int main(int argc, char* argv[]) {
 	if (!arg_pci_addr("ixy-pktgen", argv[1])) {
 		return usage(USAGE);
 	}
-	if (stop_on_signals() != 0) {
-		return 1;
-	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
-	struct ixy_device* dev = ixy_init(argv[1], 1, 1);
+	struct ixy_config config = {.pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1};
+	// The device and the packet pool allocated after it: both checked before the device is taken.
+	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(NUM_BUFS, 0)) || stop_on_signals() != 0) {
+		return 1;
+	}
+	struct ixy_device* dev = ixy_init_config(&config);
 	if (!dev) {
 		return 1;
 	}

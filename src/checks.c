@@ -1,10 +1,13 @@
 // Refusals before anything is touched: a malformed PCI address, queue counts or a ring size out of range, a device
-// that is not a network controller or not one of ixy's NICs. ixy_init (device.c) asks these first; the checks of
-// the machine's state (in use, root, huge pages, VFIO) are in failsafe.c.
+// that is not a network controller or not one of ixy's NICs, IXY_VIRTIO_LEGACY=1 for a NIC without the legacy
+// interface. ixy_init (device.c) asks these first; the checks of the machine's state (in use, root, huge pages,
+// VFIO) are in failsafe.c.
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks.h"
+#include "driver/virtio_spec.h"
 
 bool ixy_valid_pci_addr(const char* s) {
 	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
@@ -52,6 +55,15 @@ bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct 
 			}
 			fprintf(stderr, " (%s)\n", drivers[d]->name);
 		}
+		return false;
+	}
+	// A modern-only VirtIO NIC (device ID 0x1040 + type, VirtIO 1.1, 4.1.2.1) has no legacy interface to force.
+	const char* legacy = getenv("IXY_VIRTIO_LEGACY");
+	if (ids->vendor_id == VIRTIO_PCI_VENDOR_ID && ids->device_id == VIRTIO_PCI_DEVICE_ID_NET_MODERN && legacy &&
+	    strcmp(legacy, "1") == 0) {
+		ixy_error("PCI device %s (%04x:%04x) is a modern-only VirtIO NIC: it has no legacy interface for "
+			  "IXY_VIRTIO_LEGACY=1. Unset it",
+			  pci_addr, ids->vendor_id, ids->device_id);
 		return false;
 	}
 	return true;

@@ -101,21 +101,20 @@ static long huge_page_counter(const char* name) {
 	return value;
 }
 
-// Fails with a message unless the DMA memory the driver will allocate for this configuration can be had: hugetlbfs
-// is mounted and enough huge pages are free. Without this check, init would fail only after the kernel driver was
-// unbound, and giving the NIC back re-creates its interface (new index, settings lost).
-static int check_huge_pages(const struct ixy_config* config, const struct ixy_driver* driver, bool need_hugetlbfs) {
+// Fails with a message unless the DMA memory of pages huge pages can be had: hugetlbfs is mounted (if asked) and
+// that many huge pages are free. Without this check, init would fail only after the kernel driver was unbound, and
+// giving the NIC back re-creates its interface (new index, settings lost). who names what needs them in the message.
+static int check_huge_pages(const char* who, uint64_t pages, bool need_hugetlbfs) {
 	if (need_hugetlbfs && memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
-	uint32_t needed = driver->huge_pages_needed(config);
 	// Reserved pages are free but promised to mappings that have not touched them yet
 	// (Documentation/admin-guide/mm/hugetlbpage.rst): not for us.
 	long available = huge_page_counter("free_hugepages") - huge_page_counter("resv_hugepages");
-	if (available < (long)needed) {
-		ixy_error("PCI device %s: its %s driver needs %u free huge page(s) of 2 MiB for DMA memory, %ld are "
-			  "available. Reserve more with scripts/setup-hugetlbfs.sh <pages>",
-			  config->pci_addr, driver->name, needed, available < 0 ? 0 : available);
+	if (available < 0 || (uint64_t)available < pages) {
+		ixy_error("%s: needs %llu free huge page(s) of 2 MiB for DMA memory, %ld are available. Reserve more "
+			  "with scripts/setup-hugetlbfs.sh <pages>",
+			  who, (unsigned long long)pages, available < 0 ? 0 : available);
 		return -1;
 	}
 	return 0;
@@ -138,24 +137,33 @@ static long locked_kib(void) {
 }
 
 // VFIO pins the DMA memory it maps into the IOMMU and counts it as locked memory: RLIMIT_MEMLOCK must leave room for
-// what the driver allocates (root is exempt: CAP_IPC_LOCK). Without this check the mapping fails half-way through init.
-static int check_locked_memory(const struct ixy_config* config, const struct ixy_driver* driver) {
+// the huge pages the drivers and the app allocate (root is exempt: CAP_IPC_LOCK). Without this check the mapping
+// fails half-way through init.
+static int check_locked_memory(const char* who, uint64_t pages) {
 	struct rlimit limit;
 	if (geteuid() == 0 || getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) {
 		return 0;
 	}
-	long needed_kib = (long)driver->huge_pages_needed(config) * (IXY_HUGE_PAGE_SIZE / 1024);
-	long limit_kib = (long)(limit.rlim_cur / 1024);
-	if (locked_kib() + needed_kib > limit_kib) {
+	uint64_t needed_kib = pages * (IXY_HUGE_PAGE_SIZE / 1024), limit_kib = limit.rlim_cur / 1024;
+	uint64_t locked = (uint64_t)locked_kib();
+	if (locked + needed_kib > limit_kib) {
 		ixy_error(
-		    "PCI device %s: its %s driver maps %ld KiB of DMA memory into the IOMMU, which counts as locked "
-		    "memory; this process has %ld KiB locked already and may lock %ld KiB (RLIMIT_MEMLOCK). Raise the "
-		    "limit, e.g. ulimit -l %ld (plus what the app allocates itself), or memlock in "
-		    "/etc/security/limits.conf",
-		    config->pci_addr, driver->name, needed_kib, locked_kib(), limit_kib, locked_kib() + needed_kib);
+		    "%s: %llu KiB of DMA memory mapped into the IOMMU, which counts as locked memory; this process "
+		    "has %llu KiB locked already and may lock %llu KiB (RLIMIT_MEMLOCK). Raise the limit, e.g. "
+		    "ulimit -l %llu, or memlock in /etc/security/limits.conf",
+		    who, (unsigned long long)needed_kib, (unsigned long long)locked, (unsigned long long)limit_kib,
+		    (unsigned long long)(locked + needed_kib));
 		return -1;
 	}
 	return 0;
+}
+
+// The DMA memory of pages huge pages for devices reached through VFIO or (vfio false) sysfs.
+static int check_memory(const char* who, uint64_t pages, bool vfio) {
+	if (check_huge_pages(who, pages, !vfio) != 0) {
+		return -1;
+	}
+	return vfio ? check_locked_memory(who, pages) : 0;
 }
 
 // How this process reaches its devices, once it has checked one: all must be reached the same way, because DMA
@@ -175,17 +183,15 @@ static int check_same_access(const char* pci_addr, const char* access) {
 	return 0;
 }
 
-int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
-		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+// All of failsafe_check but the DMA memory.
+static int check_taking(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
 	if (read_kernel_driver(config->pci_addr, kernel_driver) != 0) {
 		return -1;
 	}
 	// Handed over to vfio-pci by an administrator (scripts/setup-vfio.sh): no root needed, no kernel interface that
 	// could be in use, no hugetlbfs; the IOMMU's mappings lock memory.
 	if (strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0) {
-		return check_huge_pages(config, driver, false) == 0 && check_locked_memory(config, driver) == 0
-			   ? check_same_access(config->pci_addr, "VFIO")
-			   : -1;
+		return check_same_access(config->pci_addr, "VFIO");
 	}
 	if (geteuid() != 0) {
 		ixy_error(
@@ -195,17 +201,37 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 		return -1;
 	}
 	const char* force = getenv("IXY_FORCE");
-	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0 ||
-	    check_huge_pages(config, driver, true) != 0) {
+	if (check_not_in_use(config->pci_addr, force && strcmp(force, "1") == 0) != 0) {
 		return -1;
 	}
 	return check_same_access(config->pci_addr, "sysfs");
 }
 
-bool ixy_check_config(const struct ixy_config* config) {
-	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
-	const struct ixy_driver* driver = ixy_find_driver(config);
-	return driver != NULL && failsafe_check(config, driver, kernel_driver) == 0;
+int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
+		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+	if (check_taking(config, kernel_driver) != 0) {
+		return -1;
+	}
+	char who[128];
+	snprintf(who, sizeof(who), "PCI device %s (%s driver)", config->pci_addr, driver->name);
+	return check_memory(who, driver->huge_pages_needed(config), strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0);
+}
+
+bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages) {
+	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX] = "";
+	uint64_t pages = app_huge_pages;
+	for (size_t i = 0; i < num_configs; i++) {
+		const struct ixy_driver* driver = ixy_find_driver(&configs[i]);
+		if (!driver || check_taking(&configs[i], kernel_driver) != 0) {
+			return false;
+		}
+		pages += driver->huge_pages_needed(&configs[i]);
+	}
+	// All devices are reached the same way (check_same_access): the last one's kernel driver tells which.
+	char who[128];
+	snprintf(who, sizeof(who), "the app (%zu device(s), and %u huge page(s) for its own pools)", num_configs,
+		 app_huge_pages);
+	return check_memory(who, pages, strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0) == 0;
 }
 
 void failsafe_give_back(const char* pci_addr, const char* kernel_driver) {

@@ -89,9 +89,13 @@ struct ixy_config {
 // environment has IXY_FORCE=1.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
-// Runs every check of ixy_init that changes nothing (address, device, driver, root, interface in use) and prints why
-// the device cannot be taken (failsafe.c). An app that opens several devices checks them all before it takes the first.
-bool ixy_check_config(const struct ixy_config* config);
+// Runs the checks of ixy_init for every device an app will open (address, device, driver, root, interface in use,
+// all reached the same way) and then checks the DMA memory of all of them together, plus app_huge_pages for the
+// app's own pools (memory_mempool_huge_pages: the pages memory_allocate_mempool takes): free huge pages and, through
+// VFIO, locked memory. Prints why if not (failsafe.c). Touches no device; it only remembers how the devices are
+// reached (sysfs or VFIO), which all later ones must match. An app calls it once, before it takes the first device:
+// ixy_init itself can only check one device's memory, when the devices before it are taken already.
+bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages);
 
 // Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits). Prints nothing.
 bool ixy_valid_pci_addr(const char* s);

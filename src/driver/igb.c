@@ -162,13 +162,16 @@ static void rx_give_buffer(struct igb_rx_queue* queue, uint32_t index, struct pk
 
 // Receives up to num_bufs packets (7.1): the NIC sets DD in a descriptor's write-back once the packet is in memory.
 // Each packet handed out is replaced by a fresh buffer from the queue's pool. If the pool is empty, the batch stops
-// and the descriptor keeps its packet: the next call delivers it once the app has freed buffers.
+// and the descriptor keeps its packet: the next call delivers it once the app has freed buffers. A call looks at
+// most at the ring_size - 1 descriptors the device may fill: a device that keeps setting DD on descriptors the
+// driver drops (and gives back) cannot keep it here forever, as received does not grow then (ixgbe ends a batch at
+// the ring's end for the same reason).
 static uint32_t igb_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct igb_device* dev = IXY_TO_DRIVER(struct igb_device, ixy);
 	struct igb_rx_queue* queue = &dev->rx_queues[queue_id];
 	uint32_t rx_index = queue->rx_index;
 	uint32_t received = 0;
-	while (received < num_bufs) {
+	for (uint32_t seen = 0; received < num_bufs && seen < dev->ring_size - 1u; seen++) {
 		uint32_t status = queue->descriptors[rx_index].wb.status_error;
 		if (!(status & ADV_RXD_STAT_DD)) {
 			break;

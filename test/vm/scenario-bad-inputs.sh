@@ -101,22 +101,75 @@ umount /readonly
 bad "capture file is a directory" 1 "cannot create /tmp: Is a directory" ixy-pcap $NIC_A /tmp 10
 
 # No DMA memory: ixy checks what the driver will allocate before it takes the NIC from its kernel driver.
+# set_huge_pages N: a pool of N huge pages. Growing it needs free 2 MiB blocks, which the page cache and fragments may
+# have taken since boot: the kernel drops its caches and compacts memory first.
+set_huge_pages() {
+	echo 3 >/proc/sys/vm/drop_caches
+	{ echo 1 >/proc/sys/vm/compact_memory; } 2>/dev/null
+	echo "$1" >$HUGEPAGE_SYSFS/nr_hugepages
+	check_eq "$1 huge pages reserved" "$(cat $HUGEPAGE_SYSFS/nr_hugepages)" "$1"
+}
 umount /mnt/huge
 bad "hugetlbfs not mounted" 1 "hugetlbfs is not mounted at /mnt/huge" ixy-pktgen $NIC_C
 mount -t hugetlbfs nodev /mnt/huge
-echo 3 >$HUGEPAGE_SYSFS/nr_hugepages # fewer than one device needs
+set_huge_pages 3 # fewer than one device needs
 bad "too few free huge pages" 1 "free huge page(s) of 2 MiB for DMA memory, 3 are available" \
 	ixy-pcap $NIC_D /tmp/refused.pcap 10
 check "a refused ixy-pcap leaves no capture file behind (too few huge pages)" test ! -e /tmp/refused.pcap
-echo $HUGE_PAGES >$HUGEPAGE_SYSFS/nr_hugepages
-# A modern-only NIC has no legacy interface: IXY_VIRTIO_LEGACY=1 cannot be honoured. ixy finds that out only after it
-# took the NIC (the transport is chosen when the driver opens the device): it must give the NIC back.
+set_huge_pages $HUGE_PAGES
+
+# Huge pages for one NIC, but not for all the app needs: ixy-fwd's second NIC, ixy-pktgen's own packet pool. The apps
+# check the DMA memory of the whole app before they take the first NIC; a check per NIC would take NIC A, fail on
+# the rest, and leave NIC A without its kernel interface. What a NIC and ixy-pktgen need is measured, not assumed:
+# the huge pages in use while the app runs.
+pages_in_use() { # pages_in_use LOG APP ARGS...: huge pages in use while the app runs (empty if it did not start)
+	_log=$1
+	shift
+	"$@" >"$_log" 2>&1 </dev/null &
+	_pid=$!
+	if wait_running "$_log" $_pid; then
+		echo $(($(cat $HUGEPAGE_SYSFS/nr_hugepages) - $(free_hugepages)))
+	else # to the console (stderr): stdout is the result
+		marker "$1 did not start for the measurement ($(free_hugepages) of $(cat $HUGEPAGE_SYSFS/nr_hugepages) huge pages free):" >&2
+		sed 's/^/    /' "$_log" >&2
+	fi
+	stop_app "measure $1" $_pid >/dev/null
+	rebind >/dev/null
+}
+# The kernel's index of each NIC's interface ("none" without one): a NIC given back gets a new one.
+ifindexes() {
+	for nic in "$@"; do
+		cat "/sys/class/net/$(interface_of "$nic")/ifindex" 2>/dev/null || echo none
+	done | tr '\n' ' '
+}
+one_nic=$(pages_in_use /tmp/measure-pcap.log ixy-pcap $NIC_D /tmp/measure.pcap)
+pktgen_need=$(pages_in_use /tmp/measure-pktgen.log ixy-pktgen $NIC_C)
+rm -f /tmp/measure.pcap
+marker "huge pages in use: ixy-pcap on one NIC ${one_nic:-?}, ixy-pktgen ${pktgen_need:-?}"
+check "one NIC needs huge pages (measured)" test "${one_nic:-0}" -gt 0
+check "ixy-pktgen needs more than its NIC (measured)" test "${pktgen_need:-0}" -gt "${one_nic:-0}"
+if [ "${one_nic:-0}" -gt 0 ] && [ "${pktgen_need:-0}" -gt "${one_nic:-0}" ]; then
+	before=$(ifindexes $NIC_A $NIC_B)
+	set_huge_pages $((2 * one_nic - 1))
+	check_eq "huge pages for one NIC but not two: all free" "$(free_hugepages)" $((2 * one_nic - 1))
+	bad "ixy-fwd: huge pages for one NIC but not two" 1 ", $((2 * one_nic - 1)) are available" ixy-fwd $NIC_A $NIC_B
+	check_eq "ixy-fwd refused for huge pages: the interfaces keep their index" "$(ifindexes $NIC_A $NIC_B)" "$before"
+	before=$(ifindexes $NIC_A)
+	set_huge_pages $((pktgen_need - 1))
+	check_eq "huge pages for the NIC but not ixy-pktgen's pool: all free" "$(free_hugepages)" $((pktgen_need - 1))
+	bad "ixy-pktgen: huge pages for the NIC but not its pool" 1 ", $((pktgen_need - 1)) are available" \
+		ixy-pktgen $NIC_A
+	check_eq "ixy-pktgen refused for huge pages: the interface keeps its index" "$(ifindexes $NIC_A)" "$before"
+	set_huge_pages $HUGE_PAGES
+fi
+
+# A modern-only NIC (1af4:1041) has no legacy interface: IXY_VIRTIO_LEGACY=1 cannot be honoured, and its IDs say so
+# before ixy touches the NIC.
 case "$kinds" in
 	modern*)
-		given_back=1
-		bad "IXY_VIRTIO_LEGACY=1 on a modern-only NIC" 1 "resource0: No such file or directory" \
-			env IXY_VIRTIO_LEGACY=1 ixy-pktgen $NIC_A
-		given_back=0
+		before=$(ifindexes $NIC_A)
+		bad "IXY_VIRTIO_LEGACY=1 on a modern-only NIC" 1 "IXY_VIRTIO_LEGACY=1" env IXY_VIRTIO_LEGACY=1 ixy-pktgen $NIC_A
+		check_eq "IXY_VIRTIO_LEGACY=1 refused: the interface keeps its index" "$(ifindexes $NIC_A)" "$before"
 		;;
 esac
 marker "SKIP queue counts and ring sizes out of range: no app takes them on its command line"
