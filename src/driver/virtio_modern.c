@@ -46,33 +46,42 @@ struct modern_transport {
 };
 
 // Registers are little endian (4.1.3), like x86: plain volatile loads and stores of the field's width (4.1.3.1).
-// Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h).
+// Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h). Test builds
+// (IXY_SEAM) hand every access to the device model instead (test/seam/seam_io.h), which decodes the registers.
+#ifdef IXY_SEAM
+#include "seam_io.h"
+#define LOAD(type, address) ((type)ixy_seam_mmio_read((address), sizeof(type)))
+#define STORE(type, address, value) ixy_seam_mmio_write((address), sizeof(type), (value))
+#else
+#define LOAD(type, address) (*(volatile type*)(address))
+#define STORE(type, address, value) (*(volatile type*)(address) = (value))
+#endif
 static uint8_t read8(volatile uint8_t* base, uint32_t offset) {
-	uint8_t value = *(volatile uint8_t*)(base + offset);
+	uint8_t value = LOAD(uint8_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static uint16_t read16(volatile uint8_t* base, uint32_t offset) {
-	uint16_t value = *(volatile uint16_t*)(base + offset);
+	uint16_t value = LOAD(uint16_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static uint32_t read32(volatile uint8_t* base, uint32_t offset) {
-	uint32_t value = *(volatile uint32_t*)(base + offset);
+	uint32_t value = LOAD(uint32_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static void write8(volatile uint8_t* base, uint32_t offset, uint8_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint8_t*)(base + offset) = value;
+	STORE(uint8_t, base + offset, value);
 }
 static void write16(volatile uint8_t* base, uint32_t offset, uint16_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint16_t*)(base + offset) = value;
+	STORE(uint16_t, base + offset, value);
 }
 static void write32(volatile uint8_t* base, uint32_t offset, uint32_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint32_t*)(base + offset) = value;
+	STORE(uint32_t, base + offset, value);
 }
 // 64 bit fields as two 32 bit halves, low first, which the driver may do (4.1.3.1).
 static void write64(volatile uint8_t* base, uint32_t offset, uint64_t value) {
@@ -176,7 +185,7 @@ static int set_queue_vector(struct virtio_transport* t, uint16_t index, uint16_t
 static void notify(struct virtio_transport* t, uint16_t index) {
 	struct modern_transport* m = modern(t);
 	IXY_TRACE_FIELD(m->notify_base, (volatile uint8_t*)m->queue_notify[index] - m->notify_base, index, true);
-	*m->queue_notify[index] = index;
+	STORE(uint16_t, (volatile uint8_t*)m->queue_notify[index], index);
 }
 
 // 4.1.4.3.1: read config_generation before and after; if it changed, the device changed its configuration while we
