@@ -624,7 +624,10 @@ uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width) {
 	uint32_t offset;
 	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "load");
 	now_us += 1; // as ixy_seam_read32
-	return dev ? dev->ops->mmio_read(dev->model, bar, offset, (unsigned)width) : 0xffffffffu >> (32 - 8 * width);
+	if (!dev) {
+		return width < 4 ? (1u << (8 * width)) - 1 : 0xffffffffu; // what a read from nowhere returns on PCIe
+	}
+	return dev->ops->mmio_read(dev->model, bar, offset, (unsigned)width);
 }
 
 void ixy_seam_mmio_write(volatile uint8_t* address, size_t width, uint32_t value) {

@@ -13,6 +13,7 @@
 #include "driver/virtio_transport.h"
 #include "model_test.h"
 #include "seam.h"
+#include "seam_io.h"
 #include "virtio_model.h"
 
 #define NIC_ADDR "0000:04:00.0"
@@ -946,6 +947,7 @@ static void test_dma_allocation_failures(void) {
 static void test_model_checks(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
 	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
 	struct virtio_transport* t = NULL;
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
@@ -954,6 +956,20 @@ static void test_model_checks(void) {
 		return;
 	}
 	const struct virtio_transport_ops* ops = t->ops;
+	// The registers themselves (QEMU's layout: everything in BAR4): a field read with the wrong width, a queue
+	// notified at another queue's address (and before DRIVER_OK), a load where no structure is.
+	volatile uint8_t* bar4 = pci->bars[4];
+	CHECK(bar4 != NULL);
+	if (bar4) {
+		ixy_seam_mmio_read(bar4 + 0x14, 4); // device_status is 8 bits
+		CHECK_VIOLATION("common configuration at 0x14 accessed with 4 bytes");
+		ixy_seam_mmio_write(bar4 + 0x3000 + 4, 2, 0); // queue 0's address is 0x3000
+		CHECK_VIOLATION("virtqueue 0 notified at offset 0x4");
+		CHECK_VIOLATION("virtqueue 0 notified before DRIVER_OK");
+		ixy_seam_mmio_read(bar4 + 0x3000, 2);
+		CHECK_VIOLATION("no VirtIO structure takes it");
+		CHECK_NO_NEW_VIOLATIONS();
+	}
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	CHECK_VIOLATION("ACKNOWLEDGE before the device was reset");
 	ops->set_status(t, 0);
@@ -1019,6 +1035,11 @@ static void test_model_checks(void) {
 		return;
 	}
 	ops = t->ops;
+	const uint32_t features = 0;
+	CHECK_EQ(ixy_seam_io_pwrite(3, &features, sizeof(features), 0), -1); // no handle 3 is open
+	CHECK_VIOLATION("IO BAR handle 3 is not open");
+	CHECK_EQ(ixy_seam_io_pwrite(0, &features, sizeof(features), 0), 4); // host features: read-only
+	CHECK_VIOLATION("legacy register at 0x00 written: it is read-only");
 	ops->set_status(t, 0);
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
