@@ -30,8 +30,9 @@ MODEL = {"ixy_seam_write32", "ixy_seam_read32", "ixy_seam_usleep"}
 MEMORY = {"pkt_buf_alloc", "pkt_buf_alloc_batch", "pkt_buf_free", "pkt_buf_free_batch"}
 RX, TX, FORWARD = "ixgbe_rx_batch", "ixgbe_tx_batch", "forward_step"  # forward(), inlined into fwd_bench's forward_step
 # A profile of virtio_fwd_bench (found by its RX function): the VirtIO driver has no registers on the packet path;
-# its one call into the device is the queue notification, a transport operation ("notify" in virtio_model.c), which
-# counts as 1 instruction like a register access (in QEMU it is a port or BAR write).
+# its one call into the device is the queue notification, a transport operation ("notify" in virtio_modern.c and
+# virtio_legacy.c, whose store reaches the model), which counts as 1 instruction like a register access (in QEMU it
+# is a port or BAR write).
 # virtio.c has one copy of its packet path per descriptor layout: the profile holds one pair of them.
 VIRTIO = {
     "one": ("virtio_rx_one_desc", "virtio_tx_one_desc"),

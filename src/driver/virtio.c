@@ -746,6 +746,10 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	};
 	dev->transport = open_transport(pci);
 	if (!dev->transport || start_device(dev, config) != 0) {
+		if (dev->transport) {
+			// 2.1.1, 3.1.1: the driver gives up on the device (FAILED); virtio_close then resets it.
+			add_status(dev, VIRTIO_STATUS_FAILED);
+		}
 		virtio_close(&dev->ixy);
 		return NULL;
 	}

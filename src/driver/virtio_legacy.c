@@ -12,6 +12,25 @@
 #include "virtio_regs.h"
 #include "virtio_transport.h"
 
+// The IO-port BAR: its sysfs resource file, read and written with pread/pwrite. Test builds (IXY_SEAM) reach the
+// device model's registers instead (test/seam/seam_io.h).
+#ifdef IXY_SEAM
+#include "seam_io.h"
+#define io_bar_open ixy_seam_io_open
+#define io_pread ixy_seam_io_pread
+#define io_pwrite ixy_seam_io_pwrite
+#define io_close ixy_seam_io_close
+#else
+static int io_bar_open(const char* pci_addr) {
+	char path[64];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", pci_addr);
+	return open(path, O_RDWR);
+}
+#define io_pread pread
+#define io_pwrite pwrite
+#define io_close close
+#endif
+
 // How often read_config reads a field before it gives up waiting for two equal reads.
 #define CONFIG_READ_TRIES 10
 
@@ -28,7 +47,7 @@ static inline uint32_t field_value(const void* value, size_t len) {
 }
 
 static int io_read(struct virtio_transport* t, uint32_t offset, void* value, size_t len) {
-	ssize_t got = pread(((struct legacy_transport*)t)->io_fd, value, len, offset);
+	ssize_t got = io_pread(((struct legacy_transport*)t)->io_fd, value, len, offset);
 	if (got != (ssize_t)len) {
 		ixy_error("%s: reading %zu byte(s) at IO offset 0x%02x failed: %s", t->pci->addr, len, offset,
 			  got < 0 ? strerror(errno) : "short read");
@@ -39,7 +58,7 @@ static int io_read(struct virtio_transport* t, uint32_t offset, void* value, siz
 }
 
 static int io_write(struct virtio_transport* t, uint32_t offset, const void* value, size_t len) {
-	ssize_t put = pwrite(((struct legacy_transport*)t)->io_fd, value, len, offset);
+	ssize_t put = io_pwrite(((struct legacy_transport*)t)->io_fd, value, len, offset);
 	if (put != (ssize_t)len) {
 		ixy_error("%s: writing %zu byte(s) at IO offset 0x%02x failed: %s", t->pci->addr, len, offset,
 			  put < 0 ? strerror(errno) : "short write");
@@ -138,7 +157,7 @@ static int write_config(struct virtio_transport* t, uint32_t offset, const void*
 }
 
 static void close_transport(struct virtio_transport* t) {
-	if (close(((struct legacy_transport*)t)->io_fd) != 0) {
+	if (io_close(((struct legacy_transport*)t)->io_fd) != 0) {
 		ixy_warn("%s: closing the IO BAR failed: %s", t->pci->addr, strerror(errno));
 	}
 	free(t);
@@ -168,11 +187,10 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 	}
 	t->transport = (struct virtio_transport){.ops = &legacy_ops, .pci = pci};
 	// An IO-port BAR cannot be mapped; its sysfs resource file is read and written with pread/pwrite instead.
-	char path[64];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", pci->addr);
-	t->io_fd = open(path, O_RDWR);
+	t->io_fd = io_bar_open(pci->addr);
 	if (t->io_fd < 0) {
-		ixy_error("PCI device %s: cannot open %s: %s", pci->addr, path, strerror(errno));
+		ixy_error("PCI device %s: cannot open /sys/bus/pci/devices/%s/resource0: %s", pci->addr, pci->addr,
+			  strerror(errno));
 		free(t);
 		return NULL;
 	}

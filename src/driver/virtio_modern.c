@@ -16,6 +16,7 @@
 
 // 4.1.4 struct virtio_pci_cap: after the generic capability header (ID, next pointer, length) its type, the BAR,
 // and the structure's offset and length in that BAR. The notification capability adds notify_off_multiplier.
+#define CAP_LEN 2
 #define CAP_CFG_TYPE 3
 #define CAP_BAR 4
 #define CAP_OFFSET 8
@@ -24,7 +25,9 @@
 #define CAP_TYPE_COMMON 1
 #define CAP_TYPE_NOTIFY 2
 #define CAP_TYPE_DEVICE 4
-#define MAX_CAPABILITIES 48 // a capability is at least 4 bytes of the 192 after the header: ends a looping list
+#define CAP_MIN_LENGTH 16        // struct virtio_pci_cap
+#define NOTIFY_CAP_MIN_LENGTH 20 // struct virtio_pci_notify_cap
+#define MAX_CAPABILITIES 48      // a capability is at least 4 bytes of the 192 after the header: ends a looping list
 
 #define COMMON_CFG_MIN_LENGTH 0x38
 #define MAX_QUEUES 8 // the NIC's first RX, TX and control queues are 0, 1, 2
@@ -43,33 +46,42 @@ struct modern_transport {
 };
 
 // Registers are little endian (4.1.3), like x86: plain volatile loads and stores of the field's width (4.1.3.1).
-// Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h).
+// Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h). Test builds
+// (IXY_SEAM) hand every access to the device model instead (test/seam/seam_io.h), which decodes the registers.
+#ifdef IXY_SEAM
+#include "seam_io.h"
+#define LOAD(type, address) ((type)ixy_seam_mmio_read((address), sizeof(type)))
+#define STORE(type, address, value) ixy_seam_mmio_write((address), sizeof(type), (value))
+#else
+#define LOAD(type, address) (*(volatile type*)(address))
+#define STORE(type, address, value) (*(volatile type*)(address) = (value))
+#endif
 static uint8_t read8(volatile uint8_t* base, uint32_t offset) {
-	uint8_t value = *(volatile uint8_t*)(base + offset);
+	uint8_t value = LOAD(uint8_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static uint16_t read16(volatile uint8_t* base, uint32_t offset) {
-	uint16_t value = *(volatile uint16_t*)(base + offset);
+	uint16_t value = LOAD(uint16_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static uint32_t read32(volatile uint8_t* base, uint32_t offset) {
-	uint32_t value = *(volatile uint32_t*)(base + offset);
+	uint32_t value = LOAD(uint32_t, base + offset);
 	IXY_TRACE_FIELD(base, offset, value, false);
 	return value;
 }
 static void write8(volatile uint8_t* base, uint32_t offset, uint8_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint8_t*)(base + offset) = value;
+	STORE(uint8_t, base + offset, value);
 }
 static void write16(volatile uint8_t* base, uint32_t offset, uint16_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint16_t*)(base + offset) = value;
+	STORE(uint16_t, base + offset, value);
 }
 static void write32(volatile uint8_t* base, uint32_t offset, uint32_t value) {
 	IXY_TRACE_FIELD(base, offset, value, true);
-	*(volatile uint32_t*)(base + offset) = value;
+	STORE(uint32_t, base + offset, value);
 }
 // 64 bit fields as two 32 bit halves, low first, which the driver may do (4.1.3.1).
 static void write64(volatile uint8_t* base, uint32_t offset, uint64_t value) {
@@ -142,7 +154,7 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 		ixy_error("%s: virtqueue %u cannot be set up with %u descriptors", t->pci->addr, index, size);
 		return -1;
 	}
-	size_t notify_at = (size_t)read16(m->common, COMMON_QUEUE_NOTIFY_OFF) * m->notify_off_multiplier;
+	uint64_t notify_at = (uint64_t)read16(m->common, COMMON_QUEUE_NOTIFY_OFF) * m->notify_off_multiplier;
 	if (notify_at + sizeof(uint16_t) > m->notify_len) {
 		ixy_error("%s: the notification address of virtqueue %u lies outside the notification structure",
 			  t->pci->addr, index);
@@ -173,7 +185,7 @@ static int set_queue_vector(struct virtio_transport* t, uint16_t index, uint16_t
 static void notify(struct virtio_transport* t, uint16_t index) {
 	struct modern_transport* m = modern(t);
 	IXY_TRACE_FIELD(m->notify_base, (volatile uint8_t*)m->queue_notify[index] - m->notify_base, index, true);
-	*m->queue_notify[index] = index;
+	STORE(uint16_t, (volatile uint8_t*)m->queue_notify[index], index);
 }
 
 // 4.1.4.3.1: read config_generation before and after; if it changed, the device changed its configuration while we
@@ -247,42 +259,48 @@ static uint32_t le32_at(const uint8_t* bytes) {
 }
 
 // Walks the capability list of the configuration space (PCI 3.0, 6.7) and records the first VirtIO capability of
-// each type (4.1.4.1: a device may offer several, the driver uses the first it can).
+// each type the driver can use (4.1.4.1). All of it is device input: every pointer has its lowest two bits masked
+// (reserved, PCI 3.0 6.7), so that a capability header always lies inside the 256 bytes read; a capability counts
+// only if it is whole (cap_len covers its structure, 4.1.4, and ends inside the configuration space) and names a
+// BAR that exists (0 to 5; the driver ignores others, 4.1.4.1); MAX_CAPABILITIES ends a list that loops.
 static int find_structures(struct pci_device* pci, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
 	uint8_t config[256];
 	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
 		return -1;
 	}
 	uint16_t status = (uint16_t)(config[PCI_STATUS] | config[PCI_STATUS + 1] << 8);
-	uint8_t at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] : 0;
+	unsigned at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] & ~3u : 0;
 	for (int n = 0; at >= 0x40 && n < MAX_CAPABILITIES; n++) {
-		uint8_t type = at + 20u <= sizeof(config) ? config[at + CAP_CFG_TYPE] : 0;
-		if (config[at] == PCI_CAP_ID_VNDR && type != 0 && type <= CAP_TYPE_DEVICE && found[type].length == 0) {
+		unsigned type = config[at + CAP_CFG_TYPE], cap_len = config[at + CAP_LEN];
+		unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
+		if (config[at] == PCI_CAP_ID_VNDR && type >= CAP_TYPE_COMMON && type <= CAP_TYPE_DEVICE &&
+		    found[type].length == 0 && cap_len >= needed && at + cap_len <= sizeof(config) &&
+		    config[at + CAP_BAR] < PCI_NUM_BARS) {
 			found[type] = (struct structure_location){
 			    .bar = config[at + CAP_BAR],
 			    .offset = le32_at(&config[at + CAP_OFFSET]),
 			    .length = le32_at(&config[at + CAP_LENGTH]),
-			    .notify_off_multiplier = le32_at(&config[at + CAP_NOTIFY_OFF_MULTIPLIER]),
+			    .notify_off_multiplier =
+				type == CAP_TYPE_NOTIFY ? le32_at(&config[at + CAP_NOTIFY_OFF_MULTIPLIER]) : 0,
 			};
 		}
-		at = config[at + 1] & ~3u; // the next pointer; the lowest two bits are reserved
+		at = config[at + 1] & ~3u; // the next pointer
 	}
 	return 0;
 }
 
-// Maps the BAR a structure lives in (once per BAR) and returns the structure's address, or NULL with a message.
+// Maps the BAR a structure lives in (once per BAR) and returns the structure's address, or NULL with a message. The
+// structure must lie inside the BAR and start at a multiple of `align`, so that its fields can be read with accesses
+// of their width (4.1.3.1; 4.1.4.4: notifications 2 byte aligned; 4.1.4.6: device configuration 4 byte aligned).
 static volatile uint8_t* map_structure(struct modern_transport* m, const struct structure_location* where,
-				       const char* name) {
+				       uint32_t align, const char* name) {
 	const char* pci_addr = m->transport.pci->addr;
-	if (where->bar >= PCI_NUM_BARS) {
-		ixy_error("%s: the VirtIO %s structure is in BAR %u, which does not exist", pci_addr, name, where->bar);
-		return NULL;
-	}
 	size_t bar_size;
 	uint8_t* bar = pci_map_bar(m->transport.pci, where->bar, &bar_size); // once per BAR; prints why it failed
-	if (bar && (uint64_t)where->offset + where->length > bar_size) {
-		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes)", pci_addr,
-			  name, where->length, where->offset, where->bar, bar_size);
+	if (bar && ((uint64_t)where->offset + where->length > bar_size || where->offset % align != 0)) {
+		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes) or is not "
+			  "%u byte aligned",
+			  pci_addr, name, where->length, where->offset, where->bar, bar_size, align);
 		return NULL;
 	}
 	return bar ? bar + where->offset : NULL;
@@ -306,17 +324,18 @@ int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transpo
 	}
 	m->transport =
 	    (struct virtio_transport){.ops = &modern_ops, .pci = pci, .required_features = VIRTIO_F_VERSION_1};
+	// 4.1.4.4: notify_off_multiplier is 0 or an even power of two; an odd one would misalign the notifications.
 	if (common->length < COMMON_CFG_MIN_LENGTH || found[CAP_TYPE_NOTIFY].length == 0 ||
-	    found[CAP_TYPE_DEVICE].length == 0) {
+	    found[CAP_TYPE_DEVICE].length == 0 || found[CAP_TYPE_NOTIFY].notify_off_multiplier % 2 != 0) {
 		ixy_error("%s: the device's VirtIO capabilities lack the notification or device configuration "
-			  "structure, or its common configuration is too short",
+			  "structure, its common configuration is too short, or notify_off_multiplier is odd",
 			  pci_addr);
 		close_transport(&m->transport);
 		return -1;
 	}
-	m->common = map_structure(m, common, "common configuration");
-	m->notify_base = m->common ? map_structure(m, &found[CAP_TYPE_NOTIFY], "notification") : NULL;
-	m->device_config = m->notify_base ? map_structure(m, &found[CAP_TYPE_DEVICE], "device configuration") : NULL;
+	m->common = map_structure(m, common, 4, "common configuration");
+	m->notify_base = m->common ? map_structure(m, &found[CAP_TYPE_NOTIFY], 2, "notification") : NULL;
+	m->device_config = m->notify_base ? map_structure(m, &found[CAP_TYPE_DEVICE], 4, "device configuration") : NULL;
 	if (!m->device_config) {
 		close_transport(&m->transport);
 		return -1;

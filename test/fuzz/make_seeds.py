@@ -274,3 +274,97 @@ seed("virtio_tx", "jump-and-restore",
 seed("virtio_tx", "slot-ahead-then-jump",
      v_setup(0) + t_send(8) + t_slot(0, v_id(1, FIRST_TX_HEAD)) + t_slot(1, v_id(1, 60)) + t_jump(2) + t_send(0) +
      t_process(255) + t_send(0))
+
+# ---- virtio_caps: flags (bit 0: legacy if no modern capabilities), configuration space (256 bytes), a size byte per
+# BAR (0: none, else 1 << (byte % 17)), u16 n, n bytes of operations, then the device's answers to the loads in order.
+# An operation is an op byte and an argument byte a (queue a % 4), then its arguments (fuzz_virtio_caps.c).
+def cap(at, next_, cfg_type, bar, offset, length, multiplier=0, cap_len=None):
+    if cap_len is None:
+        cap_len = 20 if cfg_type in (2, 5) else 16
+    body = bytes([0x09, next_, cap_len, cfg_type, bar, 0, 0, 0]) + struct.pack("<III", offset, length, multiplier)
+    return at, body[:max(cap_len, 16)]
+
+
+def config_space(first, caps, device_id=0x1041):
+    space = bytearray(256)
+    space[0:4] = struct.pack("<HH", 0x1AF4, device_id)
+    space[0x0B] = 0x02
+    if first is not None:
+        space[0x06] = 0x10  # capability list
+        space[0x34] = first
+    for at, body in caps:
+        space[at:at + len(body)] = body
+    return bytes(space)
+
+
+def caps_input(flags, space, bars, ops, answers=b""):
+    return bytes([flags]) + space + bytes(bars) + struct.pack("<H", len(ops)) + ops + answers
+
+
+C_GET_STATUS, C_SET_STATUS, C_GET_FEATURES, C_SET_FEATURES, C_QUEUE_SIZE, C_ENABLE, C_VECTOR, C_NOTIFY, \
+    C_READ_CONFIG, C_WRITE_CONFIG = range(10)
+
+
+def c_op(op, a=0, args=b""):
+    return bytes([op, a]) + args
+
+
+def c_read_config(offset, length):
+    return c_op(C_READ_CONFIG, offset % 4, bytes([offset // 4, length]))
+
+
+def c_enable(queue, size, desc):
+    return c_op(C_ENABLE, queue, struct.pack("<HQQQ", size, desc, desc + 16 * size, desc + 8192))
+
+
+QEMU_CAPS = [cap(0x40, 0x50, 1, 4, 0x0000, 0x1000), cap(0x50, 0x60, 3, 4, 0x1000, 0x1000),
+             cap(0x60, 0x70, 4, 4, 0x2000, 0x1000), cap(0x70, 0x84, 2, 4, 0x3000, 0x1000, 4),
+             cap(0x84, 0x00, 5, 0, 0, 0)]
+QEMU_BARS = [0, 0, 0, 0, 14, 0]  # BAR4: 16 KiB
+# The init of virtio.c, roughly, and the answers of a device that takes it: features (two halves), status before and
+# after FEATURES_OK, queue size 256 (read, and read again by enable_queue), notify offset 0, then the MAC address,
+# the link status and the speed, each between two equal config_generation bytes.
+INIT_OPS = (c_op(C_SET_STATUS, 0) + c_op(C_GET_FEATURES) + c_op(C_SET_FEATURES, 0, struct.pack("<Q", 1 << 32 | 1 << 5)) +
+            c_op(C_QUEUE_SIZE, 0, struct.pack("<H", 256)) + c_enable(0, 256, 0x1000000) + c_op(C_NOTIFY, 0) +
+            c_read_config(0, 6) + c_read_config(6, 2) + c_read_config(12, 4) + c_op(C_VECTOR, 1, struct.pack("<H", 3)))
+INIT_ANSWERS = (struct.pack("<II", 1 << 5, 1) + bytes([0x03, 0x0B]) + struct.pack("<HHH", 256, 256, 0) +
+                bytes([0]) + bytes([2, 0, 0, 1, 8, 0]) + bytes([0]) + bytes([0, 1, 0, 0]) + bytes([0]) +
+                struct.pack("<I", 10000) + bytes([0]) + struct.pack("<H", 3))
+seed("virtio_caps", "qemu-layout-init", caps_input(0, config_space(0x40, QEMU_CAPS), QEMU_BARS, INIT_OPS, INIT_ANSWERS))
+# The first capability pointer 0xff (the unmasked pointer reads past the 256 bytes: ASan), falling back to legacy.
+seed("virtio_caps", "cap-pointer-0xff", caps_input(1, config_space(0xFF, [], 0x1000), [0] * 6, INIT_OPS, INIT_ANSWERS))
+seed("virtio_caps", "cap-pointer-reserved-bits",
+     caps_input(0, config_space(0x43, QEMU_CAPS), QEMU_BARS, INIT_OPS, INIT_ANSWERS))
+LOOP_CAPS = QEMU_CAPS[:4] + [cap(0x84, 0x40, 5, 0, 0, 0)]
+seed("virtio_caps", "cap-list-loop", caps_input(0, config_space(0x40, LOOP_CAPS), QEMU_BARS, INIT_OPS, INIT_ANSWERS))
+# virtio_model.c's split layout: three BARs, backwards, capabilities to pass over, multiplier 0.
+SPLIT_CAPS = [cap(0x8C, 0xA3, 5, 0, 0, 0), cap(0xA0, 0x79, 1, 7, 0, 0x38), cap(0x78, 0x65, 2, 2, 0x400, 2, 0, 16),
+              cap(0x64, 0x50, 4, 1, 0x100, 0x40), cap(0x50, 0x40, 2, 2, 0, 2), cap(0x40, 0xC2, 1, 5, 0x800, 0x38),
+              cap(0xC0, 0xD0, 1, 5, 0, 0x38), cap(0xD0, 0x00, 3, 1, 0, 1), (0xB0, bytes([0x11, 0x8E, 12]))]
+seed("virtio_caps", "split-layout",
+     caps_input(0, config_space(0xB1, SPLIT_CAPS), [0, 12, 12, 0, 0, 12], INIT_OPS, INIT_ANSWERS))
+# Structures that do not fit: the common configuration beyond its BAR, an odd multiplier, a misaligned device
+# configuration, a reserved BAR number, a notification capability too short.
+seed("virtio_caps", "common-beyond-bar", caps_input(
+    0, config_space(0x40, [cap(0x40, 0x50, 1, 4, 0x3FF0, 0x1000)] + QEMU_CAPS[1:]), QEMU_BARS, INIT_OPS))
+seed("virtio_caps", "odd-multiplier", caps_input(
+    0, config_space(0x40, QEMU_CAPS[:3] + [cap(0x70, 0x84, 2, 4, 0x3000, 0x1000, 3)] + QEMU_CAPS[4:]), QEMU_BARS,
+    INIT_OPS))
+seed("virtio_caps", "device-config-misaligned", caps_input(
+    0, config_space(0x40, QEMU_CAPS[:2] + [cap(0x60, 0x70, 4, 4, 0x2002, 0x100)] + QEMU_CAPS[3:]), QEMU_BARS,
+    INIT_OPS))
+seed("virtio_caps", "reserved-bar", caps_input(
+    0, config_space(0x40, [cap(0x40, 0x50, 1, 9, 0, 0x1000)] + QEMU_CAPS[1:]), QEMU_BARS, INIT_OPS))
+# The device's answers: a queue whose notification offset is far outside the structure, a configuration whose
+# generation changes on every read.
+seed("virtio_caps", "notify-offset-outside", caps_input(
+    0, config_space(0x40, QEMU_CAPS), QEMU_BARS, INIT_OPS,
+    INIT_ANSWERS[:10] + struct.pack("<HHH", 256, 256, 0xFFFF)))
+seed("virtio_caps", "generation-keeps-changing", caps_input(
+    0, config_space(0x40, QEMU_CAPS), QEMU_BARS, c_read_config(0, 6) * 2 + c_read_config(12, 4),
+    bytes(range(1, 255))))
+# Legacy: every register read answered, then reads that come back short.
+seed("virtio_caps", "legacy-registers", caps_input(
+    1, config_space(None, [], 0x1000), [0] * 6,
+    INIT_OPS + c_op(C_WRITE_CONFIG, 0, bytes([6])) + c_read_config(0, 8),
+    bytes([0, 0x20, 0, 0, 1, 1, 1]) + bytes(range(40))))

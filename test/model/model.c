@@ -186,7 +186,7 @@ struct model_pci_device {
 	const struct model_pci_ops* ops;
 	void* model;
 	bool bus_master;
-	bool mapped;
+	unsigned mapped; // a bit per BAR
 	bool unbound;
 	unsigned touches;
 	bool offers_msix;
@@ -199,8 +199,8 @@ static struct model_pci_device devices[MAX_DEVICES];
 static void close_vectors(struct model_pci_device* dev);
 static unsigned num_devices;
 static bool deny_permissions;
-// BAR0 of device i is the i-th 512 KiB slice of this region. It is mapped without any access rights: a driver that
-// bypasses set_reg32/get_reg32 and touches it directly crashes at once.
+// BAR b of device i is slice i * PCI_NUM_BARS + b (MODEL_BAR0_SIZE bytes each) of this region. It is mapped without
+// any access rights: a driver that bypasses the register seam and touches it directly crashes at once.
 static uint8_t* bar_region;
 
 static unsigned allocations;
@@ -265,7 +265,7 @@ void model_pci_remove_all(void) {
 	for (unsigned i = 0; i < num_devices; i++) {
 		if (devices[i].mapped) {
 			model_violation(devices[i].addr,
-					"BAR0 is still mapped when the test ends: the device was not closed");
+					"a BAR is still mapped when the test ends: the device was not closed");
 		}
 		if (devices[i].ops && devices[i].ops->destroy) {
 			devices[i].ops->destroy(devices[i].model);
@@ -319,16 +319,25 @@ void* model_pci_model(const char* pci_addr, const struct model_pci_ops* ops) {
 	return NULL;
 }
 
-// The device behind a BAR pointer handed out by pci_map_bar, or NULL.
+#define BAR_REGION_SIZE ((size_t)MAX_DEVICES * PCI_NUM_BARS * MODEL_BAR0_SIZE)
+
+// The device, BAR and offset an address in bar_region belongs to; NULL if it is in no device's slices.
+static struct model_pci_device* locate(const volatile uint8_t* address, unsigned* bar, uint32_t* offset) {
+	if (!bar_region || address < bar_region || address >= bar_region + BAR_REGION_SIZE) {
+		return NULL;
+	}
+	size_t at = (size_t)(address - bar_region);
+	*bar = (unsigned)(at / MODEL_BAR0_SIZE % PCI_NUM_BARS);
+	*offset = (uint32_t)(at % MODEL_BAR0_SIZE);
+	return at / MODEL_BAR0_SIZE / PCI_NUM_BARS < num_devices ? &devices[at / MODEL_BAR0_SIZE / PCI_NUM_BARS] : NULL;
+}
+
+// The device behind a BAR0 pointer handed out by pci_map_bar, or NULL.
 static struct model_pci_device* device_of_bar(const uint8_t* bar) {
-	if (!bar_region || bar < bar_region || bar >= bar_region + (size_t)MAX_DEVICES * MODEL_BAR0_SIZE) {
-		return NULL;
-	}
-	size_t offset = (size_t)(bar - bar_region);
-	if (offset % MODEL_BAR0_SIZE != 0 || offset / MODEL_BAR0_SIZE >= num_devices) {
-		return NULL;
-	}
-	return &devices[offset / MODEL_BAR0_SIZE];
+	unsigned index;
+	uint32_t offset;
+	struct model_pci_device* dev = locate(bar, &index, &offset);
+	return index == 0 && offset == 0 ? dev : NULL;
 }
 
 // ---- src/pci.h, implemented for the model ----
@@ -376,12 +385,21 @@ int pci_unbind_driver(const char* pci_addr) {
 	return 0;
 }
 
-// A device taken by a driver (pci_open_sysfs): config space knows only the command register's Bus Master Enable,
-// BAR0 is the device's slice of bar_region (pci_close unmaps the slice; nothing ever touches it anyway), there are no
-// IO BARs.
+// A device taken by a driver (pci_open_sysfs): config space knows the command register's Bus Master Enable and what
+// the device model puts there (config_space), its BARs are its slices of bar_region (pci_close unmaps them; nothing
+// ever touches them anyway), IO BARs are the device model's business (test/seam/seam_io.h).
 static int model_config(struct pci_device* pci, void* buf, size_t len, uint32_t offset, bool write) {
 	struct model_pci_device* dev = find_device(pci->addr);
 	uint16_t command = dev && dev->bus_master ? PCI_COMMAND_MASTER : 0;
+	uint8_t config[256] = {0};
+	if (dev && !write && dev->ops && dev->ops->config_space && offset <= sizeof(config) &&
+	    len <= sizeof(config) - offset) {
+		dev->touches++;
+		dev->ops->config_space(dev->model, config);
+		memcpy(config + PCI_COMMAND, &command, sizeof(command));
+		memcpy(buf, config + offset, len);
+		return 0;
+	}
 	if (!dev || offset != PCI_COMMAND || len != sizeof(command)) {
 		model_violation(pci->addr,
 				"config space access at 0x%x, %zu bytes: the model has only the command register",
@@ -407,28 +425,32 @@ static uint8_t* model_map_bar(struct pci_device* pci, unsigned bar_index, size_t
 		return NULL;
 	}
 	dev->touches++;
-	if (bar_index != 0) {
-		model_violation(dev->addr, "BAR%u mapped: the modelled devices have only BAR0", bar_index);
-		return NULL;
-	}
 	if (!dev->ops) {
-		model_violation(dev->addr, "BAR0 mapped of a device no ixy driver handles");
+		model_violation(dev->addr, "BAR%u mapped of a device no ixy driver handles", bar_index);
 		return NULL;
 	}
-	if (dev->mapped) {
-		model_violation(dev->addr, "BAR0 mapped twice");
+	size_t bar_size = dev->ops->bar_size ? dev->ops->bar_size(dev->model, bar_index) : 0;
+	if (!dev->ops->bar_size && bar_index != 0) {
+		model_violation(dev->addr, "BAR%u mapped: the modelled device has only BAR0", bar_index);
+		return NULL;
+	}
+	if (dev->ops->bar_size && (bar_size == 0 || bar_size > MODEL_BAR0_SIZE)) {
+		fprintf(stderr, "pci: %s: BAR%u is not a memory BAR (model)\n", dev->addr, bar_index);
+		return NULL;
+	}
+	if (dev->mapped & (1u << bar_index)) {
+		model_violation(dev->addr, "BAR%u mapped twice", bar_index);
 	}
 	if (!bar_region) {
-		void* region =
-		    mmap(NULL, (size_t)MAX_DEVICES * MODEL_BAR0_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void* region = mmap(NULL, BAR_REGION_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (region == MAP_FAILED) {
 			model_usage_error("cannot reserve address space for the fake BARs");
 		}
 		bar_region = region;
 	}
-	dev->mapped = true;
-	*size = MODEL_BAR0_SIZE;
-	return bar_region + (size_t)(dev - devices) * MODEL_BAR0_SIZE;
+	dev->mapped |= 1u << bar_index;
+	*size = dev->ops->bar_size ? bar_size : MODEL_BAR0_SIZE;
+	return bar_region + ((size_t)(dev - devices) * PCI_NUM_BARS + bar_index) * MODEL_BAR0_SIZE;
 }
 
 void model_pci_offer_msix(struct model_pci_device* dev, bool offer) {
@@ -488,15 +510,19 @@ static void model_close(struct pci_device* pci) {
 	if (dev) {
 		close_vectors(dev); // as VFIO does when the device is closed
 	}
-	if (dev && pci->bars[0]) {
-		if (!dev->mapped) {
-			model_violation(dev->addr, "BAR0 unmapped, but it is not mapped");
+	bool unmapped = false;
+	for (unsigned bar = 0; dev && bar < PCI_NUM_BARS; bar++) {
+		if (pci->bars[bar] && !(dev->mapped & (1u << bar))) {
+			model_violation(dev->addr, "BAR%u unmapped, but it is not mapped", bar);
 		}
+		unmapped |= pci->bars[bar] != NULL;
+	}
+	if (dev && unmapped) {
 		dev->touches++;
 		if (dev->ops && dev->ops->unmapped) {
 			dev->ops->unmapped(dev->model);
 		}
-		dev->mapped = false;
+		dev->mapped = 0;
 	}
 	free(pci);
 }
@@ -564,6 +590,47 @@ void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
 	struct model_pci_device* dev = register_target(bar, reg, "write");
 	if (dev && dev->ops->write32) {
 		dev->ops->write32(dev->model, reg, value);
+	}
+}
+
+// A load or store of a device's memory BAR by the VirtIO modern transport: anywhere in a mapped BAR, 1, 2 or 4 bytes,
+// naturally aligned (4.1.3.1), inside the BAR's size.
+static struct model_pci_device* mmio_target(const volatile uint8_t* address, size_t width, unsigned* bar,
+					    uint32_t* offset, const char* what) {
+	struct model_pci_device* dev = locate(address, bar, offset);
+	size_t size = dev && dev->ops && dev->ops->bar_size ? dev->ops->bar_size(dev->model, *bar) : 0;
+	if (!dev || !(dev->mapped & (1u << *bar)) || !dev->ops->mmio_read || !dev->ops->mmio_write) {
+		model_violation(dev ? dev->addr : NULL, "%s of %zu bytes at %p: not in a mapped BAR", what, width,
+				(const void*)address);
+		return NULL;
+	}
+	if ((width != 1 && width != 2 && width != 4) || *offset % width != 0 || *offset + width > size) {
+		model_violation(dev->addr,
+				"%s of %zu bytes at offset 0x%x of BAR%u (%zu bytes): not an aligned access "
+				"inside the BAR",
+				what, width, *offset, *bar, size);
+		return NULL;
+	}
+	return dev;
+}
+
+uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width) {
+	unsigned bar;
+	uint32_t offset;
+	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "load");
+	now_us += 1; // as ixy_seam_read32
+	if (!dev) {
+		return width < 4 ? (1u << (8 * width)) - 1 : 0xffffffffu; // what a read from nowhere returns on PCIe
+	}
+	return dev->ops->mmio_read(dev->model, bar, offset, (unsigned)width);
+}
+
+void ixy_seam_mmio_write(volatile uint8_t* address, size_t width, uint32_t value) {
+	unsigned bar;
+	uint32_t offset;
+	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "store");
+	if (dev) {
+		dev->ops->mmio_write(dev->model, bar, offset, (unsigned)width, value);
 	}
 }
 

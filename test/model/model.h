@@ -66,9 +66,19 @@ struct model_pci_ops {
 	void (*dma_freed)(void* model, uintptr_t start, size_t size);
 	// Frees the model (model_pci_remove_all).
 	void (*destroy)(void* model);
+	// Devices with memory BARs other than the 82599's BAR0 (VirtIO): the size of BAR `bar` (0: no memory BAR
+	// there; at most MODEL_BAR0_SIZE), and loads and stores of 1, 2 or 4 bytes anywhere in it
+	// (ixy_seam_mmio_read/write, test/seam/seam_io.h). Without bar_size a device has BAR0 of MODEL_BAR0_SIZE,
+	// reached through read32/write32.
+	size_t (*bar_size)(void* model, unsigned bar);
+	uint32_t (*mmio_read)(void* model, unsigned bar, uint32_t offset, unsigned width);
+	void (*mmio_write)(void* model, unsigned bar, uint32_t offset, unsigned width, uint32_t value);
+	// The 256 bytes of PCI configuration space the driver may read (IDs, status, capabilities); model.c puts its
+	// command register over them. Without it, the command register is all there is.
+	void (*config_space)(void* model, uint8_t config[256]);
 };
 
-// Size of BAR0 of every fake device (the 82599's memory BAR is 512 KiB).
+// Size of BAR0 of every fake device (the 82599's memory BAR is 512 KiB), and the largest BAR of any.
 #define MODEL_BAR0_SIZE (512u * 1024)
 
 // Adds a device at pci_addr ("0000:01:00.0"). ops may be NULL for a device without a model (its BAR cannot be
@@ -83,6 +93,7 @@ void model_pci_remove_all(void);
 
 // State of a device as the PCI layer sees it.
 bool model_pci_bus_master(const struct model_pci_device* dev);
+// True while any of its BARs is mapped.
 bool model_pci_bar_mapped(const struct model_pci_device* dev);
 bool model_pci_unbound(const struct model_pci_device* dev);
 const char* model_pci_addr(const struct model_pci_device* dev);

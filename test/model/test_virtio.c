@@ -13,6 +13,7 @@
 #include "driver/virtio_transport.h"
 #include "model_test.h"
 #include "seam.h"
+#include "seam_io.h"
 #include "virtio_model.h"
 
 #define NIC_ADDR "0000:04:00.0"
@@ -311,6 +312,7 @@ static void test_features_refused(void) {
 	dma_before = seam_dma_live_allocations();
 	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
 	model_virtio_refuse_features(nic, true);
+	unsigned allocations = model_dma_allocations();
 	model_test_capture_start();
 	struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
 	char* text = model_test_capture_end();
@@ -318,6 +320,9 @@ static void test_features_refused(void) {
 	CHECK_EQ(count_of(text, "error"), 1);
 	CHECK(strstr(text, "FEATURES_OK") != NULL);
 	free(text);
+	// Nothing set up after the refusal: no queue, no DMA memory; FAILED set (2.1.1), then the reset.
+	CHECK_EQ(model_dma_allocations(), allocations);
+	CHECK(model_virtio_driver_failed(nic));
 	check_left_reset(nic);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -340,6 +345,42 @@ static void test_modern_without_version_1(void) {
 	check_left_reset(nic);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
+}
+
+// 4.1.4.3.1: a device that changes its configuration while the driver reads a field of several bytes (here the MAC
+// address) also changes config_generation; the driver reads again and gets the new address whole, not three bytes
+// of each. The legacy interface has no generation counter: the driver reads until two reads agree. A configuration
+// that keeps changing: an error, not a torn address.
+static void test_config_changes_during_read(void) {
+	model_test_begin(__func__);
+	const enum model_virtio_kind kinds[] = {MODEL_VIRTIO_MODERN_ONLY, MODEL_VIRTIO_LEGACY_ONLY};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct model_virtio* nic;
+		struct ixy_device* dev = open_nic(&nic, kinds[k], 0);
+		if (!dev) {
+			model_pci_remove_all();
+			continue;
+		}
+		const uint8_t new_mac[6] = {0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f}; // each byte differs from nic_mac's
+		uint8_t mac[6] = {0};
+		model_virtio_change_mac_during_read(nic, new_mac, 1);
+		CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);
+		CHECK(memcmp(mac, new_mac, 6) == 0);
+		CHECK_EQ(model_virtio_config_generation(nic), 1); // one change (the legacy interface cannot see it)
+		CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);          // and it stays so
+		CHECK(memcmp(mac, new_mac, 6) == 0);
+
+		model_virtio_change_mac_during_read(nic, nic_mac, 1000);
+		model_test_capture_start();
+		int rc = ixy_get_mac_addr(dev, mac);
+		char* text = model_test_capture_end();
+		CHECK(rc != 0);
+		CHECK_EQ(count_of(text, "error"), 1);
+		CHECK(strstr(text, "keeps changing") != NULL);
+		free(text);
+		model_virtio_change_mac_during_read(nic, nic_mac, 0);
+		close_nic(nic, dev);
+	}
 }
 
 // The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum.
@@ -773,6 +814,119 @@ static void test_control_queue_failures(void) {
 	close_nic(nic, dev);
 }
 
+// The capability walk (4.1.4, PCI 3.0 6.7) in each layout of the model: QEMU's; structures in three BARs, listed
+// backwards behind capabilities to pass over, with reserved pointer bits set and notify_off_multiplier 0; a page of
+// notification address per queue; and QEMU's with the reserved bits of the first pointer set. Each works: init, a
+// frame each way (each queue notified at its own address, which the model checks), close.
+static void test_capability_layouts(void) {
+	model_test_begin(__func__);
+	for (int i = 0; i < 4; i++) {
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+		model_virtio_set_layout(nic, i == 3 ? MODEL_VIRTIO_LAYOUT_QEMU : (enum model_virtio_layout)i);
+		if (i == 3) {
+			model_virtio_poke_config(nic, 0x34, model_virtio_config_byte(nic, 0x34) | 3);
+		}
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		struct mempool* pool = memory_allocate_mempool(64, 0);
+		CHECK(dev != NULL);
+		if (!dev || !pool) {
+			model_pci_remove_all();
+			continue;
+		}
+		CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
+		CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
+		deliver(nic, 1);
+		receive_in_order(dev, 1, 1, 32);
+		struct pkt_buf* bufs[1];
+		fill_packets(pool, bufs, 1, 2);
+		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 1), 1);
+		check_wire(nic, 0, 2, 1);
+		uint8_t mac[6];
+		CHECK(ixy_get_mac_addr(dev, mac) == 0 && memcmp(mac, nic_mac, 6) == 0);
+		CHECK(model_virtio_notifications(nic, MODEL_VIRTIO_RX) > 0);
+		CHECK(model_virtio_notifications(nic, MODEL_VIRTIO_CTRL) > 0); // promiscuous mode
+		ixy_close(dev);
+		memory_free_mempool(pool);
+		check_left_reset(nic);
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+}
+
+// A capability as the QEMU layout has it: where in configuration space (the model's layout, virtio_model.c).
+#define QEMU_CAP_COMMON 0x40
+#define QEMU_CAP_DEVICE 0x60
+#define QEMU_CAP_NOTIFY 0x70
+#define QEMU_CAP_LAST 0x84
+#define CAP_BAR 4
+#define CAP_OFFSET 8
+#define CAP_LENGTH 12
+#define CAP_MULTIPLIER 16
+
+// Bad capabilities are device input (4.1.4): each case breaks the QEMU layout in one place. A device whose walk
+// finds no usable modern interface falls back to legacy (transitional) or is refused (modern only); a structure
+// that cannot be used is refused with one message. Nothing is left behind: the device reset (or never touched),
+// its BARs unmapped, bus mastering off, no DMA memory.
+static void test_bad_capabilities(void) {
+	model_test_begin(__func__);
+	struct bad_case {
+		const char* what;
+		enum model_virtio_kind kind;
+		uint8_t offset, value; // the byte of configuration space that breaks it
+		const char* message;   // the error expected, or NULL if the init works
+		const char* transport; // the interface it works on
+	};
+	static const struct bad_case cases[] = {
+	    // The first pointer at 0xff: masked to 0xfc (PCI 3.0, 6.7), where there is nothing: no modern interface.
+	    {"first pointer 0xff", MODEL_VIRTIO_BOTH, 0x34, 0xff, NULL, "legacy"},
+	    {"first pointer 0xff, modern only", MODEL_VIRTIO_MODERN_ONLY, 0x34, 0xff, "not an IO port BAR", NULL},
+	    // A list that loops back to its start ends after at most 48 capabilities; all were seen by then.
+	    {"a loop", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_LAST + 1, QEMU_CAP_COMMON, NULL, "modern"},
+	    // The common configuration in BAR 6 (reserved: the capability is ignored, 4.1.4.1), in BAR 3 (no
+	    // memory BAR), beyond the end of its BAR.
+	    {"BAR 6", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_COMMON + CAP_BAR, 6, "not an IO port BAR", NULL},
+	    {"BAR 3", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_COMMON + CAP_BAR, 3, "not a memory BAR", NULL},
+	    {"beyond its BAR", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_COMMON + CAP_OFFSET + 1, 0x40, "does not fit", NULL},
+	    {"length beyond its BAR", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_DEVICE + CAP_LENGTH + 3, 0x80, "does not fit",
+	     NULL},
+	    // The device configuration not 4 byte aligned (4.1.4.6).
+	    {"misaligned", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_DEVICE + CAP_OFFSET, 0x02, "aligned", NULL},
+	    // The notification capability too short for notify_off_multiplier: ignored, so there is none.
+	    {"short notify cap", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_NOTIFY + 2, 16, "lack the notification", NULL},
+	    // An odd notify_off_multiplier (4.1.4.4: 0 or an even power of two).
+	    {"odd multiplier", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_NOTIFY + CAP_MULTIPLIER, 3, "odd", NULL},
+	    // A notification structure of 4 bytes: queue 1's address (1 * 4) is outside it.
+	    {"short notify structure", MODEL_VIRTIO_MODERN_ONLY, QEMU_CAP_NOTIFY + CAP_LENGTH + 1, 0,
+	     "outside the notification structure", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bad_case* c = &cases[i];
+		fprintf(stderr, "-- %s\n", c->what);
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, c->kind);
+		model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
+		model_virtio_poke_config(nic, c->offset, c->value);
+		if (strcmp(c->what, "short notify structure") == 0) {
+			model_virtio_poke_config(nic, QEMU_CAP_NOTIFY + CAP_LENGTH, 4);
+		}
+		model_test_capture_start();
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		char* text = model_test_capture_end();
+		CHECK_EQ(dev != NULL, c->message == NULL);
+		CHECK(!c->message || strstr(text, c->message) != NULL);
+		CHECK(!c->transport || (dev && strcmp(model_virtio_transport(nic), c->transport) == 0));
+		free(text);
+		if (dev) {
+			ixy_close(dev);
+		}
+		check_left_reset(nic);
+		CHECK(!model_pci_bar_mapped(model_virtio_pci(nic)));
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+}
+
 // Every DMA allocation of the init failing in turn: refused, the device left reset, nothing allocated.
 static void test_dma_allocation_failures(void) {
 	model_test_begin(__func__);
@@ -789,11 +943,12 @@ static void test_dma_allocation_failures(void) {
 	}
 }
 
-// The model's own checks, driven by hand through the transport operations: each mistake a driver could make is
-// reported as a violation.
+// The model's own checks, driven by hand through the operations of the real transports (src/driver), which reach the
+// model's registers: each mistake a driver could make is reported as a violation.
 static void test_model_checks(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
 	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
 	struct virtio_transport* t = NULL;
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
@@ -802,12 +957,27 @@ static void test_model_checks(void) {
 		return;
 	}
 	const struct virtio_transport_ops* ops = t->ops;
+	// The registers themselves (QEMU's layout: everything in BAR4): a field read with the wrong width, a queue
+	// notified at another queue's address (and before DRIVER_OK), a load where no structure is.
+	volatile uint8_t* bar4 = pci->bars[4];
+	CHECK(bar4 != NULL);
+	if (bar4) {
+		ixy_seam_mmio_read(bar4 + 0x14, 4); // device_status is 8 bits
+		CHECK_VIOLATION("common configuration at 0x14 accessed with 4 bytes");
+		ixy_seam_mmio_write(bar4 + 0x3000 + 4, 2, 0); // queue 0's address is 0x3000
+		CHECK_VIOLATION("virtqueue 0 notified at offset 0x4");
+		CHECK_VIOLATION("virtqueue 0 notified before DRIVER_OK");
+		ixy_seam_mmio_read(bar4 + 0x3000, 2);
+		CHECK_VIOLATION("no VirtIO structure takes it");
+		CHECK_NO_NEW_VIOLATIONS();
+	}
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	CHECK_VIOLATION("ACKNOWLEDGE before the device was reset");
 	ops->set_status(t, 0);
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	uint64_t offered;
 	ops->get_features(t, &offered);
+	CHECK_VIOLATION("features read before DRIVER"); // once per 32 bit half
 	CHECK_VIOLATION("features read before DRIVER");
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER_OK);
 	CHECK_VIOLATION("DRIVER_OK before the features were negotiated");
@@ -834,10 +1004,11 @@ static void test_model_checks(void) {
 	struct dma_memory mem;
 	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
 	uint64_t base = mem.phy;
-	CHECK(ops->enable_queue(t, 0, 64, base + 8, base + 1024, base + 4096) != 0);
+	CHECK_EQ(ops->enable_queue(t, 0, 64, base + 8, base + 1024, base + 4096), 0); // the device does not say no
 	CHECK_VIOLATION("misaligned or not DMA memory");
-	CHECK(ops->enable_queue(t, 0, 32, base, base + 1024, base + 4096) != 0);
-	CHECK_VIOLATION("enabled with 32 descriptors");
+	CHECK(!model_virtio_queue_ready(nic, 0));
+	CHECK(ops->enable_queue(t, 0, 32, base, base + 1024, base + 4096) != 0); // the transport reads the size 64
+	CHECK(!model_virtio_queue_ready(nic, 0));
 	CHECK_EQ(ops->enable_queue(t, 0, 64, base, base + 1024, base + 4096), 0);
 	ops->notify(t, 0);
 	CHECK_VIOLATION("notified before DRIVER_OK");
@@ -847,12 +1018,14 @@ static void test_model_checks(void) {
 	CHECK_EQ(model_virtio_status(nic), 0x0b);
 	CHECK(model_virtio_queue_ready(nic, 0));
 	ops->close(t);
+	CHECK_NO_NEW_VIOLATIONS();
+	pci_close(pci); // unmaps the BARs: the driver gives the modern interface up
 	CHECK_VIOLATION("transport closed in status 0x0b");
 	CHECK_NO_NEW_VIOLATIONS();
-	pci_close(pci);
 	model_pci_remove_all();
 
-	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them.
+	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them (the device computes them from the
+	// page number).
 	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_LEGACY_ONLY);
 	pci = pci_open_sysfs(NIC_ADDR);
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t == NULL);
@@ -863,6 +1036,11 @@ static void test_model_checks(void) {
 		return;
 	}
 	ops = t->ops;
+	const uint32_t features = 0;
+	CHECK_EQ(ixy_seam_io_pwrite(3, &features, sizeof(features), 0), -1); // no handle 3 is open
+	CHECK_VIOLATION("IO BAR handle 3 is not open");
+	CHECK_EQ(ixy_seam_io_pwrite(0, &features, sizeof(features), 0), 4); // host features: read-only
+	CHECK_VIOLATION("legacy register at 0x00 written: it is read-only");
 	ops->set_status(t, 0);
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	ops->set_status(t, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
@@ -875,8 +1053,8 @@ static void test_model_checks(void) {
 	CHECK_EQ(size, 256); // the legacy size is the device's
 	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, true, &mem), 0);
 	base = mem.phy;
-	CHECK_EQ(ops->enable_queue(t, 0, 256, base, base + 4096 + 64, base + 8192), 0);
-	CHECK_VIOLATION("not the legacy layout");
+	CHECK_EQ(ops->enable_queue(t, 0, 256, base, base + 4096, base + 8192), 0);
+	CHECK(model_virtio_queue_ready(nic, 0));
 	ops->set_status(t, 0);
 	CHECK(!model_virtio_queue_ready(nic, 0)); // a reset forgets the queues
 	ops->close(t);
@@ -894,6 +1072,9 @@ int main(void) {
 	test_transport_choice();
 	test_any_layout_negotiation();
 	test_features_refused();
+	test_config_changes_during_read();
+	test_capability_layouts();
+	test_bad_capabilities();
 	test_modern_without_version_1();
 	test_ring_sizes();
 	test_control_queue();

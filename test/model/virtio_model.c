@@ -1,14 +1,16 @@
-// The VirtIO network device model (virtio_model.h), and the two VirtIO transports of test builds: virtio.c opens
-// them through virtio_modern_open() and virtio_legacy_open() like the real ones in src/driver, and every operation
-// acts on the model. Section numbers refer to the VirtIO 1.0 specification (OASIS).
+// The VirtIO network device model (virtio_model.h) below the real transports of src/driver: its PCI configuration
+// space with the VirtIO capabilities and the structures in its memory BARs (modern, 4.1.4; model.c passes every
+// config read and BAR access on), and the registers of its IO-port BAR0 (legacy, 4.1.4.8; test/seam/seam_io.h).
+// Section numbers refer to the VirtIO 1.0 specification (OASIS).
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "driver/virtio_spec.h"
-#include "driver/virtio_transport.h"
-#include "log.h"
 #include "seam.h"
+#include "seam_io.h"
 #include "virtio_model.h"
 
 // Queue sizes the model accepts: a power of two up to this (2.4: at most 32768; one huge page of ring is ixy's
@@ -47,11 +49,27 @@ struct tx_frame {
 	uint32_t len;
 };
 
-struct model_transport {
-	struct virtio_transport transport; // first member: virtio.c's pointer is ours
-	struct model_virtio* nic;
-	bool legacy;
+// PCI configuration space (PCI Local Bus 3.0, 6.1, 6.7) and the VirtIO capability types (4.1.4).
+#define CS_STATUS 0x06
+#define CS_STATUS_CAP_LIST 0x10
+#define CS_CAP_POINTER 0x34
+#define CAP_ID_VENDOR 0x09
+#define CAP_COMMON 1
+#define CAP_NOTIFY 2
+#define CAP_ISR 3
+#define CAP_DEVICE 4
+#define CAP_PCI_CFG 5
+#define PCI_BARS 6
+#define NO_VECTOR 0xffff // VIRTIO_MSI_NO_VECTOR (4.1.4.3.1)
+
+// Where a structure of the modern interface is: BAR, offset, length (0: absent).
+struct model_region {
+	uint8_t bar;
+	uint32_t offset, length;
 };
+enum { REGION_COMMON, REGION_NOTIFY, REGION_ISR, REGION_DEVICE, NUM_REGIONS };
+
+enum model_interface { INTERFACE_NONE, INTERFACE_MODERN, INTERFACE_LEGACY };
 
 struct model_virtio {
 	char addr[16];
@@ -65,8 +83,23 @@ struct model_virtio {
 	bool tx_on_notify;
 	enum model_virtio_ctrl_answer ctrl_answer;
 	uint8_t config[CONFIG_LEN];
+	uint8_t next_mac[6]; // model_virtio_change_mac_during_read
+	unsigned mac_changes;
+	// the PCI side: configuration space and memory BARs
+	enum model_virtio_layout layout;
+	uint8_t config_space[256];
+	size_t bar_sizes[PCI_BARS];
+	struct model_region regions[NUM_REGIONS];
+	uint32_t notify_off_multiplier;
+	// registers
+	enum model_interface interface; // the one the driver uses
+	bool io_open;
+	uint32_t device_feature_select, driver_feature_select;
+	uint16_t queue_select;
+	uint16_t queue_vector[MODEL_VIRTIO_QUEUES];
+	uint8_t config_generation;
+	bool driver_failed;
 	// state
-	struct model_transport* transport; // the open transport, or NULL
 	uint8_t status;
 	bool reset_since_open;
 	bool features_read;
@@ -167,10 +200,18 @@ static void reset(struct model_virtio* nic) {
 	nic->driver_features = 0;
 	nic->promisc = false;
 	memset(nic->queues, 0, sizeof(nic->queues)); // the device forgets the queues and stops all DMA (2.1.2)
+	for (int i = 0; i < MODEL_VIRTIO_QUEUES; i++) {
+		nic->queue_vector[i] = NO_VECTOR;
+	}
 }
 
 static bool is_legacy(const struct model_virtio* nic) {
-	return nic->transport && nic->transport->legacy;
+	return nic->interface == INTERFACE_LEGACY;
+}
+
+// The features the transport shows: 32 bits through the legacy interface (4.1.4.8).
+static uint64_t visible_features(const struct model_virtio* nic) {
+	return is_legacy(nic) ? nic->offered & 0xffffffffu : nic->offered;
 }
 
 // Checks that the bits newly set come in the order of 3.1.1, each after the ones before it.
@@ -183,11 +224,21 @@ static void check_status_step(struct model_virtio* nic, uint8_t old, uint8_t add
 		model_violation(addr, "DRIVER set without ACKNOWLEDGE set before (3.1.1 steps 2, 3)");
 	}
 	if (added & VIRTIO_STATUS_FEATURES_OK) {
+		uint64_t accepted = nic->driver_features;
 		if (is_legacy(nic)) {
 			model_violation(addr,
 					"FEATURES_OK through the legacy interface, which has no such bit (3.1.2)");
 		} else if (!(old & VIRTIO_STATUS_DRIVER) || !nic->features_written) {
 			model_violation(addr, "FEATURES_OK before DRIVER and the driver's features (3.1.1 steps 4, 5)");
+		} else if (accepted & ~visible_features(nic)) {
+			model_violation(addr,
+					"the driver accepted features 0x%llx that the device does not offer (2.2.1)",
+					(unsigned long long)(accepted & ~visible_features(nic)));
+		}
+		if (!is_legacy(nic) && (nic->offered & VIRTIO_F_VERSION_1) && !(accepted & VIRTIO_F_VERSION_1)) {
+			model_violation(addr,
+					"VIRTIO_F_VERSION_1 offered and not accepted through the modern interface "
+					"(6.1)");
 		}
 	}
 	if (added & VIRTIO_STATUS_DRIVER_OK) {
@@ -205,11 +256,10 @@ static void check_status_step(struct model_virtio* nic, uint8_t old, uint8_t add
 	}
 }
 
-static int set_status(struct virtio_transport* t, uint8_t status) {
-	struct model_virtio* nic = ((struct model_transport*)t)->nic;
+static void set_status(struct model_virtio* nic, uint8_t status) {
 	if (status == 0) {
 		reset(nic);
-		return 0;
+		return;
 	}
 	uint8_t old = nic->status;
 	if (old & ~status) {
@@ -217,63 +267,40 @@ static int set_status(struct virtio_transport* t, uint8_t status) {
 				status, old);
 	}
 	check_status_step(nic, old, (uint8_t)(status & ~old));
+	nic->driver_failed |= (status & VIRTIO_STATUS_FAILED) != 0;
 	if ((status & ~old & VIRTIO_STATUS_FEATURES_OK) && nic->refuse_features) {
 		status &= (uint8_t)~VIRTIO_STATUS_FEATURES_OK; // 3.1.1 step 6: the device does not take them
 	}
 	nic->status = status;
-	return 0;
 }
 
-static int get_status(struct virtio_transport* t, uint8_t* status) {
-	*status = ((struct model_transport*)t)->nic->status;
-	return 0;
-}
-
-// The features the transport shows: 32 bits through the legacy interface (4.1.4.8).
-static uint64_t visible_features(const struct model_virtio* nic) {
-	return is_legacy(nic) ? nic->offered & 0xffffffffu : nic->offered;
-}
-
-static int get_features(struct virtio_transport* t, uint64_t* offered) {
-	struct model_virtio* nic = ((struct model_transport*)t)->nic;
+// The device's features, read by the driver (3.1.1 step 4): 32 bits at a time.
+static uint32_t read_features(struct model_virtio* nic, uint32_t select) {
 	if (!(nic->status & VIRTIO_STATUS_DRIVER)) {
 		model_violation(nic->addr, "features read before DRIVER was set (3.1.1 step 4)");
 	}
 	nic->features_read = true;
-	*offered = visible_features(nic);
-	return 0;
+	return select < 2 ? (uint32_t)(visible_features(nic) >> (32 * select)) : 0;
 }
 
-// The driver's features, then (modern) FEATURES_OK and the check that the device kept it, as
-// src/driver/virtio_modern.c does it (3.1.1 steps 4 to 6).
-static int set_features(struct virtio_transport* t, uint64_t accepted) {
-	struct model_transport* mt = (struct model_transport*)t;
-	struct model_virtio* nic = mt->nic;
+// The driver's features, 32 bits at a time (3.1.1 step 5).
+static void write_features(struct model_virtio* nic, uint32_t select, uint32_t value) {
 	if (!(nic->status & VIRTIO_STATUS_DRIVER) || !nic->features_read ||
 	    (nic->status & (VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK))) {
 		model_violation(nic->addr, "features written in status 0x%02x, %s (3.1.1 steps 4, 5)", nic->status,
 				nic->features_read ? "after they were read" : "without reading the device's first");
 	}
-	if (accepted & ~visible_features(nic)) {
-		model_violation(nic->addr, "the driver accepted features 0x%llx that the device does not offer (2.2.1)",
-				(unsigned long long)(accepted & ~visible_features(nic)));
+	if (select >= 2) {
+		model_violation(nic->addr, "driver features written with select %u: there are 64 bits", select);
+		return;
 	}
-	if (!mt->legacy && (nic->offered & VIRTIO_F_VERSION_1) && !(accepted & VIRTIO_F_VERSION_1)) {
-		model_violation(nic->addr, "VIRTIO_F_VERSION_1 offered and not accepted through the modern interface "
-					   "(6.1)");
-	}
-	nic->driver_features = accepted;
+	uint64_t mask = 0xffffffffull << (32 * select);
+	nic->driver_features = (nic->driver_features & ~mask) | ((uint64_t)value << (32 * select));
 	nic->features_written = true;
-	if (mt->legacy) {
-		return 0;
+	if (is_legacy(nic) && (nic->driver_features & ~visible_features(nic))) {
+		model_violation(nic->addr, "the driver accepted features 0x%llx that the device does not offer (2.2.1)",
+				(unsigned long long)(nic->driver_features & ~visible_features(nic)));
 	}
-	set_status(t, nic->status | VIRTIO_STATUS_FEATURES_OK);
-	if (!(nic->status & VIRTIO_STATUS_FEATURES_OK)) {
-		ixy_error("%s: the device does not accept the features 0x%llx (FEATURES_OK cleared, status 0x%02x)",
-			  t->pci->addr, (unsigned long long)accepted, nic->status);
-		return -1;
-	}
-	return 0;
 }
 
 // Queue setup is step 7 of 3.1.1: after the features (FEATURES_OK on the modern interface), before DRIVER_OK.
@@ -288,39 +315,47 @@ static bool queue_exists(const struct model_virtio* nic, uint16_t index) {
 	return index < MODEL_VIRTIO_CTRL || (index == MODEL_VIRTIO_CTRL && (nic->offered & VIRTIO_NET_F_CTRL_VQ));
 }
 
-static int queue_size(struct virtio_transport* t, uint16_t index, uint16_t wanted, uint16_t* size) {
-	struct model_transport* mt = (struct model_transport*)t;
-	struct model_virtio* nic = mt->nic;
+// The size of the selected queue as the driver reads it during setup: the device's maximum until the driver
+// writes a smaller one (modern, 4.1.4.3.2); legacy: the one size there is. 0: the queue does not exist.
+static uint16_t read_queue_size(struct model_virtio* nic) {
+	uint16_t index = nic->queue_select;
 	check_queue_setup_allowed(nic, index);
-	*size = 0;
 	if (!queue_exists(nic, index)) {
 		return 0;
 	}
-	struct model_queue* q = &nic->queues[index];
-	q->size = nic->queue_max;
-	// 4.1.4.3.2: the driver may write a smaller queue size, a power of two (2.4).
-	if (!mt->legacy && wanted != 0 && wanted < nic->queue_max) {
-		if ((wanted & (wanted - 1)) != 0) {
-			model_violation(nic->addr, "virtqueue %u: size %u is not a power of two (2.4)", index, wanted);
-		}
-		q->size = wanted;
+	if (nic->queues[index].size == 0) {
+		nic->queues[index].size = nic->queue_max;
 	}
-	*size = q->size;
-	return 0;
+	return nic->queues[index].size;
 }
 
-static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t size, uint64_t desc, uint64_t avail,
-			uint64_t used) {
-	struct model_transport* mt = (struct model_transport*)t;
-	struct model_virtio* nic = mt->nic;
+// 4.1.4.3.2: the driver may write a smaller queue size, a power of two (2.4).
+static void write_queue_size(struct model_virtio* nic, uint16_t size) {
+	uint16_t index = nic->queue_select;
+	check_queue_setup_allowed(nic, index);
+	if (!queue_exists(nic, index) || nic->queues[index].ready) {
+		model_violation(nic->addr, "virtqueue %u: size written, the queue does not exist or is enabled", index);
+		return;
+	}
+	if (size == 0 || size > nic->queue_max || (size & (size - 1)) != 0) {
+		model_violation(nic->addr, "virtqueue %u: size %u is not a power of two up to %u (2.4, 4.1.4.3.2)",
+				index, size, nic->queue_max);
+	}
+	nic->queues[index].size = size;
+}
+
+// The selected queue goes live with the addresses the driver wrote (modern: queue_enable; legacy: the page number).
+static void enable_queue(struct model_virtio* nic) {
+	uint16_t index = nic->queue_select;
 	const char* addr = nic->addr;
 	check_queue_setup_allowed(nic, index);
-	if (!queue_exists(nic, index) || nic->queues[index].size == 0 || size != nic->queues[index].size) {
-		model_violation(addr, "virtqueue %u enabled with %u descriptors, its size is %u", index, size,
-				queue_exists(nic, index) ? nic->queues[index].size : 0);
-		return -1;
+	if (!queue_exists(nic, index) || nic->queues[index].size == 0) {
+		model_violation(addr, "virtqueue %u enabled, it does not exist or its size was never read", index);
+		return;
 	}
 	struct model_queue* q = &nic->queues[index];
+	uint16_t size = q->size;
+	uint64_t desc = q->desc, avail = q->avail, used = q->used;
 	if (q->ready) {
 		model_violation(addr, "virtqueue %u enabled twice without a reset", index);
 	}
@@ -329,31 +364,33 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 	    !model_dma_ok((uintptr_t)avail, avail_bytes(size)) || !model_dma_ok((uintptr_t)used, used_bytes(size))) {
 		model_violation(addr, "virtqueue %u: rings at 0x%llx, 0x%llx, 0x%llx are misaligned or not DMA memory",
 				index, (unsigned long long)desc, (unsigned long long)avail, (unsigned long long)used);
-		return -1;
+		return;
 	}
 	if (ranges_overlap(desc, 16u * size, avail, avail_bytes(size)) ||
 	    ranges_overlap(desc, 16u * size, used, used_bytes(size)) ||
 	    ranges_overlap(avail, avail_bytes(size), used, used_bytes(size))) {
 		model_violation(addr, "virtqueue %u: its rings overlap", index);
 	}
-	// 2.4.2: the legacy interface takes one page number; the rings follow at fixed places.
-	uint64_t legacy_used = (desc + 16u * size + avail_bytes(size) + 4095) / 4096 * 4096;
-	if (mt->legacy && (desc % 4096 || avail != desc + 16u * size || used != legacy_used)) {
-		model_violation(addr,
-				"virtqueue %u: not the legacy layout of 2.4.2 (the device only gets the page of "
-				"the descriptor table)",
-				index);
-	}
 	*q = (struct model_queue){.size = size, .ready = true, .desc = desc, .avail = avail, .used = used};
 	used_ring(q)->flags = nic->suppress_notify ? VRING_USED_F_NO_NOTIFY : 0;
 	used_ring(q)->idx = 0;
-	return 0;
+}
+
+// One half of a queue address (modern: queue_desc, queue_driver, queue_device, 64 bits written as two 32 bit halves).
+static void write_queue_address(struct model_virtio* nic, uint64_t* field, bool high, uint32_t value) {
+	uint16_t index = nic->queue_select;
+	check_queue_setup_allowed(nic, index);
+	if (index >= MODEL_VIRTIO_QUEUES || nic->queues[index].ready) {
+		model_violation(nic->addr, "virtqueue %u: ring address written, the queue does not exist or is enabled",
+				index);
+		return;
+	}
+	*field = high ? (*field & 0xffffffffull) | (uint64_t)value << 32 : (*field & ~0xffffffffull) | value;
 }
 
 static void answer_control_queue(struct model_virtio* nic);
 
-static void notify(struct virtio_transport* t, uint16_t index) {
-	struct model_virtio* nic = ((struct model_transport*)t)->nic;
+static void notify(struct model_virtio* nic, uint16_t index) {
 	if (!(nic->status & VIRTIO_STATUS_DRIVER_OK)) {
 		model_violation(nic->addr, "virtqueue %u notified before DRIVER_OK (3.1.1)", index);
 		return;
@@ -370,111 +407,551 @@ static void notify(struct virtio_transport* t, uint16_t index) {
 	}
 }
 
-// The network device's configuration (5.1.4), read as src/driver/virtio_modern.c and virtio_legacy.c do.
-static int read_config(struct virtio_transport* t, uint32_t offset, void* buf, size_t len) {
-	struct model_virtio* nic = ((struct model_transport*)t)->nic;
-	if (offset > CONFIG_LEN || len > CONFIG_LEN - offset) {
-		ixy_error("%s: device configuration bytes %u..%zu requested, the device has %u", t->pci->addr, offset,
-			  offset + len - 1, CONFIG_LEN);
-		return -1;
+// `width` bytes of the network device's configuration (5.1.4) at offset, little endian; 0 beyond it. A change the
+// test asked for (model_virtio_change_mac_during_read) happens right after a read that includes mac[2]: the MAC
+// changes, and so does config_generation (4.1.4.3.1).
+static uint32_t read_device_config(struct model_virtio* nic, uint32_t offset, unsigned width) {
+	uint32_t value = 0;
+	if (offset < CONFIG_LEN) {
+		memcpy(&value, nic->config + offset, offset + width <= CONFIG_LEN ? width : CONFIG_LEN - offset);
 	}
-	memcpy(buf, nic->config + offset, len);
-	return 0;
+	if (nic->mac_changes > 0 && offset <= 2 && offset + width > 2) {
+		uint8_t old[6];
+		memcpy(old, nic->config, 6);
+		memcpy(nic->config, nic->next_mac, 6);
+		memcpy(nic->next_mac, old, 6);
+		nic->mac_changes--;
+		nic->config_generation++;
+	}
+	return value;
 }
 
 // Only the legacy interface lets the driver write the MAC address (5.1.4).
-static int write_config(struct virtio_transport* t, uint32_t offset, const void* buf, size_t len) {
-	struct model_transport* mt = (struct model_transport*)t;
-	if (!mt->legacy) {
-		ixy_error("%s: the modern interface does not let the driver write the device configuration (5.1.4)",
-			  t->pci->addr);
-		return -1;
+static void write_device_config(struct model_virtio* nic, uint32_t offset, unsigned width, uint32_t value) {
+	if (!is_legacy(nic) || offset + width > 6) {
+		model_violation(nic->addr,
+				"device configuration written at %u (%u bytes): only mac is writable, and "
+				"only through the legacy interface (5.1.4)",
+				offset, width);
+		return;
 	}
-	if (offset + len > 6) {
-		model_violation(mt->nic->addr, "device configuration written at %u (%zu bytes): only mac is writable",
-				offset, len);
-		return -1;
+	memcpy(nic->config + offset, &value, width);
+}
+
+// The driver starts using an interface (its first access); a device is driven through one at a time.
+static void interface_used(struct model_virtio* nic, enum model_interface interface) {
+	if (nic->interface == interface) {
+		return;
 	}
-	memcpy(mt->nic->config + offset, buf, len);
+	if (nic->interface != INTERFACE_NONE) {
+		model_violation(nic->addr, "the %s interface used while the other one is in use",
+				interface == INTERFACE_LEGACY ? "legacy" : "modern");
+	}
+	nic->interface = interface;
+	nic->reset_since_open = false;
+	nic->driver_failed = false;
+}
+
+// The driver gives up the interface (legacy: closes the IO BAR; modern: unmaps the BARs).
+static void interface_closed(struct model_virtio* nic) {
+	if (nic->interface != INTERFACE_NONE && nic->status != 0) {
+		model_violation(nic->addr, "transport closed in status 0x%02x: the device was not reset", nic->status);
+	}
+	nic->interface = INTERFACE_NONE;
+}
+
+// ---- the modern interface (4.1.4): capabilities in configuration space, structures in memory BARs ----
+
+// The model's own register offsets, from the specification (4.1.4.3 struct virtio_pci_common_cfg).
+#define CC_DEVICE_FEATURE_SELECT 0x00
+#define CC_DEVICE_FEATURE 0x04
+#define CC_DRIVER_FEATURE_SELECT 0x08
+#define CC_DRIVER_FEATURE 0x0c
+#define CC_MSIX_CONFIG 0x10
+#define CC_NUM_QUEUES 0x12
+#define CC_DEVICE_STATUS 0x14
+#define CC_CONFIG_GENERATION 0x15
+#define CC_QUEUE_SELECT 0x16
+#define CC_QUEUE_SIZE 0x18
+#define CC_QUEUE_MSIX_VECTOR 0x1a
+#define CC_QUEUE_ENABLE 0x1c
+#define CC_QUEUE_NOTIFY_OFF 0x1e
+#define CC_QUEUE_DESC 0x20
+#define CC_QUEUE_DRIVER 0x28
+#define CC_QUEUE_DEVICE 0x30
+#define CC_LENGTH 0x38
+
+// The width of the common configuration field at offset (64 bit fields: their 32 bit halves, 4.1.3.1), 0 if no
+// field starts there.
+static unsigned common_field_width(uint32_t offset) {
+	if (offset >= CC_QUEUE_DESC && offset < CC_LENGTH) {
+		return offset % 4 == 0 ? 4 : 0;
+	}
+	switch (offset) {
+		case CC_DEVICE_FEATURE_SELECT:
+		case CC_DEVICE_FEATURE:
+		case CC_DRIVER_FEATURE_SELECT:
+		case CC_DRIVER_FEATURE:
+			return 4;
+		case CC_DEVICE_STATUS:
+		case CC_CONFIG_GENERATION:
+			return 1;
+		case CC_MSIX_CONFIG:
+		case CC_NUM_QUEUES:
+		case CC_QUEUE_SELECT:
+		case CC_QUEUE_SIZE:
+		case CC_QUEUE_MSIX_VECTOR:
+		case CC_QUEUE_ENABLE:
+		case CC_QUEUE_NOTIFY_OFF:
+			return 2;
+		default:
+			return 0;
+	}
+}
+
+static uint64_t* queue_address_field(struct model_virtio* nic, uint32_t offset) {
+	struct model_queue* q = &nic->queues[nic->queue_select < MODEL_VIRTIO_QUEUES ? nic->queue_select : 0];
+	return offset < CC_QUEUE_DRIVER ? &q->desc : offset < CC_QUEUE_DEVICE ? &q->avail : &q->used;
+}
+
+static uint32_t common_read(struct model_virtio* nic, uint32_t offset) {
+	uint16_t index = nic->queue_select;
+	bool queue = index < MODEL_VIRTIO_QUEUES;
+	switch (offset) {
+		case CC_DEVICE_FEATURE_SELECT:
+			return nic->device_feature_select;
+		case CC_DEVICE_FEATURE:
+			return read_features(nic, nic->device_feature_select);
+		case CC_DRIVER_FEATURE_SELECT:
+			return nic->driver_feature_select;
+		case CC_DRIVER_FEATURE:
+			return nic->driver_feature_select < 2
+				   ? (uint32_t)(nic->driver_features >> 32 * nic->driver_feature_select)
+				   : 0;
+		case CC_MSIX_CONFIG:
+			return NO_VECTOR;
+		case CC_NUM_QUEUES:
+			return queue_exists(nic, MODEL_VIRTIO_CTRL) ? 3 : 2;
+		case CC_DEVICE_STATUS:
+			return nic->status;
+		case CC_CONFIG_GENERATION:
+			return nic->config_generation;
+		case CC_QUEUE_SELECT:
+			return index;
+		case CC_QUEUE_SIZE:
+			return read_queue_size(nic);
+		case CC_QUEUE_MSIX_VECTOR:
+			return queue ? nic->queue_vector[index] : NO_VECTOR;
+		case CC_QUEUE_ENABLE:
+			return queue && nic->queues[index].ready;
+		case CC_QUEUE_NOTIFY_OFF:
+			return index; // the queue's notification address: index * notify_off_multiplier (4.1.4.4)
+		default: {
+			uint64_t address = queue ? *queue_address_field(nic, offset) : 0;
+			return offset % 8 ? (uint32_t)(address >> 32) : (uint32_t)address;
+		}
+	}
+}
+
+static void common_write(struct model_virtio* nic, uint32_t offset, uint32_t value) {
+	switch (offset) {
+		case CC_DEVICE_FEATURE_SELECT:
+			nic->device_feature_select = value;
+			return;
+		case CC_DRIVER_FEATURE_SELECT:
+			nic->driver_feature_select = value;
+			return;
+		case CC_DRIVER_FEATURE:
+			write_features(nic, nic->driver_feature_select, value);
+			return;
+		case CC_MSIX_CONFIG:
+			return; // ixy's queues need no configuration change interrupt; the model raises none
+		case CC_DEVICE_STATUS:
+			set_status(nic, (uint8_t)value);
+			return;
+		case CC_QUEUE_SELECT:
+			nic->queue_select = (uint16_t)value;
+			return;
+		case CC_QUEUE_SIZE:
+			write_queue_size(nic, (uint16_t)value);
+			return;
+		case CC_QUEUE_MSIX_VECTOR:
+			// The model has no MSI-X table of its own: it maps any of the first MODEL_MAX_VECTORS vectors.
+			if (nic->queue_select < MODEL_VIRTIO_QUEUES) {
+				nic->queue_vector[nic->queue_select] =
+				    value < MODEL_MAX_VECTORS ? (uint16_t)value : NO_VECTOR;
+			}
+			return;
+		case CC_QUEUE_ENABLE:
+			if (value != 1) {
+				model_violation(nic->addr,
+						"queue_enable written with %u: the driver writes only 1 (4.1.4.3.2)",
+						value);
+				return;
+			}
+			enable_queue(nic);
+			return;
+		case CC_QUEUE_DESC:
+		case CC_QUEUE_DESC + 4:
+		case CC_QUEUE_DRIVER:
+		case CC_QUEUE_DRIVER + 4:
+		case CC_QUEUE_DEVICE:
+		case CC_QUEUE_DEVICE + 4:
+			write_queue_address(nic, queue_address_field(nic, offset), offset % 8 != 0, value);
+			return;
+		default:
+			model_violation(nic->addr, "common configuration field at 0x%02x written: it is read-only",
+					offset);
+	}
+}
+
+// Which structure [offset, offset + width) of BAR `bar` lies in, and the offset inside it.
+static const struct model_region* region_at(const struct model_virtio* nic, unsigned bar, uint32_t* offset,
+					    unsigned width) {
+	for (int r = 0; r < NUM_REGIONS; r++) {
+		const struct model_region* region = &nic->regions[r];
+		if (region->length > 0 && region->bar == bar && *offset >= region->offset &&
+		    *offset - region->offset + width <= region->length) {
+			*offset -= region->offset;
+			return region;
+		}
+	}
+	return NULL;
+}
+
+// A load or store of the driver in one of the device's memory BARs (model.c: ixy_seam_mmio_read/write).
+static uint32_t mmio_access(struct model_virtio* nic, unsigned bar, uint32_t offset, unsigned width, bool write,
+			    uint32_t value) {
+	interface_used(nic, INTERFACE_MODERN);
+	uint32_t at = offset;
+	const struct model_region* region = region_at(nic, bar, &at, width);
+	int type = region ? (int)(region - nic->regions) : -1;
+	if (type == REGION_COMMON && at < CC_LENGTH && common_field_width(at) != width) {
+		model_violation(nic->addr,
+				"common configuration at 0x%02x accessed with %u bytes: not a field of that "
+				"width (4.1.3.1)",
+				at, width);
+	} else if (type == REGION_COMMON && at < CC_LENGTH) {
+		if (!write) {
+			return common_read(nic, at);
+		}
+		common_write(nic, at, value);
+	} else if (type == REGION_COMMON) {
+		return 0; // beyond the fields: reserved, reads as 0
+	} else if (type == REGION_NOTIFY && write && width == 2) {
+		// 4.1.4.4, 4.1.5.2: the queue's index, written at its own notification address.
+		if (at != (uint32_t)value * nic->notify_off_multiplier) {
+			model_violation(nic->addr,
+					"virtqueue %u notified at offset 0x%x of the notification structure, "
+					"its address is 0x%x (4.1.4.4)",
+					value, at, value * nic->notify_off_multiplier);
+		}
+		notify(nic, (uint16_t)value);
+	} else if (type == REGION_DEVICE) {
+		if (!write) {
+			return read_device_config(nic, at, width);
+		}
+		write_device_config(nic, at, width, value);
+	} else if (type == REGION_ISR && !write && width == 1) {
+		return 0; // no interrupts, so no causes (4.1.4.5)
+	} else {
+		model_violation(nic->addr, "%s of %u bytes at offset 0x%x of BAR%u: no VirtIO structure takes it",
+				write ? "store" : "load", width, offset, bar);
+	}
 	return 0;
 }
 
-static void close_transport(struct virtio_transport* t) {
-	struct model_transport* mt = (struct model_transport*)t;
-	if (mt->nic->status != 0) {
-		model_violation(mt->nic->addr, "transport closed in status 0x%02x: the device was not reset",
-				mt->nic->status);
-	}
-	mt->nic->transport = NULL;
-	free(mt);
+static uint32_t mmio_read(void* model, unsigned bar, uint32_t offset, unsigned width) {
+	return mmio_access(model, bar, offset, width, false, 0);
 }
 
-static const struct virtio_transport_ops model_modern_ops = {
-    .name = "modern",
-    .get_status = get_status,
-    .set_status = set_status,
-    .get_features = get_features,
-    .set_features = set_features,
-    .queue_size = queue_size,
-    .enable_queue = enable_queue,
-    .notify = notify,
-    .read_config = read_config,
-    .write_config = write_config,
-    .close = close_transport,
-};
+static void mmio_write(void* model, unsigned bar, uint32_t offset, unsigned width, uint32_t value) {
+	mmio_access(model, bar, offset, width, true, value);
+}
 
-static const struct virtio_transport_ops model_legacy_ops = {
-    .name = "legacy",
-    .get_status = get_status,
-    .set_status = set_status,
-    .get_features = get_features,
-    .set_features = set_features,
-    .queue_size = queue_size,
-    .enable_queue = enable_queue,
-    .notify = notify,
-    .read_config = read_config,
-    .write_config = write_config,
-    .close = close_transport,
-};
+static size_t bar_size(void* model, unsigned bar) {
+	const struct model_virtio* nic = model;
+	return bar < PCI_BARS ? nic->bar_sizes[bar] : 0;
+}
 
-static struct virtio_transport* open_transport(struct model_virtio* nic, struct pci_device* pci, bool legacy) {
-	if (nic->transport) {
-		model_violation(nic->addr, "VirtIO transport opened twice");
+static void config_space(void* model, uint8_t config[256]) {
+	memcpy(config, ((struct model_virtio*)model)->config_space, 256);
+}
+
+// The driver unmapped the BARs (pci_close): it gave up the modern interface.
+static void unmapped(void* model) {
+	struct model_virtio* nic = model;
+	if (nic->interface == INTERFACE_MODERN) {
+		interface_closed(nic);
+	}
+}
+
+// Writes a VirtIO vendor capability (4.1.4 struct virtio_pci_cap; the notification one 4.1.4.4) at `at`.
+static void put_cap(uint8_t* space, uint8_t at, uint8_t next, uint8_t type, uint8_t bar, uint32_t offset,
+		    uint32_t length, uint32_t notify_off_multiplier) {
+	uint8_t cap_len = type == CAP_NOTIFY || type == CAP_PCI_CFG ? 20 : 16;
+	uint8_t cap[20] = {CAP_ID_VENDOR, next, cap_len, type, bar};
+	memcpy(cap + 8, &offset, 4);
+	memcpy(cap + 12, &length, 4);
+	memcpy(cap + 16, &notify_off_multiplier, 4);
+	memcpy(space + at, cap, cap_len);
+}
+
+// Lays out configuration space and BARs (model_virtio_set_layout).
+static void build_layout(struct model_virtio* nic) {
+	uint8_t* space = nic->config_space;
+	memset(space, 0, sizeof(nic->config_space));
+	memset(nic->regions, 0, sizeof(nic->regions));
+	memset(nic->bar_sizes, 0, sizeof(nic->bar_sizes));
+	uint16_t device_id =
+	    nic->kind == MODEL_VIRTIO_MODERN_ONLY ? MODEL_VIRTIO_NET_MODERN : MODEL_VIRTIO_NET_TRANSITIONAL;
+	const uint8_t ids[] = {0xf4, 0x1a, (uint8_t)device_id, (uint8_t)(device_id >> 8)};
+	memcpy(space, ids, sizeof(ids));
+	space[0x0b] = 0x02; // class: network controller
+	space[0x2e] = 1;    // subsystem ID: device type 1, network (4.1.2.1)
+	if (nic->kind == MODEL_VIRTIO_LEGACY_ONLY) {
+		return; // no capabilities
+	}
+	space[CS_STATUS] = CS_STATUS_CAP_LIST;
+	struct model_region* r = nic->regions;
+	switch (nic->layout) {
+		case MODEL_VIRTIO_LAYOUT_QEMU: // QEMU's: one BAR, one page per structure (hw/virtio/virtio-pci.c's
+					       // order)
+			nic->bar_sizes[4] = 0x4000;
+			r[REGION_COMMON] = (struct model_region){4, 0x0000, 0x1000};
+			r[REGION_ISR] = (struct model_region){4, 0x1000, 0x1000};
+			r[REGION_DEVICE] = (struct model_region){4, 0x2000, 0x1000};
+			r[REGION_NOTIFY] = (struct model_region){4, 0x3000, 0x1000};
+			nic->notify_off_multiplier = 4;
+			space[CS_CAP_POINTER] = 0x40;
+			put_cap(space, 0x40, 0x50, CAP_COMMON, 4, 0x0000, 0x1000, 0);
+			put_cap(space, 0x50, 0x60, CAP_ISR, 4, 0x1000, 0x1000, 0);
+			put_cap(space, 0x60, 0x70, CAP_DEVICE, 4, 0x2000, 0x1000, 0);
+			put_cap(space, 0x70, 0x84, CAP_NOTIFY, 4, 0x3000, 0x1000, 4);
+			put_cap(space, 0x84, 0x00, CAP_PCI_CFG, 0, 0, 0, 0);
+			break;
+		case MODEL_VIRTIO_LAYOUT_SPLIT:
+			// Each structure in a BAR of its own, the smallest each may be, listed backwards behind
+			// capabilities the driver must pass over: another capability ID, the PCI configuration access
+			// one, one with a reserved BAR, one too short for its type (4.1.4.1); pointers with their
+			// reserved bits set (PCI 3.0, 6.7); after the ones to use, a second common configuration that
+			// must not be used (the first counts); notify_off_multiplier 0: every queue is notified at the
+			// same address (4.1.4.4).
+			nic->bar_sizes[1] = 0x1000;
+			nic->bar_sizes[2] = 0x1000;
+			nic->bar_sizes[5] = 0x1000;
+			r[REGION_COMMON] = (struct model_region){5, 0x800, CC_LENGTH};
+			r[REGION_ISR] = (struct model_region){1, 0x0, 1};
+			r[REGION_DEVICE] = (struct model_region){1, 0x100, 0x40};
+			r[REGION_NOTIFY] = (struct model_region){2, 0x0, 2};
+			nic->notify_off_multiplier = 0;
+			space[CS_CAP_POINTER] = 0xb1;
+			space[0xb0] = 0x11; // MSI-X (PCI 3.0, 6.8.2)
+			space[0xb1] = 0x8e;
+			put_cap(space, 0x8c, 0xa3, CAP_PCI_CFG, 0, 0, 0, 0);
+			put_cap(space, 0xa0, 0x79, CAP_COMMON, 7, 0, CC_LENGTH, 0);
+			put_cap(space, 0x78, 0x65, CAP_NOTIFY, 2, 0x400, 2, 0);
+			space[0x7a] = 16; // cap_len without notify_off_multiplier
+			put_cap(space, 0x64, 0x50, CAP_DEVICE, 1, 0x100, 0x40, 0);
+			put_cap(space, 0x50, 0x40, CAP_NOTIFY, 2, 0x0, 2, 0);
+			put_cap(space, 0x40, 0xc2, CAP_COMMON, 5, 0x800, CC_LENGTH, 0);
+			put_cap(space, 0xc0, 0xd0, CAP_COMMON, 5, 0x0, CC_LENGTH, 0);
+			put_cap(space, 0xd0, 0x00, CAP_ISR, 1, 0x0, 1, 0);
+			break;
+		case MODEL_VIRTIO_LAYOUT_PAGE_PER_QUEUE:
+			// QEMU's page-per-vq=on: a page of notification address per queue (notify_off_multiplier 4096),
+			// all in BAR2, the notification structure listed first.
+			nic->bar_sizes[2] = 0x8000;
+			r[REGION_COMMON] = (struct model_region){2, 0x0, 0x100};
+			r[REGION_ISR] = (struct model_region){2, 0x100, 4};
+			r[REGION_DEVICE] = (struct model_region){2, 0x200, 0x100};
+			r[REGION_NOTIFY] = (struct model_region){2, 0x1000, 0x3000};
+			nic->notify_off_multiplier = 0x1000;
+			space[CS_CAP_POINTER] = 0x40;
+			put_cap(space, 0x40, 0x54, CAP_NOTIFY, 2, 0x1000, 0x3000, 0x1000);
+			put_cap(space, 0x54, 0x64, CAP_DEVICE, 2, 0x200, 0x100, 0);
+			put_cap(space, 0x64, 0x74, CAP_ISR, 2, 0x100, 4, 0);
+			put_cap(space, 0x74, 0x00, CAP_COMMON, 2, 0x0, 0x100, 0);
+			break;
+	}
+}
+
+// ---- the legacy interface (4.1.4.8): registers in the IO-port BAR0 (test/seam/seam_io.h) ----
+
+// The model's own register offsets (4.1.4.8, without MSI-X).
+#define LEGACY_HOST_FEATURES 0x00
+#define LEGACY_GUEST_FEATURES 0x04
+#define LEGACY_QUEUE_ADDRESS 0x08
+#define LEGACY_QUEUE_SIZE 0x0c
+#define LEGACY_QUEUE_SELECT 0x0e
+#define LEGACY_QUEUE_NOTIFY 0x10
+#define LEGACY_DEVICE_STATUS 0x12
+#define LEGACY_ISR_STATUS 0x13
+#define LEGACY_DEVICE_CONFIG 0x14
+#define LEGACY_BAR_SIZE (LEGACY_DEVICE_CONFIG + CONFIG_LEN)
+
+// The IO BARs the driver opened (ixy_seam_io_open): the handle is the index.
+static struct model_virtio* io_handles[16];
+
+static struct model_virtio* io_nic(int handle) {
+	if (handle < 0 || handle >= (int)(sizeof(io_handles) / sizeof(io_handles[0])) || !io_handles[handle]) {
+		model_violation(NULL, "IO BAR handle %d is not open", handle);
 		return NULL;
 	}
-	struct model_transport* mt = calloc(1, sizeof(*mt));
-	if (!mt) {
-		model_usage_error("out of memory");
-	}
-	mt->transport = (struct virtio_transport){.ops = legacy ? &model_legacy_ops : &model_modern_ops,
-						  .pci = pci,
-						  .required_features = legacy ? 0 : VIRTIO_F_VERSION_1};
-	mt->nic = nic;
-	mt->legacy = legacy;
-	nic->transport = mt;
-	nic->reset_since_open = false;
-	return &mt->transport;
+	return io_handles[handle];
 }
 
-// ---- src/driver/virtio_transport.h, implemented for the model ----
-
-int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transport) {
-	struct model_virtio* nic = model_pci_model(pci->addr, &virtio_pci_ops);
-	*transport = NULL;
-	if (!nic || nic->kind == MODEL_VIRTIO_LEGACY_ONLY) {
-		return 0; // no VirtIO capabilities
-	}
-	*transport = open_transport(nic, pci, false);
-	return *transport ? 0 : -1;
-}
-
-struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
-	struct model_virtio* nic = model_pci_model(pci->addr, &virtio_pci_ops);
+int ixy_seam_io_open(const char* pci_addr) {
+	struct model_virtio* nic = model_pci_model(pci_addr, &virtio_pci_ops);
 	if (!nic || nic->kind == MODEL_VIRTIO_MODERN_ONLY) {
-		fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci->addr);
-		return NULL;
+		fprintf(stderr, "pci: %s: BAR0 is not an IO port BAR (model)\n", pci_addr);
+		errno = ENXIO;
+		return -1;
 	}
-	return open_transport(nic, pci, true);
+	for (int i = 0; i < (int)(sizeof(io_handles) / sizeof(io_handles[0])); i++) {
+		if (!io_handles[i]) {
+			if (nic->io_open) {
+				model_violation(nic->addr, "the IO BAR opened twice");
+			}
+			io_handles[i] = nic;
+			nic->io_open = true;
+			interface_used(nic, INTERFACE_LEGACY);
+			return i;
+		}
+	}
+	model_usage_error("too many IO BARs open");
+}
+
+int ixy_seam_io_close(int handle) {
+	struct model_virtio* nic = io_nic(handle);
+	if (!nic) {
+		errno = EBADF;
+		return -1;
+	}
+	io_handles[handle] = NULL;
+	nic->io_open = false;
+	interface_closed(nic);
+	return 0;
+}
+
+// The width of the legacy register at offset, 0 if none starts there.
+static unsigned legacy_field_width(uint32_t offset) {
+	switch (offset) {
+		case LEGACY_HOST_FEATURES:
+		case LEGACY_GUEST_FEATURES:
+		case LEGACY_QUEUE_ADDRESS:
+			return 4;
+		case LEGACY_QUEUE_SIZE:
+		case LEGACY_QUEUE_SELECT:
+		case LEGACY_QUEUE_NOTIFY:
+			return 2;
+		case LEGACY_DEVICE_STATUS:
+		case LEGACY_ISR_STATUS:
+			return 1;
+		default:
+			return 0;
+	}
+}
+
+// 2.4.2: the legacy interface takes the page number of the descriptor table; the rings follow at fixed places.
+static void write_queue_pfn(struct model_virtio* nic, uint32_t pfn) {
+	uint16_t index = nic->queue_select;
+	if (pfn == 0 || index >= MODEL_VIRTIO_QUEUES) {
+		model_violation(nic->addr, "virtqueue %u: page number %u written (ixy never disables a queue)", index,
+				pfn);
+		return;
+	}
+	struct model_queue* q = &nic->queues[index];
+	uint16_t size = q->size ? q->size : nic->queue_max;
+	q->desc = (uint64_t)pfn * 4096;
+	q->avail = q->desc + 16u * size;
+	q->used = (q->avail + avail_bytes(size) + 4095) / 4096 * 4096;
+	enable_queue(nic);
+}
+
+static ssize_t io_access(int handle, void* buf, size_t len, off_t offset, bool write) {
+	struct model_virtio* nic = io_nic(handle);
+	if (!nic) {
+		errno = EBADF;
+		return -1;
+	}
+	if (offset < 0 || (size_t)offset >= LEGACY_BAR_SIZE || len > 4) {
+		return 0; // beyond the BAR: as a read past the end of the resource file
+	}
+	uint32_t at = (uint32_t)offset, value = 0;
+	unsigned width = (unsigned)len;
+	if (write) {
+		memcpy(&value, buf, len);
+	}
+	if (at >= LEGACY_DEVICE_CONFIG) {
+		if (write) {
+			write_device_config(nic, at - LEGACY_DEVICE_CONFIG, width, value);
+		} else {
+			value = read_device_config(nic, at - LEGACY_DEVICE_CONFIG, width);
+		}
+	} else if (legacy_field_width(at) != width) {
+		model_violation(nic->addr,
+				"legacy register at 0x%02x accessed with %u bytes: not a register of that "
+				"width (4.1.4.8)",
+				at, width);
+	} else if (!write) {
+		switch (at) {
+			case LEGACY_HOST_FEATURES:
+				value = read_features(nic, 0);
+				break;
+			case LEGACY_GUEST_FEATURES:
+				value = (uint32_t)nic->driver_features;
+				break;
+			case LEGACY_QUEUE_ADDRESS:
+				value = nic->queue_select < MODEL_VIRTIO_QUEUES && nic->queues[nic->queue_select].ready
+					    ? (uint32_t)(nic->queues[nic->queue_select].desc / 4096)
+					    : 0;
+				break;
+			case LEGACY_QUEUE_SIZE:
+				value = read_queue_size(nic);
+				break;
+			case LEGACY_QUEUE_SELECT:
+				value = nic->queue_select;
+				break;
+			case LEGACY_DEVICE_STATUS:
+				value = nic->status;
+				break;
+			default:
+				value = 0; // QUEUE_NOTIFY, ISR (no interrupts)
+		}
+	} else {
+		switch (at) {
+			case LEGACY_GUEST_FEATURES:
+				write_features(nic, 0, value);
+				break;
+			case LEGACY_QUEUE_ADDRESS:
+				write_queue_pfn(nic, value);
+				break;
+			case LEGACY_QUEUE_SELECT:
+				nic->queue_select = (uint16_t)value;
+				break;
+			case LEGACY_QUEUE_NOTIFY:
+				notify(nic, (uint16_t)value);
+				break;
+			case LEGACY_DEVICE_STATUS:
+				set_status(nic, (uint8_t)value);
+				break;
+			default:
+				model_violation(nic->addr, "legacy register at 0x%02x written: it is read-only", at);
+		}
+	}
+	if (!write) {
+		memcpy(buf, &value, len);
+	}
+	return (ssize_t)len;
+}
+
+ssize_t ixy_seam_io_pread(int handle, void* buf, size_t len, off_t offset) {
+	return io_access(handle, buf, len, offset, false);
+}
+
+ssize_t ixy_seam_io_pwrite(int handle, const void* buf, size_t len, off_t offset) {
+	return io_access(handle, (void*)(uintptr_t)buf, len, offset, true);
 }
 
 // ---- the PCI side ----
@@ -512,16 +989,24 @@ static void dma_freed(void* model, uintptr_t start, size_t size) {
 
 static void destroy(void* model) {
 	struct model_virtio* nic = model;
-	if (nic->transport) {
+	if (nic->interface != INTERFACE_NONE) {
 		model_violation(nic->addr, "the VirtIO transport is still open when the test ends");
-		nic->transport->nic = NULL;
+	}
+	for (size_t i = 0; i < sizeof(io_handles) / sizeof(io_handles[0]); i++) {
+		io_handles[i] = io_handles[i] == nic ? NULL : io_handles[i];
 	}
 	model_virtio_clear_tx(nic);
 	free(nic->tx);
 	free(nic);
 }
 
-static const struct model_pci_ops virtio_pci_ops = {.dma_freed = dma_freed, .destroy = destroy};
+static const struct model_pci_ops virtio_pci_ops = {.unmapped = unmapped,
+						    .dma_freed = dma_freed,
+						    .destroy = destroy,
+						    .bar_size = bar_size,
+						    .mmio_read = mmio_read,
+						    .mmio_write = mmio_write,
+						    .config_space = config_space};
 
 struct model_virtio* model_virtio_add(const char* pci_addr, enum model_virtio_kind kind) {
 	struct model_virtio* nic = calloc(1, sizeof(*nic));
@@ -538,6 +1023,12 @@ struct model_virtio* model_virtio_add(const char* pci_addr, enum model_virtio_ki
 	const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x01, (uint8_t)bus, (uint8_t)function};
 	memcpy(nic->config, mac, sizeof(mac));
 	model_virtio_set_link(nic, true, VIRTIO_NET_SPEED_UNKNOWN);
+	reset(nic);
+	const char* layout = getenv("IXY_MODEL_VIRTIO_LAYOUT");
+	nic->layout = layout && strcmp(layout, "split") == 0            ? MODEL_VIRTIO_LAYOUT_SPLIT
+		      : layout && strcmp(layout, "page-per-queue") == 0 ? MODEL_VIRTIO_LAYOUT_PAGE_PER_QUEUE
+									: MODEL_VIRTIO_LAYOUT_QEMU;
+	build_layout(nic);
 	uint16_t device_id = kind == MODEL_VIRTIO_MODERN_ONLY ? MODEL_VIRTIO_NET_MODERN : MODEL_VIRTIO_NET_TRANSITIONAL;
 	nic->pci = model_pci_add(pci_addr, MODEL_VIRTIO_VENDOR_ID, device_id, 0x020000, &virtio_pci_ops, nic);
 	return nic;
@@ -599,7 +1090,33 @@ uint64_t model_virtio_driver_features(const struct model_virtio* nic) {
 }
 
 const char* model_virtio_transport(const struct model_virtio* nic) {
-	return nic->transport ? nic->transport->transport.ops->name : NULL;
+	return nic->interface == INTERFACE_MODERN ? "modern" : nic->interface == INTERFACE_LEGACY ? "legacy" : NULL;
+}
+
+void model_virtio_set_layout(struct model_virtio* nic, enum model_virtio_layout layout) {
+	nic->layout = layout;
+	build_layout(nic);
+}
+
+uint8_t model_virtio_config_byte(const struct model_virtio* nic, uint8_t offset) {
+	return nic->config_space[offset];
+}
+
+void model_virtio_poke_config(struct model_virtio* nic, uint8_t offset, uint8_t value) {
+	nic->config_space[offset] = value;
+}
+
+void model_virtio_change_mac_during_read(struct model_virtio* nic, const uint8_t mac[6], unsigned times) {
+	memcpy(nic->next_mac, mac, 6);
+	nic->mac_changes = times;
+}
+
+bool model_virtio_driver_failed(const struct model_virtio* nic) {
+	return nic->driver_failed;
+}
+
+uint8_t model_virtio_config_generation(const struct model_virtio* nic) {
+	return nic->config_generation;
 }
 
 bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue) {

@@ -1,14 +1,18 @@
 // A software model of a VirtIO network device (VirtIO 1.0, OASIS) for testing ixy's VirtIO driver without a VM.
 //
-// The driver (src/driver/virtio.c) reaches a device only through a struct virtio_transport
-// (src/driver/virtio_transport.h). In test builds this model is that transport: virtio_modern_open() and
-// virtio_legacy_open() (implemented here instead of src/driver/virtio_modern.c and virtio_legacy.c) hand out a
-// transport whose operations act on the model. The model
+// The driver (src/driver/virtio.c) reaches a device through one of the two transports of src/driver
+// (virtio_transport.h), and they reach the model as they reach a device: the modern one (virtio_modern.c) walks the
+// VirtIO capabilities in the model's PCI configuration space and loads and stores the structures they point at in
+// its memory BARs (model.c passes both on: config_space, mmio_read/mmio_write); the legacy one (virtio_legacy.c)
+// reads and writes the registers of its IO-port BAR0 (ixy_seam_io_*, test/seam/seam_io.h). Where the capabilities
+// and structures are is a layout (model_virtio_set_layout; environment IXY_MODEL_VIRTIO_LAYOUT). The model
+// - decodes the registers of both interfaces at their offsets in the specification (4.1.4.3, 4.1.4.4, 4.1.4.8),
+//   and checks that each field is accessed with its width (4.1.3.1) and each queue notified at its address;
 // - keeps the device status and checks the order of the initialisation (3.1.1; legacy 3.1.2): ACKNOWLEDGE,
 //   DRIVER, reading and writing the features, FEATURES_OK (modern), the queues, DRIVER_OK; no status bit cleared
 //   except by a reset; features accepted that were not offered; VERSION_1 not accepted on the modern interface;
-// - keeps the queue addresses the driver gives it and checks them (live DMA memory, alignment 2.4, the legacy
-//   layout 2.4.2);
+// - keeps the queue addresses the driver gives it (legacy: from the page number, with the layout of 2.4.2) and
+//   checks them (live DMA memory, alignment 2.4);
 // - lets the test act as the device on the split virtqueues in the driver's DMA memory (device address ==
 //   virtual address in test builds, test/seam): take chains from the available ring, write frames into RX chains,
 //   read TX chains (the "wire"), and put used entries, also wrong ones (a length beyond the buffer, an id the
@@ -16,12 +20,14 @@
 // - checks that every RX and TX chain follows the negotiated layout: with VERSION_1 or ANY_LAYOUT one descriptor
 //   holding header and frame (ixy's choice; the spec allows any split), without them the header in a descriptor of
 //   its own, then the frame (2.6.4);
-// - answers the control queue at once when notified (as QEMU does): promiscuous mode and the MAC address.
+// - answers the control queue at once when notified (as QEMU does): promiscuous mode and the MAC address;
+// - can change the MAC address while the driver reads it (model_virtio_change_mac_during_read) and refuse
+//   FEATURES_OK (model_virtio_refuse_features); the capabilities can be broken byte by byte.
 // A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
 //
-// What it leaves out: interrupts and event indices (ixy uses neither), the ISR, mergeable RX buffers, offloads,
-// multiqueue, indirect descriptors, and the register layout of both transports (their code in src/driver is tested
-// in QEMU VMs, test/vm).
+// What it leaves out: interrupts and event indices (ixy uses neither; the ISR reads 0), mergeable RX buffers, offloads,
+// multiqueue, indirect descriptors, the MSI-X table and the PCI configuration access capability's window (the
+// capability is there, the driver does not use it).
 #ifndef IXY_TEST_VIRTIO_MODEL_H
 #define IXY_TEST_VIRTIO_MODEL_H
 
@@ -57,12 +63,33 @@ enum model_virtio_kind {
 
 struct model_virtio;
 
+// Where the modern interface's capabilities and structures are (4.1.4).
+enum model_virtio_layout {
+	MODEL_VIRTIO_LAYOUT_QEMU,  // QEMU's: all in BAR4, a page each, notify_off_multiplier 4 (the default)
+	MODEL_VIRTIO_LAYOUT_SPLIT, // each structure in a BAR of its own (1, 2, 5), listed backwards behind
+				   // capabilities to pass over (another ID, PCI_CFG, a reserved BAR, too short),
+				   // reserved pointer bits set, a second common configuration after the first,
+				   // multiplier 0
+	MODEL_VIRTIO_LAYOUT_PAGE_PER_QUEUE, // all in BAR2, notification first, a page per queue (multiplier 4096)
+};
+
 // Adds a VirtIO network device (vendor 0x1af4, class 0x020000) at pci_addr. Its queues have at most 256
 // descriptors (QEMU's default; legacy: exactly 256), its MAC address is 02:00:00:01:<bus>:<function>, the link is up.
 struct model_virtio* model_virtio_add(const char* pci_addr, enum model_virtio_kind kind);
 struct model_pci_device* model_virtio_pci(const struct model_virtio* nic);
 
 // ---- knobs (before ixy_init) ----
+
+// Lays out configuration space and BARs anew (model_virtio_add takes IXY_MODEL_VIRTIO_LAYOUT: qemu, split or
+// page-per-queue; default qemu). The configuration space bytes can then be read and overwritten one by one, e.g. to
+// break a capability (offset 0x34 is the first capability pointer).
+void model_virtio_set_layout(struct model_virtio* nic, enum model_virtio_layout layout);
+uint8_t model_virtio_config_byte(const struct model_virtio* nic, uint8_t offset);
+void model_virtio_poke_config(struct model_virtio* nic, uint8_t offset, uint8_t value);
+// The next `times` reads of the device configuration that include byte 2 of the MAC address are each followed by a
+// change of the MAC address (to mac, then back to the old one, and so on) and, on the modern interface, of
+// config_generation (4.1.4.3.1): a driver that reads the six bytes once may get half of each.
+void model_virtio_change_mac_during_read(struct model_virtio* nic, const uint8_t mac[6], unsigned times);
 
 void model_virtio_offer(struct model_virtio* nic, uint64_t features);
 // The largest queue (modern: the driver may choose a smaller power of two; legacy: the one size there is).
@@ -83,8 +110,12 @@ void model_virtio_tx_on_notify(struct model_virtio* nic, bool on_notify);
 
 uint8_t model_virtio_status(const struct model_virtio* nic);
 uint64_t model_virtio_driver_features(const struct model_virtio* nic);
-// "modern" or "legacy": the transport the driver opened last; NULL if none is open.
+// "modern" or "legacy": the interface the driver uses (from its first access until it closes the IO BAR or unmaps
+// the memory BARs); NULL if none.
 const char* model_virtio_transport(const struct model_virtio* nic);
+// True if the driver set FAILED (2.1.1) since it started using an interface (a reset does not clear this).
+bool model_virtio_driver_failed(const struct model_virtio* nic);
+uint8_t model_virtio_config_generation(const struct model_virtio* nic);
 bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue);
 uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue);
 uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue);

@@ -1,7 +1,10 @@
-// DMA memory for test builds: aligned heap memory, device address == virtual address, every allocation recorded.
+// DMA memory for test builds: anonymous memory mapped at low addresses (seam.h), device address == virtual address,
+// every allocation recorded.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <ixy/memory.h>
 
@@ -47,6 +50,24 @@ void seam_dma_fail_next(unsigned n) {
 	fail_next = n;
 }
 
+// The first free, huge page aligned place between SEAM_DMA_BASE and SEAM_DMA_END, mapped and zeroed.
+static void* map_low(size_t size) {
+	for (uintptr_t at = SEAM_DMA_BASE; at + size <= SEAM_DMA_END; at += IXY_HUGE_PAGE_SIZE) {
+		void* virt = mmap((void*)at, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (virt == (void*)at) {
+			return virt;
+		}
+		if (virt != MAP_FAILED && munmap(virt, size) != 0) { // an old kernel took the address as a hint only
+			return NULL;
+		}
+		if (virt == MAP_FAILED && errno != EEXIST) {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
 int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
 	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
 	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
@@ -60,11 +81,11 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 	}
 	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
 		if (live[i].virt == NULL) {
-			void* virt = aligned_alloc(IXY_HUGE_PAGE_SIZE, size);
+			void* virt = map_low(size);
 			if (!virt) {
+				fprintf(stderr, "seam: no address space left for DMA memory below SEAM_DMA_END\n");
 				return -1;
 			}
-			memset(virt, 0, size);
 			live[i] = (struct dma_memory){.virt = virt, .phy = memory_device_address(virt), .size = size};
 			*mem = live[i];
 			return 0;
@@ -77,10 +98,11 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 void memory_free_dma(struct dma_memory* mem) {
 	for (size_t i = 0; i < MAX_ALLOCATIONS; i++) {
 		if (mem->virt != NULL && live[i].virt == mem->virt) {
-			// Poison freed memory: a device model that still DMAs here, or a driver that reads it, shows
-			// up.
-			memset(live[i].virt, 0xa5, live[i].size);
-			free(live[i].virt);
+			// Unmapped: a device model that still DMAs here, or a driver that reads it, crashes (until
+			// the place is mapped again).
+			if (munmap(live[i].virt, live[i].size) != 0) {
+				fprintf(stderr, "seam: munmap of DMA memory failed: %s\n", strerror(errno));
+			}
 			live[i] = (struct dma_memory){0};
 			break;
 		}

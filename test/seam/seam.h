@@ -7,7 +7,10 @@
 //     allocated ("mapped") memory is reachable;
 //   physical addresses (environment IXY_SEAM_ADDRESSES=physical): the virtual address plus SEAM_PHYSICAL_OFFSET, so
 //     that a driver that hands a device a virtual address, or does arithmetic across the two, is caught.
-// A device model turns a device address back into a pointer with seam_dma_virt().
+// A device model turns a device address back into a pointer with seam_dma_virt(). In both modes device addresses lie
+// below 2^44, where the legacy VirtIO interface can reach them (a 32 bit page number, 4.1.4.8): DMA memory is
+// mapped between SEAM_DMA_BASE and SEAM_DMA_END, not taken from the heap (below 2 GiB: the only low addresses that
+// AddressSanitizer leaves to the program on x86-64, its shadow memory starts at 0x7fff8000).
 #ifndef IXY_TEST_SEAM_H
 #define IXY_TEST_SEAM_H
 
@@ -15,7 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SEAM_PHYSICAL_OFFSET 0x0000300000000000ull
+#define SEAM_DMA_BASE 0x10000000ull // 256 MiB
+#define SEAM_DMA_END 0x7fe00000ull
+#define SEAM_PHYSICAL_OFFSET 0x0000020000000000ull // 2 TiB: no device address is a virtual one
 
 // Where the CPU sees the memory a device reaches at device address addr (which must lie in live DMA memory).
 void* seam_dma_virt(uintptr_t addr);
