@@ -6,8 +6,8 @@
 # only there) per kind of NIC, igb and modern VirtIO by default; in each boot the runs alternate --poll, --wait. A
 # benchmark, not a test: it prints every run (the rate at the sink, the forwarder's CPU time, how often the waiter
 # slept), then a table per NIC kind with the ratio --wait / --poll of each round (median and min..max), and writes
-# the table into docs/benchmark.md (between "<!-- interrupts: begin -->" and "<!-- interrupts: end -->"; another
-# file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=). Needs root (boots QEMU like the VM tests); takes about
+# the table into docs/benchmark.md (between "<!-- interrupts-KPPS: begin -->" and "<!-- interrupts-KPPS: end -->"; another
+# file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Needs root (boots QEMU like the VM tests); takes about
 # 1 + runs * 2 * (seconds + 6) / 60 minutes per NIC kind.
 #
 # Usage: bench/interrupts.sh [--nics KIND[,KIND...] (igb,modern)] [seconds per run (10)] [runs of each (3)]
@@ -53,8 +53,7 @@ awk -v kinds="$kinds" -v kpps="$kpps" '
 		printf "%-7s %-4s run %s %9d packets in %6.2f s, %7.1f kpps, CPU %5.1f %%, slept %s times in %s s\n",
 			$1, $2, $3, $4, $5, rate, $6, $7, $8
 		r[$1, $2, $3] = rate; cpu[$1, $2, ++n[$1, $2]] = $6; runs[$1, $2] = runs[$1, $2] " " rate
-		if ($7 != "?" && $8 > 0 && $7 / $8 > sleeps[$1]) sleeps[$1] = $7 / $8
-		if ($7 == "?") unknown[$1] = 1
+		if ($2 == "wait") sleeps[$1] = sleeps[$1] " " ($7 != "?" && $8 > 0 ? $7 / $8 : "?")
 	}
 	NF != 8 { print "incomplete: " $0; bad = 1 }
 	function stats(list, f,   k, i, j, t, a) { # "median (min..max)" of the numbers in list, in format f
@@ -65,7 +64,7 @@ awk -v kinds="$kinds" -v kpps="$kpps" '
 	END {
 		print ""
 		print "| NIC | `--poll`: kpps at the sink | `--wait 1000`: kpps at the sink | `--wait` / `--poll`, per round |" \
-			" `--wait`: sleeps per second, most of a run | CPU % (poll; wait) |"
+			" `--wait`: sleeps per second | CPU % (poll; wait) |"
 		print "|---|---|---|---|---|---|"
 		m = split(kinds, kind, ",")
 		for (i = 1; i <= m; i++) {
@@ -76,17 +75,17 @@ awk -v kinds="$kinds" -v kpps="$kpps" '
 			for (j = 1; j <= n[k, "wait"]; j++) wc = wc " " cpu[k, "wait", j]
 			if (ratios == "") { printf "| %s | no results: see the guest console log | | | | |\n", k; bad = 1; continue }
 			printf "| %s | %s | %s | %s | %s | %s; %s |\n", k, stats(runs[k, "poll"], "%.1f"),
-				stats(runs[k, "wait"], "%.1f"), stats(ratios, "%.2f"), unknown[k] ? "?" : sprintf("%.1f", sleeps[k]),
+				stats(runs[k, "wait"], "%.1f"), stats(ratios, "%.2f"), sleeps[k] ~ /\?/ ? "?" : stats(sleeps[k], "%.0f"),
 				stats(pc, "%.0f"), stats(wc, "%.0f")
 		}
 		exit bad
 	}' "$results" >"$results.table" || rc=1
 cat "$results.table"
-if [ -n "$doc" ]; then
+if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
 	{
 		echo "$setup:"
 		echo
 		sed -n '/^|/p' "$results.table"
-	} | doc_table "$doc" interrupts && echo "table written into $doc" || rc=1
+	} | doc_table "$doc" "interrupts-$kpps" && echo "table written into $doc" || rc=1
 fi
 exit $rc
