@@ -30,7 +30,7 @@ esac
 . "$repo/bench/lib.sh"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
 make -C "$build" -j2 >/dev/null
-setup="$(date -u +%Y-%m-%d), \`bench/interrupts.sh $seconds $rounds\`, source $kpps kpps; $(bench_setup)"
+setup="$(date -u +%Y-%m-%d), \`bench/interrupts.sh $seconds $rounds\`, source $kpps kpps; $(bench_setup "$repo")"
 rc=0
 results=$build/bench-interrupts-results.txt
 : >"$results"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034  # (variables for the scripts that source it)
 # Shared by bench/peers.sh and bench/interrupts.sh (sourced; POSIX sh): the source and sink on the host, the runs
 # they measured, and the table each script writes into docs/benchmark.md.
 
@@ -6,6 +7,7 @@
 # (it stamps each line with the host's time and the sink's count into OUT-host-ends.txt). Sets host_ends_vm, the
 # value of run-vm.sh's --host-ends, and host_ends_marks, the file of stamped lines.
 host_ends_start() {
+	# shellcheck disable=SC2046  # four numbers
 	set -- "$1" "$2" "$3" $(python3 -c '
 import socket
 socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
@@ -42,9 +44,9 @@ host_ends_runs() {
 	}'
 }
 
-# bench_setup: "ixy <version>, QEMU <version>, host: <CPU>, load average <1 min> at the start" for a table's caption.
+# bench_setup REPO: "ixy <version>, QEMU <version>, host: <CPU>, load average <1 min> at the start" for a table's caption.
 bench_setup() {
-	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), QEMU $(qemu-system-x86_64 --version |
+	echo "ixy $(git -C "$1" describe --always --dirty 2>/dev/null || echo '?'), QEMU $(qemu-system-x86_64 --version |
 		head -1 | sed 's/.*version //'), host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') with $(nproc) CPUs," \
 		"load average $(cut -d' ' -f1 /proc/loadavg) at the start"
 }

@@ -41,10 +41,10 @@ if [ $host_mode = 1 ]; then
 	host_ends_start "$build" "$out" "$kpps"
 	vm_options="--host-ends $host_ends_vm"
 	table=peers-host-ends
-	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh --host-ends $seconds $rounds\`, source $kpps kpps; $(bench_setup)"
+	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh --host-ends $seconds $rounds\`, source $kpps kpps; $(bench_setup "$repo")"
 else
 	table=peers
-	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh $seconds $rounds\`; $(bench_setup)"
+	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh $seconds $rounds\`; $(bench_setup "$repo")"
 fi
 # shellcheck disable=SC2086 # vm_options: empty or two words
 "$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-peers --nics legacy --out "$out" $vm_options \
