@@ -1,42 +1,91 @@
 #!/bin/sh
-# Throughput of ixy-fwd when it may sleep (--wait 1000: interrupts, issue 11) against pure polling (--poll), under
-# ixy-pktgen's full load, in one QEMU guest (TCG, modern VirtIO NICs through VFIO), alternating runs. A benchmark,
-# not a test: it prints each run and the ratio of the medians; under load the waiter should never sleep, so the
-# ratio should be close to 1. Needs root (boots QEMU like the VM tests); takes about two minutes.
+# Throughput of ixy-fwd when it may sleep (--wait 1000: interrupts, issue 11) against pure polling (--poll), with
+# the forwarder alone on the guest's vCPU: the source and the sink are on the host (bench/peers/host_ends, as in
+# bench/peers.sh --host-ends), the source sending IXY_BENCH_KPPS thousand frames per second, more than the forwarder
+# takes, so that it never runs out of packets. One QEMU guest (TCG, one vCPU, NICs through VFIO: ixy has interrupts
+# only there) per kind of NIC, igb and modern VirtIO by default; in each boot the runs alternate --poll, --wait. A
+# benchmark, not a test: it prints every run (the rate at the sink, the forwarder's CPU time, how often the waiter
+# slept), then a table per NIC kind with the ratio --wait / --poll of each round (median and min..max), and writes
+# the table into docs/benchmark.md (between "<!-- interrupts-KPPS: begin -->" and "<!-- interrupts-KPPS: end -->"; another
+# file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Needs root (boots QEMU like the VM tests); takes about
+# 1 + runs * 2 * (seconds + 6) / 60 minutes per NIC kind.
 #
-# Usage: bench/interrupts.sh [seconds per run (10)] [runs of each (3)]
-# Environment: BUILD_DIR (default build-bench-vm)
+# Usage: bench/interrupts.sh [--nics KIND[,KIND...] (igb,modern)] [seconds per run (10)] [runs of each (3)]
+# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (default 150), IXY_BENCH_DOC
 set -eu
-
+kinds=igb,modern
+if [ "${1:-}" = --nics ]; then
+	kinds=$2
+	shift 2
+fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$repo/build-bench-vm}
 seconds=${1:-10}
 rounds=${2:-3}
+kpps=${IXY_BENCH_KPPS:-150}
+doc=${IXY_BENCH_DOC-$repo/docs/benchmark.md}
+case "$seconds$rounds$kpps" in
+	'' | *[!0-9]*) echo "usage: bench/interrupts.sh [--nics KIND[,KIND...]] [seconds per run] [runs of each]" >&2; exit 2 ;;
+esac
+. "$repo/bench/lib.sh"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
 make -C "$build" -j2 >/dev/null
-out=$build/bench-interrupts
+setup="$(date -u +%Y-%m-%d), \`bench/interrupts.sh $seconds $rounds\`, source $kpps kpps; $(bench_setup "$repo")"
 rc=0
-"$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-interrupts --vfio --nics modern --out "$out" \
-	--env "IXY_BENCH_SECONDS=$seconds" --env "IXY_BENCH_ROUNDS=$rounds" >"$out.log" 2>&1 || rc=$?
-tr -d '\r' <"$out/console.log" | awk -v s="$seconds" '
-	/IXY-VM: bench / {
-		mode = $3; n = $7
-		printf "%-7s run %s %8d packets forwarded, %7.1f kpps\n", mode, $5, n, n / s / 1000
-		rate[mode, ++count[mode]] = n / s
+results=$build/bench-interrupts-results.txt
+: >"$results"
+for kind in $(echo "$kinds" | tr , ' '); do
+	out=$build/bench-interrupts-$kind
+	host_ends_start "$build" "$out" "$kpps"
+	"$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-interrupts --vfio --nics "$kind" --out "$out" \
+		--host-ends "$host_ends_vm" --env "IXY_BENCH_SECONDS=$seconds" --env "IXY_BENCH_ROUNDS=$rounds" \
+		>"$out.log" 2>&1 || { rc=1; echo "run-vm.sh failed: $out.log"; }
+	host_ends_stop || rc=1
+	# Per run: "<kind> <mode> <run> <packets> <seconds> <cpu %> <sleeps> <app's seconds>"
+	host_ends_runs "$host_ends_marks" | while read -r mode run packets s; do
+		echo "$kind $mode $run $packets $s $(tr -d '\r' <"$out/console.log" |
+			sed -n "s/^IXY-VM: bench $mode run $run: cpu \([0-9.]*\) slept \([0-9?]*\) in \([0-9.]*\) s$/\1 \2 \3/p")"
+	done >>"$results"
+done
+awk -v kinds="$kinds" -v kpps="$kpps" '
+	NF == 8 {
+		rate = $5 > 0 ? $4 / $5 / 1000 : 0
+		printf "%-7s %-4s run %s %9d packets in %6.2f s, %7.1f kpps, CPU %5.1f %%, slept %s times in %s s\n",
+			$1, $2, $3, $4, $5, rate, $6, $7, $8
+		r[$1, $2, $3] = rate; cpu[$1, $2, ++n[$1, $2]] = $6; runs[$1, $2] = runs[$1, $2] " " rate
+		if ($2 == "wait") sleeps[$1] = sleeps[$1] " " ($7 != "?" && $8 > 0 ? $7 / $8 : "?")
 	}
-	function median(mode,   i, j, t, k, a) {
-		k = count[mode]
-		for (i = 1; i <= k; i++) a[i] = rate[mode, i]
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+	NF != 8 { print "incomplete: " $0; bad = 1 }
+	function stats(list, f,   k, i, j, t, a) { # "median (min..max)" of the numbers in list, in format f
+		k = split(list, a, " ")
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return sprintf(f " (" f ".." f ")", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k])
 	}
 	END {
-		if (count["--poll"] && count["--wait"]) {
-			p = median("--poll"); w = median("--wait")
-			printf "median: --poll %.1f kpps, --wait %.1f kpps, --wait / --poll = %.3f\n", p / 1000, w / 1000, w / p
-		} else {
-			print "no results: see the guest console log"
+		print ""
+		print "| NIC | `--poll`: kpps at the sink | `--wait 1000`: kpps at the sink | `--wait` / `--poll`, per round |" \
+			" `--wait`: sleeps per second | CPU % (poll; wait) |"
+		print "|---|---|---|---|---|---|"
+		m = split(kinds, kind, ",")
+		for (i = 1; i <= m; i++) {
+			k = kind[i]; ratios = ""; pc = ""; wc = ""
+			for (j = 1; (k, "poll", j) in r || (k, "wait", j) in r; j++)
+				if (r[k, "poll", j] > 0 && (k, "wait", j) in r) ratios = ratios " " r[k, "wait", j] / r[k, "poll", j]
+			for (j = 1; j <= n[k, "poll"]; j++) pc = pc " " cpu[k, "poll", j]
+			for (j = 1; j <= n[k, "wait"]; j++) wc = wc " " cpu[k, "wait", j]
+			if (ratios == "") { printf "| %s | no results: see the guest console log | | | | |\n", k; bad = 1; continue }
+			printf "| %s | %s | %s | %s | %s | %s; %s |\n", k, stats(runs[k, "poll"], "%.1f"),
+				stats(runs[k, "wait"], "%.1f"), stats(ratios, "%.2f"), sleeps[k] ~ /\?/ ? "?" : stats(sleeps[k], "%.0f"),
+				stats(pc, "%.0f"), stats(wc, "%.0f")
 		}
-	}'
-[ $rc = 0 ] || echo "run-vm.sh failed (exit $rc): $out.log"
+		exit bad
+	}' "$results" >"$results.table" || rc=1
+cat "$results.table"
+if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
+	{
+		echo "$setup:"
+		echo
+		sed -n '/^|/p' "$results.table"
+	} | doc_table "$doc" "interrupts-$kpps" && echo "table written into $doc" || rc=1
+fi
 exit $rc

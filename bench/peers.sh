@@ -4,7 +4,9 @@
 # it (Debian package dpdk-dev: apt-get install dpdk-dev), DPDK's testpmd in io forwarding mode, with the same
 # source (ixy-pktgen on A) and sink (ixy-pcap on D, counting into /dev/null) for all, in alternating runs. A benchmark,
 # not a test: it prints every run, each peer's median rate with the spread (min..max), and the ratio of each median
-# to ixy-fwd's. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 4 * (seconds + 8) / 60 minutes.
+# to ixy-fwd's, and writes that table into docs/benchmark.md (between "<!-- peers: begin -->" and "<!-- peers: end -->",
+# with --host-ends "peers-host-ends"; another file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run
+# completed. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 4 * (seconds + 8) / 60 minutes.
 #
 # With --host-ends the source and the sink are not in the guest but on the host (bench/peers/host_ends: a paced
 # UDP source into NIC B's netdev, IXY_BENCH_KPPS thousand frames per second, default 100, and a counter of what NIC
@@ -12,7 +14,7 @@
 # a vCPU with ixy-pktgen and ixy-pcap. The rate is then the sink's count between the guest's "begin" and "end" marks.
 #
 # Usage: bench/peers.sh [--host-ends] [seconds per run (10)] [runs of each (3)]
-# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (--host-ends only)
+# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (--host-ends only), IXY_BENCH_DOC
 set -eu
 host_mode=0
 if [ "${1:-}" = --host-ends ]; then
@@ -27,48 +29,33 @@ rounds=${2:-3}
 case "$seconds$rounds" in
 	'' | *[!0-9]*) echo "usage: bench/peers.sh [--host-ends] [seconds per run] [runs of each]" >&2; exit 2 ;;
 esac
+doc=${IXY_BENCH_DOC-$repo/docs/benchmark.md}
+. "$repo/bench/lib.sh"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIXY_SANITIZE=OFF >/dev/null
 make -C "$build" -j2 >/dev/null
 out=$build/bench-peers
 rc=0
 vm_options=
-marks=$out-host-ends.txt
+kpps=${IXY_BENCH_KPPS:-100}
 if [ $host_mode = 1 ]; then
-	# Four free UDP ports on the loopback: NIC B's netdev, the source, NIC C's netdev, the sink.
-	ports=$(python3 -c '
-import socket
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
-	set -- $ports
-	vm_options="--host-ends $1,$2,$3,$4"
-	rm -rf "$out" "$out.fifo" && mkfifo "$out.fifo" # (tail must not see an earlier run's console)
-	# host_ends reads the guest's console (tail) and writes each line with the time and the sink's count.
-	"$build/bench/peers/host_ends" "$2" "$1" "$4" "${IXY_BENCH_KPPS:-100}" <"$out.fifo" >"$marks" &
-	ends_pid=$!
-	tail -s 0.02 -n +1 -F "$out/console.log" 2>/dev/null >"$out.fifo" & # (-s: it may poll the file)
-	tail_pid=$!
+	host_ends_start "$build" "$out" "$kpps"
+	vm_options="--host-ends $host_ends_vm"
+	table=peers-host-ends
+	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh --host-ends $seconds $rounds\`, source $kpps kpps; $(bench_setup "$repo")"
+else
+	table=peers
+	setup="$(date -u +%Y-%m-%d), \`bench/peers.sh $seconds $rounds\`; $(bench_setup "$repo")"
 fi
 # shellcheck disable=SC2086 # vm_options: empty or two words
 "$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-peers --nics legacy --out "$out" $vm_options \
 	--env "IXY_BENCH_SECONDS=$seconds" --env "IXY_BENCH_ROUNDS=$rounds" >"$out.log" 2>&1 || rc=$?
 if [ $host_mode = 1 ]; then
-	sleep 1
-	kill $tail_pid
-	wait $ends_pid || rc=1
-	rm -f "$out.fifo"
-	tail -1 "$marks"
+	host_ends_stop || rc=1
 fi
-echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), QEMU $(qemu-system-x86_64 --version |
-	head -1 | sed 's/.*version //'), host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
+echo "$setup"
 # Each run as "<peer> <run> <packets> <seconds>", from the guest's sink or from host_ends's marks.
 if [ $host_mode = 1 ]; then
-	# <host seconds> <sink count> IXY-VM: bench <peer> run <i>: begin|end
-	tr -d "\r" <"$marks" | awk '$3 == "IXY-VM:" && $4 == "bench" {
-		key = $5 " " $7; sub(":", "", key)
-		if ($8 == "begin") { t0[key] = $1; n0[key] = $2 }
-		else if ($8 == "end" && key in t0) print key, $2 - n0[key], $1 - t0[key]
-	}'
+	host_ends_runs "$host_ends_marks"
 else
 	# IXY-VM: bench <peer> run <i>: <packets> packets at the sink in <seconds> s
 	tr -d "\r" <"$out/console.log" | awk '$1 == "IXY-VM:" && $2 == "bench" { run = $5; sub(":", "", run); print $3, run, $6, $12 }'
@@ -100,6 +87,14 @@ fi | awk '
 			k = sorted(peers[p]); m = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 			printf "| %s | %.1f | %.1f..%.1f | %.2f |\n", names[peers[p]], m / 1000, a[1] / 1000, a[k] / 1000, m / base
 		}
-	}'
-[ $rc = 0 ] || echo "run-vm.sh failed (exit $rc): $out.log"
+	}' >"$out-table.txt" || rc=1
+cat "$out-table.txt"
+if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
+	{
+		echo "$setup:"
+		echo
+		sed -n '/^|/p' "$out-table.txt"
+	} | doc_table "$doc" $table && echo "table written into $doc" || rc=1
+fi
+[ $rc = 0 ] || echo "failed (exit $rc): $out.log"
 exit $rc

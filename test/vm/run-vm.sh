@@ -23,8 +23,8 @@
 #   confine        a NIC given memory outside ixy's DMA memory (vm_confine): with --vfio the IOMMU stops it (the
 #                  secret never reaches the wire, a receive does not land, the kernel logs the fault); without, the
 #                  control shows that the same checks see a DMA that got through (check_confine.py).
-#   bench-interrupts  (--vfio) a benchmark: ixy-fwd --poll against --wait under ixy-pktgen's load, alternating runs
-#                  (bench/interrupts.sh).
+#   bench-interrupts  (--vfio --host-ends) a benchmark: ixy-fwd --poll against --wait, alone on the vCPU, under the load
+#                  of a source on the host, alternating runs (bench/interrupts.sh).
 #   trace          (a build with -DIXY_TRACE=ON; --nics igb,modern,legacy,igb) ixy-pktgen's register trace on QEMU's
 #                  igb, modern and legacy VirtIO NICs: names from the tables, the init in the datasheet's or spec's order.
 #   bench-fwd      a benchmark: ixy-fwd B -> C under ixy-pktgen's load (bench/vm-fwd.sh alternates builds between
@@ -56,7 +56,7 @@
 # Network (nothing reaches the host's network). e2e, confine and the benchmarks: A and B, and C and D, are joined by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
 # interrupts: by pairs of Unix datagram sockets, which also lose nothing (the sender waits while the receiver's ring
-# is full). --host-ends B,SOURCE,C,SINK (bench-peers only): NIC B receives on UDP port B from a source on the host
+# is full). --host-ends B,SOURCE,C,SINK (bench-peers and bench-interrupts only): NIC B receives on UDP port B from a source on the host
 # at port SOURCE, NIC C sends from port C to a sink on the host at port SINK (bench/peers.sh --host-ends); A and D
 # are joined to each other and unused. Other scenarios: A and B on QEMU hub 0, C and D on hub 1; each hub also has a
 # UDP socket port sending to 127.0.0.1:9 (discard), which always accepts frames, so that a hub never stalls its sender
@@ -113,7 +113,9 @@ case "$scenario" in
 	*) echo "$usage" >&2; exit 2 ;;
 esac
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
-[ -z "$host_ends" ] || [ "$scenario" = bench-peers ] || { echo "run-vm.sh: --host-ends is for bench-peers" >&2; exit 2; }
+case "$scenario" in bench-peers | bench-interrupts) ;; *)
+	[ -z "$host_ends" ] || { echo "run-vm.sh: --host-ends is for bench-peers and bench-interrupts" >&2; exit 2; } ;;
+esac
 [ $vfio = yes ] && mode=kmod # setup-vfio.sh takes the NICs from their kernel driver
 case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
 IFS=, read -r -a kinds <<<"$nics"
@@ -138,7 +140,7 @@ done
 # Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
 time_limit=300
 [ "$scenario" = soak ] && time_limit=$((soak_s + 150))
-[ "$scenario" = bench-peers ] && time_limit=1200 # bench/peers.sh chooses the length of its runs
+case "$scenario" in bench-peers | bench-interrupts) time_limit=1200 ;; esac # the scripts choose their runs' length
 if [ "$scenario" = e2e ]; then
 	out=${out:-$build_dir/vm-$mode}
 else

@@ -1,29 +1,43 @@
-# Scenario bench-interrupts (sourced by guest-init.sh; run-vm.sh --vfio, modern NICs; bench/interrupts.sh runs it):
-# a benchmark, not a test. ixy-pktgen on A sends as fast as it can; ixy-fwd forwards B -> C, alternately with --poll
-# and with --wait 1000, for BENCH_S seconds per run, ROUNDS runs each, all in this one boot. Prints one line per run,
-# "bench <option> run <i>: forwarded <packets> in <s> s", which bench/interrupts.sh turns into rates and ratios.
+# Scenario bench-interrupts (sourced by guest-init.sh; run-vm.sh --vfio --host-ends, bench/interrupts.sh runs it): a
+# benchmark, not a test. The source and the sink are on the host (bench/peers/host_ends), so the guest's one vCPU runs
+# nothing but ixy-fwd B -> C, alternately with --poll and with --wait 1000, ROUNDS rounds of BENCH_S seconds, all in
+# this one boot. Per run: "bench <poll|wait> run <i>: begin" and "...: end" around the measured seconds (host_ends
+# counts what reached the sink between them), then "bench <poll|wait> run <i>: cpu <percent> slept <n> in <s> s": the
+# forwarder's CPU time over the measured seconds (from /proc/<pid>/stat) and the waiter's sleeps over the app's whole
+# life (ixy-fwd's last line, "waiter: slept <n> times ..."), which lasted <s> seconds.
 BENCH_S=${IXY_BENCH_SECONDS:-10}
 ROUNDS=${IXY_BENCH_ROUNDS:-3}
+ticks_per_s=$(getconf CLK_TCK 2>/dev/null || echo 100)
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
 
-run_app ixy-pktgen $NIC_A >/tmp/bench-pktgen.log 2>&1 &
-pktgen_pid=$!
-if ! wait_running /tmp/bench-pktgen.log $pktgen_pid; then
-	marker "FAIL ixy-pktgen did not start"
+if [ "${IXY_BENCH_HOST_ENDS:-0}" != 1 ]; then
+	marker "FAIL bench-interrupts needs the source and sink on the host (run-vm.sh --host-ends)"
 	checks_failed=$((checks_failed + 1))
+	ROUNDS=0
 fi
 for i in $(seq "$ROUNDS"); do
 	for option in --poll "--wait 1000"; do
+		name=${option#--}
+		name=${name%% *}
+		t0=$(uptime_s)
 		# shellcheck disable=SC2086  # the option is one or two words
 		run_app ixy-fwd $option $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 		fwd_pid=$!
-		if wait_running /tmp/bench-fwd.log $fwd_pid; then
-			sleep "$BENCH_S"
-		fi
+		wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd $option did not start"
+		sleep 2 # the same warm-up as bench-peers
+		ticks0=$(awk '{ print $14 + $15 }' /proc/$fwd_pid/stat)
+		marker "bench $name run $i: begin"
+		sleep "$BENCH_S"
+		marker "bench $name run $i: end"
+		ticks1=$(awk '{ print $14 + $15 }' /proc/$fwd_pid/stat)
+		check "$name run $i: ixy-fwd still running at the end" kill -0 "$fwd_pid"
 		stop_app fwd $fwd_pid
-		forwarded=$(sed -n "s/^$NIC_B -> $NIC_C: forwarded \([0-9]*\) packets.*/\1/p" /tmp/bench-fwd.log)
-		marker "bench ${option%% *} run $i: forwarded ${forwarded:-0} in $BENCH_S s"
-		grep "waiter" /tmp/bench-fwd.log | sed 's/^/    /'
+		t1=$(uptime_s)
+		slept=$(sed -n 's/^waiter: slept \([0-9]*\) times.*/\1/p' /tmp/bench-fwd.log)
+		marker "bench $name run $i: cpu $(awk -v a="$ticks0" -v b="$ticks1" -v t="$ticks_per_s" -v s="$BENCH_S" \
+			'BEGIN { printf "%.1f", (b - a) * 100 / t / s }') slept ${slept:-?} in $(awk -v a="$t0" -v b="$t1" \
+			'BEGIN { printf "%.1f", b - a }') s"
+		grep -E "forwarded|waiter" /tmp/bench-fwd.log | sed 's/^/    /'
+		check "$name run $i: ixy-fwd ended cleanly and printed its waiter line" test "$app_rc" = 0 -a -n "$slept"
 	done
 done
-stop_app pktgen $pktgen_pid
-check "ixy-pktgen and every ixy-fwd run ended cleanly" test "$app_rc" = 0
