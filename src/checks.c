@@ -3,7 +3,6 @@
 // interface. ixy_init (device.c) asks these first; the checks of the machine's state (in use, root, huge pages,
 // VFIO) are in failsafe.c.
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "checks.h"
@@ -39,8 +38,9 @@ bool check_request(const struct ixy_config* config) {
 	return true;
 }
 
-bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct ixy_driver* driver,
+bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
 		  const struct ixy_driver* const drivers[], size_t num_drivers) {
+	const char* pci_addr = config->pci_addr;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
@@ -58,9 +58,8 @@ bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct 
 		return false;
 	}
 	// A modern-only VirtIO NIC (device ID 0x1040 + type, VirtIO 1.1, 4.1.2.1) has no legacy interface to force.
-	const char* legacy = getenv("IXY_VIRTIO_LEGACY");
-	if (ids->vendor_id == VIRTIO_PCI_VENDOR_ID && ids->device_id == VIRTIO_PCI_DEVICE_ID_NET_MODERN && legacy &&
-	    strcmp(legacy, "1") == 0) {
+	if (ids->vendor_id == VIRTIO_PCI_VENDOR_ID && ids->device_id == VIRTIO_PCI_DEVICE_ID_NET_MODERN &&
+	    config->virtio_legacy) {
 		ixy_error("PCI device %s (%04x:%04x) is a modern-only VirtIO NIC: it has no legacy interface for "
 			  "IXY_VIRTIO_LEGACY=1. Unset it",
 			  pci_addr, ids->vendor_id, ids->device_id);

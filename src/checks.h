@@ -11,8 +11,8 @@
 // The address has the shape of a PCI address, the queue counts and the ring size are in range.
 bool check_request(const struct ixy_config* config);
 // The device is a network controller and driver (found by its IDs, NULL if none) drives it; if not, the message
-// lists the IDs of all drivers. Also refuses IXY_VIRTIO_LEGACY=1 for a modern-only VirtIO NIC.
-bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct ixy_driver* driver,
+// lists the IDs of all drivers. Also refuses config->virtio_legacy (IXY_VIRTIO_LEGACY=1) for a modern-only VirtIO NIC.
+bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
 		  const struct ixy_driver* const drivers[], size_t num_drivers);
 
 #endif

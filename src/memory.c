@@ -14,8 +14,7 @@
 
 #include <ixy/memory.h>
 
-#include "dma_provider.h"
-#include "log.h"
+#include "pci.h"
 
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
@@ -49,7 +48,7 @@ int memory_check_hugetlbfs(void) {
 }
 
 // memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
-static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
+int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
@@ -82,10 +81,8 @@ static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	return 0;
 }
 
-static void hugetlbfs_free(struct dma_memory* mem) {
+void hugetlbfs_free(struct dma_memory* mem) {
 	if (munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
 }
-
-const struct dma_provider hugetlbfs_dma = {"sysfs", false, hugetlbfs_allocate, hugetlbfs_free};

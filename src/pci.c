@@ -109,8 +109,6 @@ static void sysfs_close(struct pci_device* dev) {
 	free(dev);
 }
 
-static const struct pci_access sysfs_access = {"sysfs", false, sysfs_config, sysfs_map_bar, sysfs_close, NULL};
-
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct sysfs_device* dev = calloc(1, sizeof(*dev));
 	if (!dev) {
@@ -118,7 +116,7 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 		return NULL;
 	}
 	snprintf(dev->pci.addr, sizeof(dev->pci.addr), "%s", pci_addr); // ixy_init checked that it fits
-	dev->pci.access = &sysfs_access;
+	dev->pci.access = &pci_sysfs_access;
 	dev->config_fd = sysfs_open(pci_addr, "config", O_RDWR);
 	if (dev->config_fd < 0) {
 		free(dev);
@@ -126,3 +124,12 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	}
 	return &dev->pci;
 }
+
+const struct pci_access pci_sysfs_access = {.name = "sysfs",
+					    .iommu = false,
+					    .open = pci_open_sysfs,
+					    .allocate = hugetlbfs_allocate,
+					    .free = hugetlbfs_free,
+					    .config = sysfs_config,
+					    .map_bar = sysfs_map_bar,
+					    .close = sysfs_close};

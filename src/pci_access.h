@@ -1,5 +1,5 @@
 // A PCI device ixy has taken, and the operations through which it is reached (included by pci.h). There are two
-// ways, chosen once when the device is opened (src/device.c):
+// ways, one table of operations each; the process uses one of them for all its devices (access.h):
 //   sysfs (pci.c): the kernel's files for the device; needs root, and the device's DMA uses physical addresses;
 //   VFIO (vfio.c): a device the administrator bound to vfio-pci; its DMA goes through the IOMMU.
 // Drivers only call the functions below: they do not know which way it is.
@@ -14,16 +14,23 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <ixy/memory.h>
+
 #include "log.h"
 
 #define PCI_NUM_BARS 6
 
 struct pci_device;
 
-// How ixy reaches a device it has taken.
+// A way to reach devices.
 struct pci_access {
 	const char* name; // "sysfs" or "VFIO"
 	bool iommu;       // the device's DMA goes through an IOMMU (DMA memory has IO virtual addresses)
+	// Takes the device (sysfs: after ixy_init unbound its kernel driver). NULL with a message.
+	struct pci_device* (*open)(const char* pci_addr);
+	// DMA memory for all devices reached this way; size is whole huge pages. allocate fills all fields of mem.
+	int (*allocate)(size_t size, struct dma_memory* mem);
+	void (*free)(struct dma_memory* mem);
 	// Reads or writes len bytes of config space at offset.
 	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
 	// Maps memory BAR `bar` with mmap; *size receives its length.
@@ -44,8 +51,13 @@ struct pci_device {
 	size_t bar_sizes[PCI_NUM_BARS];
 };
 
-// Opens a device through sysfs (root only). The caller unbinds its kernel driver first.
+// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c) and the VFIO way (vfio.c).
+extern const struct pci_access pci_sysfs_access, vfio_access;
+// The sysfs way's open (root only); the caller unbinds the kernel driver first.
 struct pci_device* pci_open_sysfs(const char* pci_addr);
+// The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
+int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
+void hugetlbfs_free(struct dma_memory* mem);
 
 // Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
 static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
