@@ -23,7 +23,7 @@ fi
 files="apps/ixy-fwd.c apps/fwd.h"
 failsafe_files="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 vfio_files="src/vfio.c src/vfio.h src/pci_access.h src/access.c src/access.h src/dma_provider.c"
-interrupt_files="src/interrupts.c include/ixy/interrupts.h src/driver/ixgbe_interrupts.c src/driver/ixgbe_interrupts.h"
+interrupt_files="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/ixgbe_interrupts.c src/driver/ixgbe_interrupts.h"
 trace_files="src/trace.c src/trace.h src/driver/trace_io.h"
 core_files=$(ls include/ixy/*.h src/*.c src/*.h |
 	grep -v -x -F "$(printf '%s\n' $failsafe_files $vfio_files $interrupt_files $trace_files)")

@@ -60,11 +60,10 @@ int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	}
 	// MAP_POPULATE: the pages exist (and have physical addresses) right away, zero-filled by the kernel as every
 	// new page is. MAP_LOCKED: never swapped out; hugetlbfs pages are not anyway, but DMA memory must not be.
-	void* virt = MAP_FAILED;
-	if (ftruncate(fd, (off_t)size) == 0) {
-		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0);
-	}
-	int map_errno = errno;
+	void* virt = ftruncate(fd, (off_t)size) == 0
+			 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0)
+			 : MAP_FAILED;
+	int map_errno = errno; // of ftruncate or mmap
 	close(fd);
 	if (virt == MAP_FAILED) {
 		ixy_error("cannot get %zu free huge page(s) for DMA memory: %s. Reserve more with "

@@ -39,7 +39,8 @@ struct pci_access {
 	void (*close)(struct pci_device* dev);
 	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
 	// device. 1 without a word if the device has fewer than count MSI-X vectors; -1 with a message if it fails.
-	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts.
+	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts
+	// (pci_interrupts.h).
 	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[]);
 };
 
@@ -77,22 +78,6 @@ static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
 	}
 	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
 	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
-}
-
-// The interrupts of a driver's RX queues, one MSI-X vector per queue routed to the eventfds fds[0 .. count-1], for an
-// app that asked to wait for packets; the one place where every driver decides what happens without them. Returns 1
-// if the vectors are set up; 0 if the device is polled instead: through sysfs (which has no interrupts), or a device
-// without an MSI-X vector for each queue (one line says so: an app that waits keeps working, it polls this device);
-// -1 with a message if it fails.
-static inline int pci_setup_rx_interrupts(struct pci_device* dev, unsigned count, int fds[]) {
-	if (!dev->access->enable_interrupts) {
-		return 0;
-	}
-	int ret = dev->access->enable_interrupts(dev, count, fds);
-	if (ret == 1) {
-		ixy_info("%s: no MSI-X vector for each of its %u RX queue(s): it is polled", dev->addr, count);
-	}
-	return ret == 1 ? 0 : ret == 0 ? 1 : -1;
 }
 
 // Unmaps the BARs, closes the device and frees dev.

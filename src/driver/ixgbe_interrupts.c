@@ -8,6 +8,7 @@
 
 #include <ixy/interrupts.h>
 
+#include "../pci_interrupts.h"
 #include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
 

@@ -28,6 +28,7 @@
 
 #include <ixy/interrupts.h>
 
+#include "../pci_interrupts.h"
 #include "driver.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"

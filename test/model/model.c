@@ -348,7 +348,8 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 
 int failsafe_check_device(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
 	struct model_pci_device* dev = find_device(config->pci_addr);
-	kernel_driver[0] = '\0';
+	// Every modelled device has a kernel driver until ixy unbinds it (pci_unbind_driver below).
+	snprintf(kernel_driver, FAILSAFE_DRIVER_NAME_MAX, "%s", dev && !dev->unbound ? "kernel-driver-model" : "");
 	if (!dev) {
 		return -1;
 	}
