@@ -6,8 +6,9 @@
 # the fail-safety checks of src/checks.c and src/failsafe.c (refusing a bad request, a device that is not one of
 # ixy's NICs, a NIC that is in use or whose DMA memory is missing; giving a NIC back to its kernel driver after a
 # failed init), the VFIO way to reach a device (src/vfio.c: the IOMMU) with what a second way needs in the core (the
-# operations sysfs and VFIO share, src/pci_access.h; the choice of DMA memory, src/dma_provider.c) and waiting for interrupts instead of polling
-# (src/interrupts.c, include/ixy/interrupts.h, src/driver/ixgbe_interrupts.c), and the register trace for students
+# operations sysfs and VFIO share, src/pci_access.h; the process's one choice of way and its DMA memory, src/access.c,
+# src/dma_provider.c) and waiting for interrupts instead of polling (src/interrupts.c, include/ixy/interrupts.h,
+# src/pci_interrupts.h, src/driver/ixgbe_interrupts.c), and the register trace for students
 # (src/trace.c, src/driver/trace_io.h).
 # Exits 1 if the counted total is above the budget of 1000 lines.
 set -eu

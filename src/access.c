@@ -7,9 +7,9 @@ int access_check(const char* pci_addr, const struct pci_access* access, const st
 	other = other ? other : process_access;
 	if (other && other != access) {
 		ixy_error(
-		    "PCI device %s would be reached through %s, but this process reaches its other devices and its "
-		    "DMA memory through %s: DMA memory cannot serve both (physical or IO virtual addresses). Bind all "
-		    "of them to vfio-pci (scripts/setup-vfio.sh) or none",
+		    "PCI device %s would be reached through %s, but this process reaches its other devices through "
+		    "%s: its DMA memory cannot serve both (physical or IO virtual addresses). Bind all of them to "
+		    "vfio-pci (scripts/setup-vfio.sh) or none",
 		    pci_addr, access->name, other->name);
 		return -1;
 	}
