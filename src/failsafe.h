@@ -1,6 +1,6 @@
 // Fail safety around ixy_init (see failsafe.c): checks that keep ixy from taking a device it must not take, and
-// the way back when init fails after the kernel driver was unbound. ixy_init and ixy_check_configs (device.c) call
-// them; none of them changes anything but failsafe_give_back.
+// the way back when init fails after the kernel driver was unbound. The checks answer what checks.c asks of the
+// machine for ixy_init and ixy_check_configs, and change nothing; failsafe_give_back is for ixy_init (device.c).
 //
 // Test builds (IXY_SEAM) link stand-ins from test/seam and test/model instead of failsafe.c.
 #ifndef IXY_FAILSAFE_H
