@@ -199,7 +199,6 @@ static struct model_pci_device devices[MAX_DEVICES];
 static void close_vectors(struct model_pci_device* dev);
 static unsigned num_devices;
 static bool deny_permissions;
-static uint64_t huge_pages_free = UINT64_MAX; // failsafe_check_memory passes up to this many
 // BAR0 of device i is the i-th 512 KiB slice of this region. It is mapped without any access rights: a driver that
 // bypasses set_reg32/get_reg32 and touches it directly crashes at once.
 static uint8_t* bar_region;
@@ -361,7 +360,8 @@ int failsafe_check_device(const struct ixy_config* config, char kernel_driver[FA
 	return 0;
 }
 
-static uint64_t memory_checked; // pages of the last failsafe_check_memory
+static uint64_t huge_pages_free = UINT64_MAX; // failsafe_check_memory passes up to this many
+static uint64_t memory_checked;               // pages of the last failsafe_check_memory
 
 int failsafe_check_memory(const char* who, uint64_t pages, bool iommu) {
 	(void)iommu;
