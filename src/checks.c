@@ -1,13 +1,15 @@
 // Refusals before anything is touched: a malformed PCI address, queue counts or a ring size out of range, a device
 // that is not a network controller or not one of ixy's NICs, IXY_VIRTIO_LEGACY=1 for a NIC without the legacy
-// interface. ixy_init (device.c) asks these first; the checks of the machine's state (in use, root, huge pages,
-// VFIO) are in failsafe.c.
+// interface, a device reached another way than the process's others, too little DMA memory. ixy_init and
+// ixy_check_configs (device.c) ask these; failsafe.c answers what they ask of the machine (in use, root, huge pages).
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "checks.h"
 #include "driver/virtio_spec.h"
+#include "vfio.h"
 
 bool ixy_valid_pci_addr(const char* s) {
 	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
@@ -18,6 +20,17 @@ bool ixy_valid_pci_addr(const char* s) {
 		}
 	}
 	return s && s[11] <= '7'; // the function number is 0..7
+}
+
+struct ixy_config check_environment(const struct ixy_config* config) {
+	const char* force = getenv("IXY_FORCE");
+	const char* legacy = getenv("IXY_VIRTIO_LEGACY");
+	const char* trace = getenv("IXY_TRACE");
+	struct ixy_config c = *config;
+	c.force |= force && strcmp(force, "1") == 0;
+	c.virtio_legacy |= legacy && strcmp(legacy, "1") == 0;
+	c.trace |= trace && strcmp(trace, "1") == 0;
+	return c;
 }
 
 bool check_request(const struct ixy_config* config) {
@@ -39,8 +52,9 @@ bool check_request(const struct ixy_config* config) {
 	return true;
 }
 
-bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct ixy_driver* driver,
+bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
 		  const struct ixy_driver* const drivers[], size_t num_drivers) {
+	const char* pci_addr = config->pci_addr;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
@@ -58,13 +72,43 @@ bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct 
 		return false;
 	}
 	// A modern-only VirtIO NIC (device ID 0x1040 + type, VirtIO 1.1, 4.1.2.1) has no legacy interface to force.
-	const char* legacy = getenv("IXY_VIRTIO_LEGACY");
-	if (ids->vendor_id == VIRTIO_PCI_VENDOR_ID && ids->device_id == VIRTIO_PCI_DEVICE_ID_NET_MODERN && legacy &&
-	    strcmp(legacy, "1") == 0) {
+	if (ids->vendor_id == VIRTIO_PCI_VENDOR_ID && ids->device_id == VIRTIO_PCI_DEVICE_ID_NET_MODERN &&
+	    config->virtio_legacy) {
 		ixy_error("PCI device %s (%04x:%04x) is a modern-only VirtIO NIC: it has no legacy interface for "
 			  "IXY_VIRTIO_LEGACY=1. Unset it",
 			  pci_addr, ids->vendor_id, ids->device_id);
 		return false;
 	}
 	return true;
+}
+
+bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan) {
+	if (!driver || failsafe_check_device(config, plan->kernel_driver) != 0) {
+		return false;
+	}
+	// A device the administrator bound to vfio-pci (scripts/setup-vfio.sh) is reached through VFIO, any other one
+	// through sysfs after ixy_init unbinds its kernel driver.
+	const struct pci_access* access =
+	    strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0 ? &vfio_access : &pci_sysfs_access;
+	if (access_check(config->pci_addr, access, plan->access) != 0) {
+		return false;
+	}
+	plan->access = access;
+	plan->huge_pages += driver->huge_pages_needed(config);
+	plan->num_devices++;
+	plan->pci_addr = config->pci_addr;
+	plan->driver = driver;
+	return true;
+}
+
+bool check_memory(const struct check_plan* plan) {
+	char who[128];
+	if (plan->whole_app) {
+		snprintf(who, sizeof(who), "the app (%zu device(s), and %u huge page(s) for its own pools)",
+			 plan->num_devices, plan->app_huge_pages);
+	} else {
+		snprintf(who, sizeof(who), "PCI device %s (%s driver)", plan->pci_addr, plan->driver->name);
+	}
+	uint64_t pages = plan->huge_pages + plan->app_huge_pages;
+	return failsafe_check_memory(who, pages, plan->access && plan->access->iommu) == 0;
 }

@@ -1,18 +1,41 @@
-// Refusals before anything is touched (checks.c): what ixy_init checks of the request and of the device's IDs.
-// Each prints one message naming what is wrong and how to do it right.
+// Refusals before anything is touched (checks.c): what ixy_init and ixy_check_configs check of the request, of the
+// device's IDs, of the way the device is reached and of the DMA memory. Each prints one message naming what is wrong
+// and how to do it right. None changes anything but the check_plan it is given.
 #ifndef IXY_CHECKS_H
 #define IXY_CHECKS_H
 
 #include <ixy/ixy.h>
 
 #include "driver/driver.h"
+#include "failsafe.h"
 #include "pci.h"
 
+// The configuration from the environment, read here and nowhere else: config with the switches of ixy_config
+// whose variable is 1 (IXY_FORCE, IXY_VIRTIO_LEGACY, IXY_TRACE) switched on.
+struct ixy_config check_environment(const struct ixy_config* config);
 // The address has the shape of a PCI address, the queue counts and the ring size are in range.
 bool check_request(const struct ixy_config* config);
 // The device is a network controller and driver (found by its IDs, NULL if none) drives it; if not, the message
-// lists the IDs of all drivers. Also refuses IXY_VIRTIO_LEGACY=1 for a modern-only VirtIO NIC.
-bool check_device(const char* pci_addr, const struct pci_ids* ids, const struct ixy_driver* driver,
+// lists the IDs of all drivers. Also refuses config->virtio_legacy (IXY_VIRTIO_LEGACY=1) for a modern-only VirtIO NIC.
+bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
 		  const struct ixy_driver* const drivers[], size_t num_drivers);
+
+// The devices an app will take, as checked so far: the way they are reached and the huge pages they need.
+struct check_plan {
+	uint32_t app_huge_pages;         // the app's own pools (ixy_check_configs)
+	bool whole_app;                  // ixy_check_configs: messages name the app, not the one device
+	const struct pci_access* access; // NULL before the first device
+	uint64_t huge_pages;             // the devices' so far
+	size_t num_devices;
+	const char* pci_addr; // the last device's address, driver and kernel driver
+	const struct ixy_driver* driver;
+	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
+};
+// Fails with a message unless this process may take the device for driver (failsafe.c), reached the same way as the
+// plan's other devices or, for the first, the process's (access.c). Then adds the device to plan. Fails without a
+// word if driver is NULL (no driver: the caller printed why).
+bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan);
+// Fails with a message unless the huge pages of the plan's devices and the app can be had (failsafe.c).
+bool check_memory(const struct check_plan* plan);
 
 #endif

@@ -65,9 +65,14 @@ struct ixy_waiter* ixy_waiter_create(void) {
 }
 
 int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t rx_queue) {
-	if (waiter->num_queues == MAX_WAITER_QUEUES || rx_queue >= dev->num_rx_queues) {
-		ixy_error("%s: RX queue %u cannot be watched (at most %d queues per waiter)", dev->pci_addr, rx_queue,
-			  MAX_WAITER_QUEUES);
+	if (rx_queue >= dev->num_rx_queues) {
+		ixy_error("%s: RX queue %u cannot be watched: the device has %u RX queue(s)", dev->pci_addr, rx_queue,
+			  dev->num_rx_queues);
+		return -1;
+	}
+	if (waiter->num_queues == MAX_WAITER_QUEUES) {
+		ixy_error("%s: RX queue %u cannot be watched: this waiter watches %d queues already, its most",
+			  dev->pci_addr, rx_queue, MAX_WAITER_QUEUES);
 		return -1;
 	}
 	uint16_t index = waiter->num_queues;

@@ -14,8 +14,7 @@
 
 #include <ixy/memory.h>
 
-#include "dma_provider.h"
-#include "log.h"
+#include "pci.h"
 
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
@@ -49,7 +48,7 @@ int memory_check_hugetlbfs(void) {
 }
 
 // memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
-static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
+int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
@@ -61,11 +60,10 @@ static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	}
 	// MAP_POPULATE: the pages exist (and have physical addresses) right away, zero-filled by the kernel as every
 	// new page is. MAP_LOCKED: never swapped out; hugetlbfs pages are not anyway, but DMA memory must not be.
-	void* virt = MAP_FAILED;
-	if (ftruncate(fd, (off_t)size) == 0) {
-		virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0);
-	}
-	int map_errno = errno;
+	void* virt = ftruncate(fd, (off_t)size) == 0
+			 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE | MAP_LOCKED, fd, 0)
+			 : MAP_FAILED;
+	int map_errno = errno; // of ftruncate or mmap
 	close(fd);
 	if (virt == MAP_FAILED) {
 		ixy_error("cannot get %zu free huge page(s) for DMA memory: %s. Reserve more with "
@@ -82,10 +80,8 @@ static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	return 0;
 }
 
-static void hugetlbfs_free(struct dma_memory* mem) {
+void hugetlbfs_free(struct dma_memory* mem) {
 	if (munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
 }
-
-const struct dma_provider hugetlbfs_dma = {"sysfs", false, hugetlbfs_allocate, hugetlbfs_free};

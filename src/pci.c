@@ -63,9 +63,6 @@ int pci_write_address_to(const char* pci_addr, const char* path) {
 int pci_unbind_driver(const char* pci_addr) {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", pci_addr);
-	if (access(path, F_OK) != 0 && errno == ENOENT) {
-		return 0; // no kernel driver bound
-	}
 	if (pci_write_address_to(pci_addr, path) != 0) {
 		return -1;
 	}
@@ -109,8 +106,6 @@ static void sysfs_close(struct pci_device* dev) {
 	free(dev);
 }
 
-static const struct pci_access sysfs_access = {"sysfs", false, sysfs_config, sysfs_map_bar, sysfs_close, NULL};
-
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct sysfs_device* dev = calloc(1, sizeof(*dev));
 	if (!dev) {
@@ -118,7 +113,7 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 		return NULL;
 	}
 	snprintf(dev->pci.addr, sizeof(dev->pci.addr), "%s", pci_addr); // ixy_init checked that it fits
-	dev->pci.access = &sysfs_access;
+	dev->pci.access = &pci_sysfs_access;
 	dev->config_fd = sysfs_open(pci_addr, "config", O_RDWR);
 	if (dev->config_fd < 0) {
 		free(dev);
@@ -126,3 +121,7 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	}
 	return &dev->pci;
 }
+
+// The sysfs way, in the order of struct pci_access: no IOMMU, no interrupts.
+const struct pci_access pci_sysfs_access = {
+    "sysfs", false, pci_open_sysfs, hugetlbfs_allocate, hugetlbfs_free, sysfs_config, sysfs_map_bar, sysfs_close, NULL};

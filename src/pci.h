@@ -7,7 +7,7 @@
 #ifndef IXY_PCI_H
 #define IXY_PCI_H
 
-#include <stdint.h>
+#include "pci_access.h" // a device ixy has taken: the operations sysfs and VFIO share
 
 #define PCI_BASE_CLASS_NETWORK 0x02
 
@@ -21,9 +21,7 @@ struct pci_ids {
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids);
 // Writes the device's address to a sysfs file such as .../driver/unbind or /sys/bus/pci/drivers/<name>/bind.
 int pci_write_address_to(const char* pci_addr, const char* path);
-// Unbinds the kernel driver, if any.
+// Unbinds the device's kernel driver; the caller knows there is one (failsafe_check_device read its name).
 int pci_unbind_driver(const char* pci_addr);
-
-#include "pci_access.h" // a device ixy has taken: the operations sysfs and VFIO share
 
 #endif

@@ -1,5 +1,5 @@
 // A PCI device ixy has taken, and the operations through which it is reached (included by pci.h). There are two
-// ways, chosen once when the device is opened (src/device.c):
+// ways, one table of operations each; the process uses one of them for all its devices (access.h):
 //   sysfs (pci.c): the kernel's files for the device; needs root, and the device's DMA uses physical addresses;
 //   VFIO (vfio.c): a device the administrator bound to vfio-pci; its DMA goes through the IOMMU.
 // Drivers only call the functions below: they do not know which way it is.
@@ -14,16 +14,23 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <ixy/memory.h>
+
 #include "log.h"
 
 #define PCI_NUM_BARS 6
 
 struct pci_device;
 
-// How ixy reaches a device it has taken.
+// A way to reach devices.
 struct pci_access {
 	const char* name; // "sysfs" or "VFIO"
 	bool iommu;       // the device's DMA goes through an IOMMU (DMA memory has IO virtual addresses)
+	// Takes the device (sysfs: after ixy_init unbound its kernel driver). NULL with a message.
+	struct pci_device* (*open)(const char* pci_addr);
+	// DMA memory for all devices reached this way; size is whole huge pages. allocate fills all fields of mem.
+	int (*allocate)(size_t size, struct dma_memory* mem);
+	void (*free)(struct dma_memory* mem);
 	// Reads or writes len bytes of config space at offset.
 	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
 	// Maps memory BAR `bar` with mmap; *size receives its length.
@@ -32,7 +39,8 @@ struct pci_access {
 	void (*close)(struct pci_device* dev);
 	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
 	// device. 1 without a word if the device has fewer than count MSI-X vectors; -1 with a message if it fails.
-	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts.
+	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts
+	// (pci_interrupts.h).
 	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[]);
 };
 
@@ -44,8 +52,13 @@ struct pci_device {
 	size_t bar_sizes[PCI_NUM_BARS];
 };
 
-// Opens a device through sysfs (root only). The caller unbinds its kernel driver first.
+// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c) and the VFIO way (vfio.c).
+extern const struct pci_access pci_sysfs_access, vfio_access;
+// The sysfs way's open (root only); the caller unbinds the kernel driver first.
 struct pci_device* pci_open_sysfs(const char* pci_addr);
+// The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
+int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
+void hugetlbfs_free(struct dma_memory* mem);
 
 // Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
 static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
@@ -65,22 +78,6 @@ static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
 	}
 	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
 	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
-}
-
-// The interrupts of a driver's RX queues, one MSI-X vector per queue routed to the eventfds fds[0 .. count-1], for an
-// app that asked to wait for packets; the one place where every driver decides what happens without them. Returns 1
-// if the vectors are set up; 0 if the device is polled instead: through sysfs (which has no interrupts), or a device
-// without an MSI-X vector for each queue (one line says so: an app that waits keeps working, it polls this device);
-// -1 with a message if it fails.
-static inline int pci_setup_rx_interrupts(struct pci_device* dev, unsigned count, int fds[]) {
-	if (!dev->access->enable_interrupts) {
-		return 0;
-	}
-	int ret = dev->access->enable_interrupts(dev, count, fds);
-	if (ret == 1) {
-		ixy_info("%s: no MSI-X vector for each of its %u RX queue(s): it is polled", dev->addr, count);
-	}
-	return ret == 1 ? 0 : ret == 0 ? 1 : -1;
 }
 
 // Unmaps the BARs, closes the device and frees dev.

@@ -67,13 +67,18 @@ const char* ixy_trace_reg_name(const char* driver, uint32_t reg, char buf[32]) {
 	return lookup(names_of(driver), reg, buf);
 }
 
+static bool requested;
+
+void ixy_trace_request(bool on) {
+	requested = on;
+}
+
 void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar, size_t size) {
-	const char* env = getenv("IXY_TRACE");
 	unsigned i = 0;
 	while (i < num_traced && traced[i].bar != bar) {
 		i++; // a BAR mapped where an earlier one was (and is no longer) takes its place
 	}
-	if (!env || strcmp(env, "1") != 0 || i == MAX_TRACED_BARS) {
+	if (!requested || i == MAX_TRACED_BARS) {
 		return;
 	}
 #if !defined(IXY_TRACE) && !defined(IXY_SEAM) // plain register accessors (src/driver/driver.h): nothing to trace

@@ -23,10 +23,12 @@ struct ixy_reg_name {
 	uint32_t stride; // bytes between two of them
 };
 
-// True once a BAR was mapped with IXY_TRACE=1 in the environment.
+// True once a BAR was mapped with the trace requested.
 extern bool ixy_trace_on;
 
-// A driver mapped a device's BAR: remembers it, and the driver's register names, if IXY_TRACE=1.
+// Whether the BARs mapped from now on are traced: ixy_init (device.c) sets it from config->trace (IXY_TRACE=1).
+void ixy_trace_request(bool on);
+// A driver mapped a device's BAR: remembers it, and the driver's register names, if the trace is requested.
 void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar, size_t size);
 // Prints one register access through bar (a BAR ixy_trace_bar saw; others are ignored).
 void ixy_trace_access(const uint8_t* bar, uint32_t reg, uint32_t value, bool write);

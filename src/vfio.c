@@ -6,7 +6,7 @@
 //              the container, and is usable only if every device in it is bound to vfio-pci or to no driver;
 //   device     a file from the group: its regions (BARs, config space) are read, written and mapped through it.
 // The device's DMA addresses are IO virtual addresses, translated by the IOMMU through the container's mappings:
-// ixy maps each piece of DMA memory at IOVA == its virtual address (vfio_dma), so drivers use a buffer's pointer.
+// ixy maps each piece of DMA memory at IOVA == its virtual address (vfio_allocate), so drivers use a buffer's pointer.
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/limits.h>
@@ -258,12 +258,8 @@ static void vfio_close(struct pci_device* pci) {
 	free(pci);
 }
 
-static const struct pci_access vfio_access = {"VFIO",       true,       vfio_config,
-					      vfio_map_bar, vfio_close, vfio_enable_interrupts};
-
-struct pci_device* vfio_open(const char* pci_addr) {
-	// From now on DMA memory comes from vfio_dma (refused while memory with physical addresses exists).
-	int group = memory_select_provider(&vfio_dma) == 0 ? iommu_group_of(pci_addr) : -1;
+static struct pci_device* vfio_open(const char* pci_addr) {
+	int group = iommu_group_of(pci_addr);
 	int group_fd = group < 0 || open_container() != 0 ? -1 : open_group(pci_addr, group);
 	if (group_fd < 0) {
 		return NULL;
@@ -326,4 +322,12 @@ static void vfio_free(struct dma_memory* mem) {
 	}
 }
 
-const struct dma_provider vfio_dma = {"VFIO", true, vfio_allocate, vfio_free};
+const struct pci_access vfio_access = {.name = "VFIO",
+				       .iommu = true,
+				       .open = vfio_open,
+				       .allocate = vfio_allocate,
+				       .free = vfio_free,
+				       .config = vfio_config,
+				       .map_bar = vfio_map_bar,
+				       .close = vfio_close,
+				       .enable_interrupts = vfio_enable_interrupts};

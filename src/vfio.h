@@ -7,23 +7,17 @@
 #ifndef IXY_VFIO_H
 #define IXY_VFIO_H
 
-#include <ixy/memory.h>
-
-#include "dma_provider.h"
 #include "pci.h"
 
 // The Linux driver a device must be bound to for ixy to use VFIO.
 #define VFIO_PCI_DRIVER "vfio-pci"
 
-// Opens a device bound to vfio-pci: its IOMMU group joins the process's one container (type 1 IOMMU) and the device
-// is reached through its VFIO file; DMA memory then comes from vfio_dma (memory_select_provider). NULL with a message
-// that says why not: no IOMMU, group not viable (names the devices in it), /dev/vfio/<group> not accessible (says who
-// owns it), group in use by another process.
-struct pci_device* vfio_open(const char* pci_addr);
-
-// DMA memory for devices behind the IOMMU: huge pages (no hugetlbfs mount needed) mapped into the container at IO
-// virtual address == virtual address, unmapped before they are freed. The mapping pins the pages; it counts against
-// RLIMIT_MEMLOCK.
-extern const struct dma_provider vfio_dma;
+// vfio_access (pci_access.h), the VFIO way to reach devices:
+//   open: a device bound to vfio-pci; its IOMMU group joins the process's one container (type 1 IOMMU) and the
+//     device is reached through its VFIO file. NULL with a message that says why not: no IOMMU, group not viable
+//     (names the devices in it), /dev/vfio/<group> not accessible (says who owns it), group in use by another process.
+//   allocate/free: huge pages (no hugetlbfs mount needed) mapped into the container at IO virtual address == virtual
+//     address, unmapped before they are freed. The mapping pins the pages; it counts against RLIMIT_MEMLOCK.
+//   enable_interrupts: MSI-X vectors routed to eventfds.
 
 #endif

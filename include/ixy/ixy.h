@@ -1,6 +1,6 @@
 // The ixy device API: open a NIC by PCI address, receive and transmit batches of packets, read statistics.
 //
-// ixy_init() reads the PCI IDs of the device, picks the driver (ixgbe or VirtIO) and returns a struct ixy_device
+// ixy_init() reads the PCI IDs of the device, picks the driver (ixgbe, igb or VirtIO) and returns a struct ixy_device
 // whose function pointers lead straight into that driver: an app is one call away from the descriptor rings.
 #ifndef IXY_IXY_H
 #define IXY_IXY_H
@@ -47,7 +47,7 @@ uint64_t monotonic_time_ns(void);
 
 struct ixy_device {
 	const char* pci_addr;    // "0000:03:00.0", owned by the device
-	const char* driver_name; // "ixgbe" or "virtio"
+	const char* driver_name; // "ixgbe", "igb" or "virtio"
 	uint16_t num_rx_queues;
 	uint16_t num_tx_queues;
 	// Receives up to num_bufs packets from an RX queue into bufs; returns how many. The caller owns them.
@@ -79,21 +79,27 @@ struct ixy_config {
 	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet
 	// comes). Devices reached through sysfs always poll.
 	int32_t interrupt_timeout_ms;
+	// Switches an app may set; ixy_init also switches each on if its environment variable is 1 (src/device.c
+	// reads them, nowhere else does).
+	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)
+	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
+	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)
 };
 
 #define IXY_DEFAULT_RING_SIZE 512
 
 // Opens the device with rx_queues and tx_queues queues, in promiscuous mode (both drivers switch it on; VirtIO only
 // if the device has a control queue, and it warns if not). Returns NULL with a message on stderr if it cannot;
-// nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless the
-// environment has IXY_FORCE=1.
+// nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless
+// config.force (IXY_FORCE=1). The first device decides how the process reaches all of them: through VFIO if it is
+// bound to vfio-pci, else through sysfs; a later device reached the other way is refused.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 // Runs the checks of ixy_init for every device an app will open (address, device, driver, root, interface in use,
 // all reached the same way) and then checks the DMA memory of all of them together, plus app_huge_pages for the
 // app's own pools (memory_mempool_huge_pages: the pages memory_allocate_mempool takes): free huge pages and, through
-// VFIO, locked memory. Prints why if not (failsafe.c). Touches no device; it only remembers how the devices are
-// reached (sysfs or VFIO), which all later ones must match. An app calls it once, before it takes the first device:
+// VFIO, locked memory. Prints why if not (failsafe.c). Touches no device and changes nothing: ixy_init still decides
+// how the process reaches its devices. An app calls it once, before it takes the first device:
 // ixy_init itself can only check one device's memory, when the devices before it are taken already.
 bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages);
 

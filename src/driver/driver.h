@@ -67,8 +67,4 @@ extern const struct ixy_driver virtio_driver;
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
 
-// Checks the address, the queue counts and the ring size, then reads the device's IDs and class (nothing else) and
-// returns its driver, or NULL with a message if it is not a NIC an ixy driver supports (device.c).
-const struct ixy_driver* ixy_find_driver(const struct ixy_config* config);
-
 #endif

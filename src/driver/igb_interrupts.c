@@ -8,6 +8,7 @@
 
 #include <ixy/interrupts.h>
 
+#include "../pci_interrupts.h"
 #include "igb_interrupts.h"
 #include "igb_regs.h"
 

@@ -2,12 +2,13 @@
 // the app asked for them and the device is reached through VFIO, which turns each vector's messages into an eventfd.
 // RX queue i gets vector i. A vector masks itself when it sends its message (auto-mask), so a sleeping app is woken
 // once, not once per packet; the waiter arms it again (EIMS_EX) before the next sleep and disarms it (EIMC_EX) when
-// it wakes; its EITR holds it to one message per IXY_RX_INTERRUPT_INTERVAL_US (moderation). Kept apart from ixgbe.c:
-// the paper's ixy polls, and this is counted with the other interrupt code.
+// it wakes; its EITR holds it to one message per IXY_RX_INTERRUPT_INTERVAL_US (moderation). In a file of its own: a
+// reader of the driver can follow the polling path in ixgbe.c without it, and all of it matters only when an app waits.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>
 
+#include "../pci_interrupts.h"
 #include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
 

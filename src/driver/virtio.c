@@ -28,6 +28,7 @@
 
 #include <ixy/interrupts.h>
 
+#include "../pci_interrupts.h"
 #include "driver.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
@@ -695,12 +696,11 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	return 0;
 }
 
-// The transport: modern if the device has it, unless IXY_VIRTIO_LEGACY=1 asks for the legacy one. Behind an IOMMU
-// only the modern one will do: a legacy device cannot send its DMA through the IOMMU.
-static struct virtio_transport* open_transport(struct pci_device* pci) {
-	const char* force_legacy = getenv("IXY_VIRTIO_LEGACY");
+// The transport: modern if the device has it, unless config->virtio_legacy (IXY_VIRTIO_LEGACY=1) asks for the legacy
+// one. Behind an IOMMU only the modern one will do: a legacy device cannot send its DMA through the IOMMU.
+static struct virtio_transport* open_transport(struct pci_device* pci, bool force_legacy) {
 	struct virtio_transport* t = NULL;
-	if (!(force_legacy && strcmp(force_legacy, "1") == 0) && virtio_modern_open(pci, &t) != 0) {
+	if (!force_legacy && virtio_modern_open(pci, &t) != 0) {
 		return NULL;
 	}
 	if (!t && pci->access->iommu) {
@@ -744,7 +744,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};
-	dev->transport = open_transport(pci);
+	dev->transport = open_transport(pci, config->virtio_legacy);
 	if (!dev->transport || start_device(dev, config) != 0) {
 		if (dev->transport) {
 			// 2.1.1, 3.1.1: the driver gives up on the device (FAILED); virtio_close then resets it.

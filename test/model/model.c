@@ -352,13 +352,12 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 	return 0;
 }
 
-// ---- src/failsafe.h: the check, implemented for the model (no interface is ever in use) ----
+// ---- src/failsafe.h: the checks, implemented for the model (no interface is ever in use) ----
 
-int failsafe_check(const struct ixy_config* config, const struct ixy_driver* driver,
-		   char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
-	(void)driver;
+int failsafe_check_device(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
 	struct model_pci_device* dev = find_device(config->pci_addr);
-	kernel_driver[0] = '\0';
+	// Every modelled device has a kernel driver until ixy unbinds it (pci_unbind_driver below).
+	snprintf(kernel_driver, FAILSAFE_DRIVER_NAME_MAX, "%s", dev && !dev->unbound ? "kernel-driver-model" : "");
 	if (!dev) {
 		return -1;
 	}
@@ -368,6 +367,28 @@ int failsafe_check(const struct ixy_config* config, const struct ixy_driver* dri
 		return -1;
 	}
 	return 0;
+}
+
+static uint64_t huge_pages_free = UINT64_MAX; // failsafe_check_memory passes up to this many
+static uint64_t memory_checked;               // pages of the last failsafe_check_memory
+
+int failsafe_check_memory(const char* who, uint64_t pages, bool iommu) {
+	(void)iommu;
+	memory_checked = pages;
+	if (huge_pages_free < pages) {
+		fprintf(stderr, "pci: %s: needs %llu huge pages, %llu are free (model)\n", who,
+			(unsigned long long)pages, (unsigned long long)huge_pages_free);
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t model_memory_checked(void) {
+	return memory_checked;
+}
+
+void model_set_free_huge_pages(uint64_t pages) {
+	huge_pages_free = pages;
 }
 
 // ---- src/pci.h (continued) ----
@@ -528,8 +549,12 @@ static void model_close(struct pci_device* pci) {
 }
 
 // The model's way to reach a device: like sysfs, plus MSI-X where the test offers it (VFIO's interrupts).
-static const struct pci_access model_access = {"sysfs (model)", false,       model_config,
-					       model_map_bar,   model_close, model_enable_interrupts};
+const struct pci_access pci_sysfs_access = {.name = "sysfs (model)",
+					    .open = pci_open_sysfs,
+					    .config = model_config,
+					    .map_bar = model_map_bar,
+					    .close = model_close,
+					    .enable_interrupts = model_enable_interrupts};
 
 struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
@@ -538,7 +563,7 @@ struct pci_device* pci_open_sysfs(const char* pci_addr) {
 		return NULL;
 	}
 	dev->touches++;
-	pci->access = &model_access;
+	pci->access = &pci_sysfs_access;
 	snprintf(pci->addr, sizeof(pci->addr), "%s", pci_addr);
 	return pci;
 }

@@ -99,8 +99,12 @@ bool model_pci_unbound(const struct model_pci_device* dev);
 const char* model_pci_addr(const struct model_pci_device* dev);
 // Number of pci_* calls (other than pci_read_ids) made for the device: 0 means the driver never touched it.
 unsigned model_pci_touches(const struct model_pci_device* dev);
-// Makes failsafe_check() fail for every device (as for a user without root).
+// Makes failsafe_check_device() fail for every device (as for a user without root).
 void model_pci_deny_permissions(bool deny);
+// failsafe_check_memory() passes while at most this many huge pages are needed (initially: any number), and
+// remembers the number it was last asked for.
+void model_set_free_huge_pages(uint64_t pages);
+uint64_t model_memory_checked(void);
 
 // ---- interrupts (MSI-X, as VFIO gives them: one eventfd per vector) ----
 

@@ -8,6 +8,8 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "access.h"
+#include "driver/driver.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "seam.h"
@@ -219,6 +221,48 @@ static void test_refused_configurations(void) {
 	model_pci_remove_all();
 }
 
+// ixy_check_configs (src/device.c, the same code as in libixy): it refuses if any device would be refused, counts
+// the huge pages of all devices and the app's pools together, and changes nothing: no device taken, and the way the
+// process reaches its devices (access.h) is still open. The first ixy_init then chooses it.
+static void test_check_configs(void) {
+	model_test_begin(__func__);
+	CHECK(access_of_process() == NULL); // runs first: no ixy_init yet
+	struct model_ixgbe* a = model_ixgbe_add("0000:05:00.0");
+	struct model_ixgbe* b = model_ixgbe_add("0000:05:00.1");
+	model_pci_add("0000:05:00.2", 0x8086, 0x2922, 0x010601, NULL, NULL); // a storage controller
+	struct ixy_config configs[] = {{.pci_addr = "0000:05:00.0", .rx_queues = 1, .tx_queues = 1},
+				       {.pci_addr = "0000:05:00.1", .rx_queues = 4, .tx_queues = 2, .ring_size = 4096},
+				       {.pci_addr = "0000:05:00.2", .rx_queues = 1, .tx_queues = 1}};
+	uint64_t pages = ixgbe_driver.huge_pages_needed(&configs[0]) + ixgbe_driver.huge_pages_needed(&configs[1]) + 7;
+	CHECK(ixy_check_configs(configs, 2, 7));
+	CHECK_EQ(model_memory_checked(), pages);
+	model_set_free_huge_pages(pages - 1);
+	CHECK(!ixy_check_configs(configs, 2, 7));
+	model_set_free_huge_pages(pages);
+	CHECK(ixy_check_configs(configs, 2, 7));
+	model_set_free_huge_pages(UINT64_MAX);
+	CHECK(!ixy_check_configs(configs, 3, 0)); // not a NIC
+	configs[1].rx_queues = 65;
+	CHECK(!ixy_check_configs(configs, 2, 0)); // too many queues
+	configs[1].rx_queues = 4;
+	model_pci_deny_permissions(true);
+	CHECK(!ixy_check_configs(configs, 2, 0)); // not root
+	model_pci_deny_permissions(false);
+	CHECK(access_of_process() == NULL);
+	const struct model_ixgbe* nics[] = {a, b};
+	for (int i = 0; i < 2; i++) {
+		CHECK(!model_pci_unbound(model_ixgbe_pci(nics[i])) && !model_pci_bar_mapped(model_ixgbe_pci(nics[i])));
+		CHECK(!model_pci_bus_master(model_ixgbe_pci(nics[i])));
+	}
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	struct ixy_device* dev = ixy_init_config(&configs[0]);
+	CHECK(dev != NULL);
+	CHECK(access_of_process() == &pci_sysfs_access);
+	ixy_close(dev);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 // Every DMA allocation the driver makes may fail: init must then fail cleanly, whichever it was.
 static void test_allocation_failures(void) {
 	model_test_begin(__func__);
@@ -272,6 +316,7 @@ static void test_reopen(void) {
 }
 
 int main(void) {
+	test_check_configs();
 	test_init_order();
 	test_link_never_up();
 	test_slow_link();

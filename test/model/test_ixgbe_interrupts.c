@@ -181,6 +181,12 @@ static void test_polling_without_msix(void) {
 	struct ixy_waiter* waiter = dev ? ixy_waiter_create() : NULL;
 	CHECK(waiter != NULL && ixy_waiter_add(waiter, dev, 0) == 0);
 	if (waiter) {
+		// A queue the device does not have: the message says so, not that a waiter has a limit.
+		model_test_capture_start();
+		CHECK_EQ(ixy_waiter_add(waiter, dev, 1), -1);
+		char* bad_queue = model_test_capture_end();
+		CHECK(strstr(bad_queue, "RX queue 1 cannot be watched: the device has 1 RX queue(s)") != NULL);
+		free(bad_queue);
 		model_advance_us(1000000);
 		inject(nic, 0, 1);
 		uint32_t received = 0;

@@ -7,7 +7,7 @@
 #include <ixy/memory.h>
 
 #include "../check.h"
-#include "dma_provider.h"
+#include "access.h"
 #include "driver/driver.h"
 #include "ixgbe_model.h"
 #include "model_test.h"

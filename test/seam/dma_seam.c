@@ -8,26 +8,13 @@
 
 #include <ixy/memory.h>
 
-#include "dma_provider.h"
+#include "access.h"
 #include "seam.h"
 
 #define MAX_ALLOCATIONS 4096
 
 static struct dma_memory live[MAX_ALLOCATIONS];
 static unsigned fail_next;
-// Another source of DMA memory (src/device.c selects VFIO's for devices reached through VFIO; tests: the model's).
-static const struct dma_provider* provider;
-
-int memory_select_provider(const struct dma_provider* wanted) {
-	if (wanted != provider && seam_dma_live_allocations() > 0) {
-		fprintf(stderr,
-			"seam: DMA memory of another kind exists: devices cannot be reached in two ways at once\n");
-		return -1;
-	}
-	provider = wanted;
-	return 0;
-}
-
 // 0, or SEAM_PHYSICAL_OFFSET with IXY_SEAM_ADDRESSES=physical (seam.h); read once.
 static uintptr_t address_offset(void) {
 	static int mode = -1;

@@ -1,6 +1,7 @@
-// IXY_TRACE=1 against the production library (libixy): a build configured with -DIXY_TRACE=ON traces; a default
-// build, whose register accessors are plain loads and stores, says once that it has no register trace, instead of
-// printing nothing without a word. No device is touched: the "BAR" is a buffer of this test.
+// The trace requested (ixy_init does so for IXY_TRACE=1) against the production library (libixy): a build configured
+// with -DIXY_TRACE=ON traces; a default build, whose register accessors are plain loads and stores, says once that it
+// has no register trace, instead of printing nothing without a word. No device is touched: the "BAR" is a buffer of
+// this test.
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@ int main(void) {
 	}
 	fflush(stderr);
 	CHECK(dup2(fileno(out), STDERR_FILENO) >= 0);
-	setenv("IXY_TRACE", "1", 1);
+	ixy_trace_request(true);
 	ixy_trace_bar("0000:08:00.0", "ixgbe", bar, sizeof(bar)); // two NICs: the word comes once
 	ixy_trace_bar("0000:09:00.0", "ixgbe", bar + 0x10000, 0x10000);
 	if (ixy_trace_on) {

@@ -1,0 +1,24 @@
+// How this process reaches its devices (access.c): one way for all of them, sysfs or VFIO, each a table of operations
+// (struct pci_access in pci_access.h: open a device, its DMA memory, its interrupts). One way, because DMA memory
+// serves every device and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
+//
+// The choice is made in one place: ixy_init (src/device.c) makes it when it takes the first device. DMA memory
+// allocated before that has physical addresses, so it makes the choice sysfs (dma_provider.c).
+#ifndef IXY_ACCESS_H
+#define IXY_ACCESS_H
+
+#include "pci.h"
+
+// Fails with a message if a device reached through `access` cannot join the devices reached through `other`, or,
+// if other is NULL, the process's way. Changes nothing.
+int access_check(const char* pci_addr, const struct pci_access* access, const struct pci_access* other);
+// access_check, then makes access the process's way if there is none yet.
+int access_choose(const char* pci_addr, const struct pci_access* access);
+// The process's way to its devices, or NULL before the choice.
+const struct pci_access* access_of_process(void);
+
+// The address a device uses for virt, which lies in DMA memory: its physical address, or behind an IOMMU (VFIO) its
+// IO virtual address, which ixy makes equal to virt. 0 on failure.
+uintptr_t memory_device_address(const void* virt);
+
+#endif
