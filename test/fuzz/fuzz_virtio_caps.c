@@ -65,7 +65,8 @@ static void fuzz_close(struct pci_device* pci) {
 	(void)pci;
 }
 
-static const struct pci_access fuzz_access = {"fuzz", false, fuzz_config, fuzz_map_bar, fuzz_close, NULL};
+static const struct pci_access fuzz_access = {
+    .name = "fuzz", .config = fuzz_config, .map_bar = fuzz_map_bar, .close = fuzz_close};
 
 // The mapped BAR [address, address + width) lies in, checked.
 static void check_mmio(const volatile uint8_t* address, size_t width) {
