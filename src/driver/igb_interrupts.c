@@ -30,8 +30,10 @@ int igb_setup_interrupts(uint8_t* bar, struct pci_device* pci, const struct ixy_
 	if (config->interrupt_timeout_ms == 0 || config->rx_queues == 0) {
 		return 0; // the app polls
 	}
+	// igb_init refused more than IGB_MAX_QUEUES RX queues: each has its vector, its fds[] slot and its EIMS bit.
+	_Static_assert(IGB_MAX_QUEUES <= IGB_MAX_RX_VECTORS && IGB_MAX_RX_VECTORS <= 25,
+		       "one MSI-X vector (of the 82576's 25) per RX queue");
 	struct igb_interrupts* irq = calloc(1, sizeof(*irq));
-	// igb_init refused more than IGB_MAX_QUEUES (= IGB_MAX_RX_VECTORS) RX queues
 	int ret = irq ? pci_setup_rx_interrupts(pci, config->rx_queues, irq->fds) : -1;
 	if (ret != 1) { // 0: the device is polled
 		if (!irq) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Keeps the book (docs/book/) true to the code:
-# - every function a chapter names as name() (in backticks or not, in text or in a code block) is defined in the tree;
+# - every function a chapter names as name() (in backticks or not, in text or in a code block) is defined in the tree
+#   (a definition, not a prototype);
 # - every identifier it names in backticks that looks like one of ixy's (lower case with an underscore, e.g.
 #   `rx_batch`: a function, a field, a test, a module) occurs as a word in some file of the tree outside docs/, or is
 #   a test program named after its source file, unless it is another project's name that the book compares with
@@ -16,13 +17,27 @@ fail() {
 	echo "FAILED: $*" >&2
 	failed=$((failed + 1))
 }
-# The tree's files, relative to $src, from git in a checkout, from find otherwise.
+# The tree's files, relative to $src, from git in a checkout, from find otherwise: without .git and without any
+# CMake build tree (a directory below $src with a CMakeCache.txt, whatever its name), whose generated files name
+# things the tree does not.
 if files=$(cd "$src" && git ls-files 2>/dev/null) && [ -n "$files" ]; then
 	:
 else
-	files=$(cd "$src" && find . -type f ! -path './.git/*' ! -path './build*' | sed 's|^\./||')
+	files=$(cd "$src" && find . \( -path ./.git -o \( -type d ! -path . -exec test -e {}/CMakeCache.txt \; \) \) \
+		-prune -o -type f -print | sed 's|^\./||')
 fi
 sources=$(echo "$files" | grep -E '\.[ch]$')
+# The functions the sources define, as the tree's clang-format style writes a definition: at the start of a line
+# its return type, then the name and its parameter list, with the `{` that opens the body ending that line or,
+# after parameters that continue, the next one. A prototype (`;`) is no definition.
+defined=$(cd "$src" && echo "$sources" | xargs awk '
+	FNR == 1 { pending = "" }
+	pending != "" { if ($0 !~ /;/ && $0 ~ /\{[ \t]*$/) print pending; pending = "" }
+	/^[A-Za-z]/ && match($0, /[ *][A-Za-z_][A-Za-z0-9_]*\(/) {
+		name = substr($0, RSTART + 1, RLENGTH - 2)
+		if ($0 ~ /\)[^;]*\{[ \t]*$/) print name
+		else if ($0 ~ /[,(][ \t]*$/) pending = name
+	}' | sort -u)
 not_docs=$(echo "$files" | grep -v '^docs/')
 # Names of other projects (Linux, DPDK, libc) that the book compares ixy with: not ixy's, so not in the tree.
 others="sk_buff page_pool dma_map_single container_of rte_mempool rte_eth_rx_burst rte_eth_dev_rx_intr_enable"
@@ -31,10 +46,9 @@ for chapter in "$book"/[0-9]*.md; do
 	name=${chapter##*/}
 	grep -q "^## Real world" "$chapter" || fail "$name has no section 'Real world'"
 	grep -q "^## Exercises" "$chapter" || fail "$name has no section 'Exercises'"
-	# name(): a function, defined at the start of a line (its return type first) somewhere in the sources
+	# name(): a function defined somewhere in the sources
 	for fn in $(grep -oE '[A-Za-z_][A-Za-z0-9_]*\(\)' "$chapter" | tr -d '()' | sort -u); do
-		(cd "$src" && echo "$sources" | xargs grep -lE "^[A-Za-z].*[ *]$fn\(" >/dev/null 2>&1) ||
-			fail "$name names $fn(), which is defined nowhere"
+		echo "$defined" | grep -qx -- "$fn" || fail "$name names $fn(), which is defined nowhere"
 	done
 	# `name`: one of ixy's names, a word of some file outside docs/, or a test program named after its source file
 	# (test_fwd from test/unit/test_fwd.c; a model test's second registration, test/model/CMakeLists.txt, adds
