@@ -1,6 +1,8 @@
 // Strict parsing of numbers, PCI addresses and options on the command line (see args.h).
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -12,21 +14,15 @@ const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* va
 	if (text[0] == '\0') {
 		return "is empty";
 	}
-	if (strspn(text, "0123456789") != strlen(text)) {
+	if (strspn(text, "0123456789") != strlen(text)) { // before strtoull, which takes signs, spaces and "0x"
 		return "is not a decimal number";
 	}
-	uint64_t result = 0;
-	for (const char* c = text; *c; c++) {
-		uint64_t digit = (uint64_t)(*c - '0');
-		if (result > (UINT64_MAX - digit) / 10) { // result * 10 + digit would exceed 2^64 - 1
-			return "is out of range";
-		}
-		result = result * 10 + digit;
-	}
-	if (result < min || result > max) {
+	errno = 0;
+	unsigned long long number = strtoull(text, NULL, 10);
+	if (errno == ERANGE || number < min || number > max) { // ERANGE: more than 2^64 - 1
 		return "is out of range";
 	}
-	*value = result;
+	*value = number;
 	return NULL;
 }
 
@@ -41,12 +37,10 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 
 bool arg_pci_addr(const char* prog, const char* text) {
 	if (!ixy_valid_pci_addr(text)) {
-		fprintf(stderr,
-			"%s: '%s' is not a PCI address: expected domain:bus:device.function in hex, e.g. "
-			"0000:03:00.0 (lspci -D lists them)\n",
-			prog, text);
+		fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog, text);
+		return false;
 	}
-	return ixy_valid_pci_addr(text);
+	return true;
 }
 
 bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
