@@ -7,7 +7,9 @@
 // device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
 // get the time the batch was received as their timestamp. --wait (the default, 1000 ms): while no packet comes, sleep
 // until the NIC's interrupt (VFIO only; through sysfs it is polled), at most <ms> at a time; the file is flushed
-// before each sleep, so a reader sees every packet received so far.
+// before each sleep, so a reader sees every packet received so far. At the end it prints its totals line
+// (print_stats_totals) and the waiter's.
+#include <inttypes.h>
 #include <stdio.h>
 
 #include <ixy/interrupts.h>
@@ -30,31 +32,27 @@ static void flush_before_sleep(void* pcap) {
 int main(int argc, char* argv[]) {
 	int32_t wait_ms = 1000;
 	uint32_t ring_size = 0; // the driver's default
-	if (!arg_wait_option("ixy-pcap", &argc, &argv, &wait_ms) ||
-	    !arg_ring_option("ixy-pcap", &argc, &argv, &ring_size)) {
+	int first = arg_options("ixy-pcap", argc, argv, &wait_ms, &ring_size);
+	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addr("ixy-pcap", argv[first])) {
 		return usage(USAGE);
 	}
-	if (argc != 3 && argc != 4) {
-		return usage(USAGE);
-	}
-	if (!arg_pci_addr("ixy-pcap", argv[1])) {
-		return usage(USAGE);
-	}
+	const char* pci_addr = argv[first];
+	const char* path = argv[first + 1];
 	uint64_t limit = UINT64_MAX; // no n: until stopped (2^64 - 1 packets is as good as forever)
-	if (argc == 4 && !arg_u64("ixy-pcap", "packet count", argv[3], 1, UINT64_MAX, &limit)) {
+	if (argc - first == 3 && !arg_u64("ixy-pcap", "packet count", argv[first + 2], 1, UINT64_MAX, &limit)) {
 		return usage(USAGE);
 	}
 	if (stop_on_signals() != 0) {
 		return 1;
 	}
 	struct pcap_writer pcap;
-	if (pcap_open(&pcap, argv[2]) != 0) {
+	if (pcap_open(&pcap, path) != 0) {
 		return 1;
 	}
 	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC. The app has
 	// no pools of its own: the device's DMA memory is all it needs.
 	struct ixy_config config = {
-	    .pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = wait_ms};
+	    .pci_addr = pci_addr, .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = wait_ms};
 	struct ixy_device* dev = ixy_check_configs(&config, 1, 0) ? ixy_init_config(&config) : NULL;
 	struct ixy_waiter* waiter = dev ? ixy_waiter_create() : NULL;
 	if (!waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
@@ -98,11 +96,16 @@ int main(int argc, char* argv[]) {
 		}
 	}
 	failed = pcap_close(&pcap) != 0 || failed;
-	rate_meter_print_total(&meter, stdout);
-	printf("[%s] captured %llu packets into %s, %llu more received but not written%s\n", argv[1],
-	       (unsigned long long)pcap.packets_written, argv[2], (unsigned long long)not_captured,
-	       failed ? " (writing failed: the file is incomplete)" : "");
-	ixy_waiter_print(stdout, waiter);
+	ixy_read_stats(dev, &meter.total);
+	// captured: packets written into the file; not_written: received after the n-th or after a write error;
+	// write_failed=1: the file is incomplete.
+	print_stats_totals(stdout, "ixy-pcap", &meter.total);
+	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", pcap.packets_written, not_captured,
+	       failed);
+	if (failed) {
+		fprintf(stderr, "ixy-pcap: writing %s failed: the file is incomplete\n", path);
+	}
+	ixy_waiter_print(stdout, "ixy-pcap", waiter);
 	ixy_waiter_destroy(waiter);
 	ixy_close(dev);
 	return failed ? 1 : 0;

@@ -3,8 +3,9 @@
 //   ixy-pktgen <pci>
 //
 // Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
-// little-endian, wrapping at 2^32) in its last 4 bytes. Ctrl-C or SIGTERM stops it: it prints totals and closes
-// the device.
+// little-endian, wrapping at 2^32) in its last 4 bytes. Ctrl-C or SIGTERM stops it: it prints its totals line
+// (print_stats_totals) and closes the device.
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "common/args.h"
@@ -17,12 +18,6 @@
 // Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4.1 MiB, three huge
 // pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
-
-static void print_totals(struct rate_meter* meter, const struct generator* gen) {
-	rate_meter_print_total(meter, stdout);
-	printf("[%s] sent %llu packets (next sequence number %u), %llu refused by a full TX queue and retried\n",
-	       meter->dev->pci_addr, (unsigned long long)gen->sent, gen->next_seq, (unsigned long long)gen->not_taken);
-}
 
 int main(int argc, char* argv[]) {
 	if (argc != 2) {
@@ -65,10 +60,16 @@ int main(int argc, char* argv[]) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
 		}
 	}
-	print_totals(&meter, &gen);
-	// Stop the device first: no more DMA, and the buffers still in its TX ring are back in the pool.
+	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
+	// and the buffers still in its TX ring are back in the pool, so pool_free shows a leak as pool_free <
+	// pool_size.
+	ixy_read_stats(dev, &meter.total);
 	ixy_stop(dev);
-	printf("[%s] packet mempool: %u of %u buffers free\n", argv[1], pool->free_stack_top, pool->num_entries);
+	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again).
+	print_stats_totals(stdout, "ixy-pktgen", &meter.total);
+	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32
+	       "\n",
+	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	return 0;

@@ -172,16 +172,15 @@ bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
 	return false;
 }
 
-void ixy_waiter_print(FILE* out, const struct ixy_waiter* waiter) {
-	fprintf(out, "waiter: slept %llu times (%llu until the timeout), %llu times a packet came just before sleeping",
+void ixy_waiter_print(FILE* out, const char* app, const struct ixy_waiter* waiter) {
+	fprintf(out, "waiter app=%s slept=%llu timeouts=%llu packet_before_sleep=%llu polls_only=%d", app,
 		(unsigned long long)waiter->sleeps, (unsigned long long)waiter->timeouts,
-		(unsigned long long)waiter->rechecks_found);
+		(unsigned long long)waiter->rechecks_found, !waiter->can_sleep);
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		const struct waiter_queue* q = &waiter->queues[i];
-		fprintf(out, "; [%s] RX queue %u: %llu interrupts", q->dev->pci_addr, q->queue,
-			(unsigned long long)q->interrupts);
+		fprintf(out, " interrupts/%s/%u=%llu", q->dev->pci_addr, q->queue, (unsigned long long)q->interrupts);
 	}
-	fprintf(out, "%s\n", waiter->can_sleep ? "" : " (a queue without interrupt: it only polls)");
+	fprintf(out, "\n");
 }
 
 void ixy_waiter_destroy(struct ixy_waiter* waiter) {

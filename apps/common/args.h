@@ -13,16 +13,10 @@
 // Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
 #define EXIT_USAGE 2
 
-enum parse_status {
-	PARSE_OK,
-	PARSE_EMPTY,        // ""
-	PARSE_NOT_DECIMAL,  // a character that is not 0-9 ("-1", "+1", " 1", "1k", "0x10")
-	PARSE_OVERFLOW,     // more than 2^64 - 1
-	PARSE_OUT_OF_RANGE, // a number, but not within [min, max]
-};
-
-// Parses text as a decimal number in [min, max]. On PARSE_OK stores it in *value; otherwise *value is untouched.
-enum parse_status parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value);
+// Parses text as a decimal number in [min, max] into *value. Returns NULL, or what is wrong with text: "is empty",
+// "is not a decimal number" (a character that is not 0-9: "-1", "+1", " 1", "1k", "0x10") or "is out of range" (not
+// within [min, max], or more than 2^64 - 1); then *value is untouched.
+const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value);
 
 // parse_u64() for a command-line argument: on failure prints one line to stderr, e.g.
 // "ixy-pcap: packet count '10k' is not a decimal number (allowed: 1 to 18446744073709551615)", and returns false.
@@ -34,18 +28,16 @@ bool arg_pci_addr(const char* prog, const char* text);
 // Checks that a and b are PCI addresses of two different devices; if not, prints one line and returns false.
 bool arg_two_pci_addrs(const char* prog, const char* a, const char* b);
 
-// The apps' option for interrupts, before their other arguments: "--poll" (never sleep) or "--wait <ms>" (sleep on
-// idle NICs reached through VFIO, at most <ms> milliseconds at a time, 1 to 60000: a bound, so that a signal that
-// comes just before the app sleeps is seen within it). Consumes the option from *argc/*argv (argv[0] stays) and
-// stores the timeout for struct ixy_config in *timeout_ms (0: poll); without the option *timeout_ms keeps its
-// default. False, with one line on stderr, on a bad option.
+// The apps' options, read with libc's getopt_long in front of their other arguments (the first other one ends them):
+//   --poll        never sleep: *wait_ms = 0
+//   --wait <ms>   sleep on idle NICs reached through VFIO, at most <ms> (1 to 60000) at a time: a bound, so that a
+//                 signal that comes just before the app sleeps is seen within it (for struct ixy_config)
+//   --ring <n>    ixy-pcap's RX ring: 64 to 4096 descriptors (ixy_init checks the value); only if ring_size != NULL
+// An option not given leaves its variable as it is; --poll and --wait exclude each other. Returns the index in argv
+// of the first other argument, or -1 after one line on stderr.
 #define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
-bool arg_wait_option(const char* prog, int* argc, char*** argv, int32_t* timeout_ms);
-
-// ixy-pcap's option for its RX ring, after --poll/--wait: "--ring <descriptors>" (ixy_init checks the value; 0 keeps
-// the driver's default). Consumes it like arg_wait_option; without it *ring_size is unchanged.
 #define ARG_RING_USAGE "[--ring <descriptors>]"
-bool arg_ring_option(const char* prog, int* argc, char*** argv, uint32_t* ring_size);
+int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size);
 
 // Prints "usage: <usage>" to stderr and returns EXIT_USAGE, for `return usage(...)` in main.
 int usage(const char* usage_text);

@@ -36,9 +36,3 @@ void rate_meter_print(struct rate_meter* meter, uint64_t elapsed_ns, FILE* out) 
 	meter->at_last_print = meter->total;
 	(void)fflush(out); // so that a pipe or log file shows each second; a failing stdout must not stop the loop
 }
-
-void rate_meter_print_total(struct rate_meter* meter, FILE* out) {
-	ixy_read_stats(meter->dev, &meter->total);
-	print_stats_total(out, &meter->total);
-	(void)fflush(out);
-}

@@ -38,7 +38,5 @@ struct rate_meter {
 void rate_meter_init(struct rate_meter* meter, struct ixy_device* dev);
 // Reads the device counters and prints the RX and TX rates over the last elapsed_ns, then flushes out.
 void rate_meter_print(struct rate_meter* meter, uint64_t elapsed_ns, FILE* out);
-// Reads the device counters and prints the totals.
-void rate_meter_print_total(struct rate_meter* meter, FILE* out);
 
 #endif

@@ -13,10 +13,7 @@ static void on_stop_signal(int signum) {
 }
 
 int stop_on_signals(void) {
-	struct sigaction action;
-	memset(&action, 0, sizeof(action));
-	action.sa_handler = on_stop_signal;
-	action.sa_flags = SA_RESETHAND;
+	struct sigaction action = {.sa_handler = on_stop_signal, .sa_flags = SA_RESETHAND};
 	if (sigemptyset(&action.sa_mask) != 0 || sigaction(SIGINT, &action, NULL) != 0 ||
 	    sigaction(SIGTERM, &action, NULL) != 0 || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		fprintf(stderr, "cannot install the SIGINT/SIGTERM handler: %s\n", strerror(errno));

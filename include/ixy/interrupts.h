@@ -40,8 +40,12 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received);
 // Calls before_sleep(arg) each time before the waiter sleeps (e.g. to flush output a reader waits for); NULL: none.
 void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(void* arg), void* arg);
-// Prints how often it slept and how often each queue's interrupt fired.
-void ixy_waiter_print(FILE* out, const struct ixy_waiter* waiter);
+// Prints, as one line for scripts to read, how often it slept and how often each queue's interrupt fired:
+// "waiter app=<app> slept=<n> timeouts=<n> packet_before_sleep=<n> polls_only=<0|1>" and per RX queue
+// " interrupts/<pci addr>/<queue>=<n>". slept counts the sleeps, timeouts those that ended without an interrupt,
+// packet_before_sleep the times a packet came just as it armed the interrupts (it then did not sleep); polls_only=1:
+// a queue has no interrupt, so it never sleeps.
+void ixy_waiter_print(FILE* out, const char* app, const struct ixy_waiter* waiter);
 void ixy_waiter_destroy(struct ixy_waiter* waiter);
 
 #endif

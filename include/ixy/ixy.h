@@ -38,6 +38,10 @@ void print_stats_diff(FILE* out, const struct device_stats* now, const struct de
 		      uint64_t elapsed_ns);
 // Prints totals: packets, bytes and drops.
 void print_stats_total(FILE* out, const struct device_stats* stats);
+// Starts an app's totals line, printed at exit for scripts to read (the VM tests do): "totals app=<app> pci=<addr>
+// rx_packets=<n> rx_bytes=<n> tx_packets=<n> tx_bytes=<n> rx_dropped=<n>". The app appends its own " key=<n>" and
+// ends the line.
+void print_stats_totals(FILE* out, const char* app, const struct device_stats* stats);
 // Monotonic clock in nanoseconds.
 uint64_t monotonic_time_ns(void);
 

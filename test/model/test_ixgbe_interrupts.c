@@ -256,10 +256,10 @@ static void test_packet_just_before_arming(void) {
 	FILE* out = open_memstream(&printed, &printed_len);
 	CHECK(out != NULL);
 	if (out) {
-		ixy_waiter_print(out, waiter);
+		ixy_waiter_print(out, "test", waiter);
 		fclose(out);
-		CHECK(strstr(printed, "slept 0 times") != NULL);
-		CHECK(strstr(printed, "1 times a packet came just before sleeping") != NULL);
+		CHECK(strstr(printed, "waiter app=test slept=0 ") != NULL);
+		CHECK(strstr(printed, " packet_before_sleep=1 ") != NULL);
 	}
 	free(printed);
 	ixy_waiter_destroy(waiter);

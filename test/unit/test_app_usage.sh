@@ -27,21 +27,25 @@ expect() {
 
 expect 2 "usage: ixy-fwd [--poll | --wait <ms>] <pci1> <pci2>" "$bin/ixy-fwd"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
-expect 2 "ixy-fwd: unknown option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
+expect 2 "unrecognized option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) '0' is out of range" "$bin/ixy-fwd" --wait 0 "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) '60001' is out of range" "$bin/ixy-fwd" --wait 60001 "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) 'forever' is not a decimal number" "$bin/ixy-fwd" --wait forever "$addr" 0000:00:00.0
-expect 2 "ixy-fwd: --wait needs a number of milliseconds" "$bin/ixy-fwd" --wait
+expect 2 "option '--wait' requires an argument" "$bin/ixy-fwd" --wait
 expect 2 "ixy-fwd: '--wait' is not a PCI address" "$bin/ixy-fwd" "$addr" --wait
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr" "$addr" "$addr"
 expect 2 "ixy-fwd: '03:00.0' is not a PCI address" "$bin/ixy-fwd" "$addr" 03:00.0
+expect 2 "ixy-fwd: give --poll or --wait once" "$bin/ixy-fwd" --poll --wait 5 "$addr" 0000:00:00.0
+expect 2 "unrecognized option '--ring'" "$bin/ixy-fwd" --ring 64 "$addr" 0000:00:00.0
+expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
 expect 2 "ixy-pktgen: '--help' is not a PCI address" "$bin/ixy-pktgen" --help
 expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
-expect 2 "ixy-pcap: --ring needs a number of descriptors" "$bin/ixy-pcap" --ring
+expect 2 "option '--ring' requires an argument" "$bin/ixy-pcap" --ring
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --wait 100 --ring 1024 "$addr"
 expect 2 "ixy-pcap: wait time (ms) '1s' is not a decimal number" "$bin/ixy-pcap" --wait 1s "$addr" "$tmp/b.pcap"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --poll "$addr"

@@ -4,38 +4,43 @@
 #include "../check.h"
 #include "common/args.h"
 
+// parse_u64's answer is the expected problem (never NULL: then it accepted the text).
+static bool same(const char* problem, const char* expected) {
+	return problem != NULL && strcmp(problem, expected) == 0;
+}
+
 static void test_good_numbers(void) {
 	uint64_t v = 0;
-	CHECK_EQ(parse_u64("0", 0, 10, &v), PARSE_OK);
+	CHECK(parse_u64("0", 0, 10, &v) == NULL);
 	CHECK_EQ(v, 0);
-	CHECK_EQ(parse_u64("7", 1, 10, &v), PARSE_OK);
+	CHECK(parse_u64("7", 1, 10, &v) == NULL);
 	CHECK_EQ(v, 7);
-	CHECK_EQ(parse_u64("007", 1, 10, &v), PARSE_OK);
+	CHECK(parse_u64("007", 1, 10, &v) == NULL);
 	CHECK_EQ(v, 7);
-	CHECK_EQ(parse_u64("1000000", 1, UINT64_MAX, &v), PARSE_OK);
+	CHECK(parse_u64("1000000", 1, UINT64_MAX, &v) == NULL);
 	CHECK_EQ(v, 1000000);
-	CHECK_EQ(parse_u64("18446744073709551615", 1, UINT64_MAX, &v), PARSE_OK);
+	CHECK(parse_u64("18446744073709551615", 1, UINT64_MAX, &v) == NULL);
 	CHECK(v == UINT64_MAX);
-	CHECK_EQ(parse_u64("10", 10, 10, &v), PARSE_OK); // both bounds inclusive
+	CHECK(parse_u64("10", 10, 10, &v) == NULL); // both bounds inclusive
 }
 
 static void test_bad_numbers(void) {
 	uint64_t v = 12345;
-	CHECK_EQ(parse_u64("", 0, 10, &v), PARSE_EMPTY);
-	CHECK_EQ(parse_u64("-1", 0, 10, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("+1", 0, 10, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64(" 1", 0, 10, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("1 ", 0, 10, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("10k", 0, 100, &v), PARSE_NOT_DECIMAL); // trailing junk
-	CHECK_EQ(parse_u64("0x10", 0, 100, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("1e3", 0, 10000, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("abc", 0, 10, &v), PARSE_NOT_DECIMAL);
-	CHECK_EQ(parse_u64("1.5", 0, 10, &v), PARSE_NOT_DECIMAL);
-	// One more than 2^64 - 1, and far more
-	CHECK_EQ(parse_u64("18446744073709551616", 0, UINT64_MAX, &v), PARSE_OVERFLOW);
-	CHECK_EQ(parse_u64("99999999999999999999999", 0, UINT64_MAX, &v), PARSE_OVERFLOW);
-	CHECK_EQ(parse_u64("0", 1, 10, &v), PARSE_OUT_OF_RANGE);
-	CHECK_EQ(parse_u64("11", 1, 10, &v), PARSE_OUT_OF_RANGE);
+	CHECK(same(parse_u64("", 0, 10, &v), "is empty"));
+	CHECK(same(parse_u64("-1", 0, 10, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("+1", 0, 10, &v), "is not a decimal number"));
+	CHECK(same(parse_u64(" 1", 0, 10, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("1 ", 0, 10, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("10k", 0, 100, &v), "is not a decimal number")); // trailing junk
+	CHECK(same(parse_u64("0x10", 0, 100, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("1e3", 0, 10000, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("abc", 0, 10, &v), "is not a decimal number"));
+	CHECK(same(parse_u64("1.5", 0, 10, &v), "is not a decimal number"));
+	// One more than 2^64 - 1, and far more: with the range [0, 2^64 - 1] only an overflow is out of range
+	CHECK(same(parse_u64("18446744073709551616", 0, UINT64_MAX, &v), "is out of range"));
+	CHECK(same(parse_u64("99999999999999999999999", 0, UINT64_MAX, &v), "is out of range"));
+	CHECK(same(parse_u64("0", 1, 10, &v), "is out of range"));
+	CHECK(same(parse_u64("11", 1, 10, &v), "is out of range"));
 	CHECK_EQ(v, 12345); // untouched by every failure
 }
 
@@ -62,9 +67,51 @@ static void test_arg_helpers(void) {
 	CHECK_EQ(EXIT_USAGE, 2);
 }
 
+// arg_options on a command line given as a string array: returns its result, *wait_ms and *ring.
+static int options_of(char** argv, int32_t* wait_ms, uint32_t* ring, bool with_ring) {
+	int argc = 0;
+	while (argv[argc]) {
+		argc++;
+	}
+	*wait_ms = 1000;
+	*ring = 0;
+	return arg_options("test", argc, argv, wait_ms, with_ring ? ring : NULL);
+}
+
+static void test_options(void) {
+	int32_t ms = 0;
+	uint32_t ring = 0;
+	CHECK_EQ(options_of((char*[]){"app", "a", "b", NULL}, &ms, &ring, false), 1);
+	CHECK_EQ(ms, 1000); // no option: the default stays
+	CHECK_EQ(options_of((char*[]){"app", "--poll", "a", NULL}, &ms, &ring, false), 2);
+	CHECK_EQ(ms, 0);
+	CHECK_EQ(options_of((char*[]){"app", "--wait", "250", "a", NULL}, &ms, &ring, false), 3);
+	CHECK_EQ(ms, 250);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "128", "--wait=60000", "a", NULL}, &ms, &ring, true), 4);
+	CHECK_EQ(ring, 128);
+	CHECK_EQ(ms, 60000);
+	// The first other argument ends the options: "--wait" after it is an argument (then not a PCI address).
+	CHECK_EQ(options_of((char*[]){"app", "a", "--wait", "5", NULL}, &ms, &ring, false), 1);
+	CHECK_EQ(ms, 1000);
+	CHECK_EQ(options_of((char*[]){"app", "--", "--poll", NULL}, &ms, &ring, false), 2);
+	CHECK_EQ(ms, 1000);
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(options_of((char*[]){"app", "--wait", "10k", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--wait", "0", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--wait", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--poll", "--wait", "5", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "128", "a", NULL}, &ms, &ring, false), -1); // not this app's
+	CHECK_EQ(ring, 0);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "32", "a", NULL}, &ms, &ring, true), -1);
+	CHECK_EQ(ring, 0);
+	CHECK_EQ(options_of((char*[]){"app", "--fast", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "-p", "a", NULL}, &ms, &ring, false), -1);
+}
+
 int main(void) {
 	test_good_numbers();
 	test_bad_numbers();
 	test_arg_helpers();
+	test_options();
 	return check_summary();
 }

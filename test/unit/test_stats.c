@@ -1,4 +1,4 @@
-// Rate arithmetic (src/stats.c) and the apps' once-per-second printing (apps/common/rates.h).
+// Rate arithmetic and the totals line (src/stats.c) and the apps' once-per-second printing (apps/common/rates.h).
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,18 +86,51 @@ static void test_rate_meter_output(void) {
 	}
 	rate_meter_print(&meter, 1000000000ull, out);
 	rate_meter_print(&meter, 2000000000ull, out);
-	rate_meter_print_total(&meter, out);
+	ixy_read_stats(&dev, &meter.total);
+	print_stats_totals(out, "ixy-test", &meter.total);
 	fclose(out);
 	const char* expected_start = "[0000:03:00.0] RX: 10000 Mbit/s 14.88 Mpps\n"
 				     "[0000:03:00.0] TX: 672 Mbit/s 1.00 Mpps\n"
 				     "[0000:03:00.0] RX: 5000 Mbit/s 7.44 Mpps\n"
 				     "[0000:03:00.0] TX: 336 Mbit/s 0.50 Mpps\n"
-				     "[0000:03:00.0] total: RX 44642856 packets";
+				     "totals app=ixy-test pci=0000:03:00.0 rx_packets=44642856 ";
 	CHECK(strncmp(text, expected_start, strlen(expected_start)) == 0);
 	if (strncmp(text, expected_start, strlen(expected_start)) != 0) {
 		fprintf(stderr, "got:\n%s", text);
 	}
 	CHECK_EQ(meter.total.rx_pkts, 3 * 14880952ull);
+	free(text);
+}
+
+// What print_stats_totals prints: the device counters under fixed keys (the app then adds its own).
+static char* printed_totals(const struct device_stats* stats) {
+	char* text = NULL;
+	size_t len = 0;
+	FILE* out = open_memstream(&text, &len);
+	if (!out) {
+		abort();
+	}
+	print_stats_totals(out, "ixy-fwd", stats);
+	fclose(out);
+	return text;
+}
+
+static void test_totals_line(void) {
+	// Each counter a different value, all beyond 32 bits: a swapped or truncated key shows.
+	struct device_stats stats = {.device = &test_device,
+				     .rx_pkts = 5000000001ull,
+				     .rx_bytes = 320000000064ull,
+				     .tx_pkts = 5000000002ull,
+				     .tx_bytes = 320000000128ull,
+				     .rx_dropped = 5000000003ull};
+	char* text = printed_totals(&stats);
+	// Nothing after the last number: the app appends " key=value" and ends the line.
+	const char* expected = "totals app=ixy-fwd pci=0000:03:00.0 rx_packets=5000000001 rx_bytes=320000000064 "
+			       "tx_packets=5000000002 tx_bytes=320000000128 rx_dropped=5000000003";
+	CHECK(strcmp(text, expected) == 0);
+	if (strcmp(text, expected) != 0) {
+		fprintf(stderr, "expected:\n%s\ngot:\n%s\n", expected, text);
+	}
 	free(text);
 }
 
@@ -129,6 +162,7 @@ int main(void) {
 	test_line_rate();
 	test_zero_elapsed();
 	test_rate_meter_output();
+	test_totals_line();
 	test_ticker();
 	return check_summary();
 }
