@@ -18,6 +18,9 @@
 //                                  pattern that depends on the offset. The pages stay taken until guard-check.
 //   vm_probe guard-check <file>    checks the pattern, removes the file; exit 1 if any byte changed (a device wrote
 //                                  into memory it no longer owns: DMA after stop).
+//   vm_probe hold <file> <n>       creates <file> in hugetlbfs holding n huge pages (touched, so they are taken); they
+//                                  stay taken until the file is removed. Takes pages without resizing the pool, which
+//                                  may not grow back once memory is fragmented.
 //   vm_probe send <ifname> <n>     sends n 60 byte broadcast frames (EtherType 0x88b5) on a kernel interface
 //                                  through an AF_PACKET socket: traffic from a NIC that is not ixy's.
 #include <arpa/inet.h>
@@ -202,17 +205,16 @@ static int regs(const char* pci) {
 	return 0;
 }
 
-// Maps the guard file; creates it with all free huge pages if create is set. Returns NULL on failure.
-static uint64_t* map_guard(const char* path, bool create, size_t* size) {
+// Maps the guard file; creates it with `pages` huge pages (0: all free ones) if create is set. Returns NULL on failure.
+static uint64_t* map_guard(const char* path, bool create, unsigned long pages, size_t* size) {
 	int fd = open(path, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
 	if (fd < 0) {
 		return NULL;
 	}
 	struct stat st;
 	if (create) {
-		FILE* f = fopen(FREE_HUGE_PAGES, "r");
-		unsigned long pages = 0;
-		if (!f || fscanf(f, "%lu", &pages) != 1 || pages == 0) {
+		FILE* f = pages ? NULL : fopen(FREE_HUGE_PAGES, "r");
+		if (!pages && (!f || fscanf(f, "%lu", &pages) != 1 || pages == 0)) {
 			errno = ENOMEM;
 			if (f) {
 				fclose(f);
@@ -220,7 +222,9 @@ static uint64_t* map_guard(const char* path, bool create, size_t* size) {
 			close(fd);
 			return NULL;
 		}
-		fclose(f);
+		if (f) {
+			fclose(f);
+		}
 		*size = pages * HUGE_PAGE_SIZE;
 		if (ftruncate(fd, (off_t)*size) != 0) {
 			close(fd);
@@ -239,7 +243,7 @@ static uint64_t* map_guard(const char* path, bool create, size_t* size) {
 
 static int guard(const char* path, bool fill) {
 	size_t size = 0;
-	uint64_t* mem = map_guard(path, fill, &size);
+	uint64_t* mem = map_guard(path, fill, 0, &size);
 	if (!mem) {
 		return fail(fill ? "cannot create the guard file with all free huge pages"
 				 : "cannot map the guard file");
@@ -319,10 +323,21 @@ int main(int argc, char* argv[]) {
 	if (argc == 3 && strcmp(argv[1], "guard-check") == 0) {
 		return guard(argv[2], false);
 	}
+	if (argc == 4 && strcmp(argv[1], "hold") == 0) {
+		size_t size = 0;
+		unsigned long pages = strtoul(argv[3], NULL, 10);
+		uint64_t* mem = pages ? map_guard(argv[2], true, pages, &size) : NULL;
+		if (!mem) {
+			return fail("cannot create the file with that many huge pages");
+		}
+		munmap(mem, size);
+		printf("hold: %lu huge pages in %s\n", pages, argv[2]);
+		return 0;
+	}
 	if (argc == 4 && strcmp(argv[1], "send") == 0) {
 		return send_frames(argv[2], strtol(argv[3], NULL, 10));
 	}
 	fprintf(stderr, "usage: vm_probe regs <pci> | bus-master <pci> | guard-fill <file> | guard-check <file> | "
-			"send <ifname> <n>\n");
+			"hold <file> <n> | send <ifname> <n>\n");
 	return 2;
 }
