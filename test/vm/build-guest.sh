@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe,
 # vm_burst, vm_confine, scripts/setup-vfio.sh, the kernel's VirtIO, igb and VFIO modules, test/vm/guest-init.sh as
-# /init and the scenarios test/vm/scenario-*.sh it runs.
+# /init and the scenarios test/vm/scenario-*.sh and bench/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR] [--with-testpmd]
 #
@@ -125,9 +125,10 @@ for applet in $("$busybox" --list); do
 done
 cp "${binaries[@]}" "$root/bin/"
 cp "$here/../../scripts/setup-vfio.sh" "$root/bin/"
+cp "$here/totals.sh" "$root/bin/" # the reader of the apps' totals lines, for the scenarios' checks
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
-for scenario in "$here"/scenario-*.sh; do
+for scenario in "$here"/scenario-*.sh "$here"/../../bench/vm/scenario-*.sh; do # the tests' and the benchmarks'
 	name=${scenario##*/scenario-}
 	cp "$scenario" "$root/scenarios/$name"
 done

@@ -7,15 +7,15 @@ streams QEMU's filter-dump wrote on the host (a: frames NIC A sent, b: frames hu
 sent, d: frames hub 1 passed to NIC D). Every frame is 60 bytes, so a stream of n frames has 24 + n * (16 + 60) bytes.
 
 Where a packet can end, and who counts it:
-  captured                 ixy-pcap "captured N packets"
-  not written              ixy-pcap "N more received but not written"
+  captured                 ixy-pcap's captured=N (the apps' totals lines, read with test/vm/totals.sh)
+  not written              ixy-pcap's not_written=N
   dropped before D's ring  QEMU drops frames for a NIC whose RX ring is full once its queue of waiting frames is
                            full; a legacy VirtIO device has no counter for them, so the host counts them:
                            d - (D's RX packets). The same before B's ring: b - (B's RX packets).
-  dropped by ixy-fwd       "dropped N (TX queue full)"
-  dropped by the NICs      "RX dropped by NIC N" of B and D (the VirtIO driver cannot know them: always 0)
+  dropped by ixy-fwd       ixy-fwd's tx_full=N on B's line
+  dropped by the NICs      rx_dropped=N of B and D (the VirtIO driver cannot know them: always 0)
   left in a TX ring        sent by the app but never put on the wire because the device was reset (stopped) first:
-                           pktgen's "sent" - a, fwd's "forwarded" - c. Ideally 0 after draining.
+                           pktgen's sent - a, fwd's forwarded (B's line) - c. Ideally 0 after draining.
 Checks (each printed as PASS or FAIL): the logs have every counter; the hubs lost nothing (a == b, c == d); every
 difference above is >= 0; each app's counters add up (B's RX == forwarded + dropped, D's RX == captured + not
 written); sent == the sum of all the places a packet can end; traffic flowed for most of the soak; each RX mempool
@@ -23,7 +23,9 @@ and pktgen's packet mempool reported all buffers free at close, and no log has a
 Exits 0 if all pass, 1 otherwise; the last line is "N passed, N failed".
 """
 import argparse
+import os
 import re
+import subprocess
 import sys
 
 # The PCI addresses of NIC A, B, C and D (--nics), set in main().
@@ -40,13 +42,18 @@ def check(ok, what):
     return ok
 
 
-def number(text, pattern, what, group=1):
-    """A group of pattern in text as an int, or None (with a FAIL)."""
-    match = re.search(pattern, text, re.MULTILINE)
-    if not match:
-        check(False, f"the logs say {what}")
+TOTALS_SH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "totals.sh")
+
+
+def total(log, line, key):
+    """KEY of the app's LINE ("totals app=... pci=..." or "waiter app=...") in the file LOG, read by test/vm/totals.sh
+    as an int, or None (with a FAIL that says why)."""
+    run = subprocess.run(["sh", "-c", '. "$0"; total "$1" "$2" "$3"', TOTALS_SH, log, line, key],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        check(False, f"the logs say {line} {key}: {run.stderr.strip()}")
         return None
-    return int(match.group(group))
+    return int(run.stdout)
 
 
 def frames(stream, size):
@@ -92,20 +99,18 @@ def main():
             logs[app] = ""
     pktgen, fwd, pcap = logs["pktgen"], logs["fwd"], logs["pcap"]
     q = re.escape
-    # print_stats_total (src/stats.c): group 1 RX packets, group 2 RX dropped by the NIC
-    total = r"^\[{}\] total: RX (\d+) packets \d+ bytes, TX \d+ packets \d+ bytes, RX dropped by NIC (\d+)$"
-
-    sent = number(pktgen, rf"^\[{q(NIC_A)}\] sent (\d+) packets", "how many packets ixy-pktgen sent")
-    b_rx = number(fwd, total.format(q(NIC_B)), "B's RX packets")
-    b_nic_dropped = number(fwd, total.format(q(NIC_B)), "B's RX dropped by NIC", 2)
-    forwarded = number(fwd, rf"^{q(NIC_B)} -> {q(NIC_C)}: forwarded (\d+) packets", "what ixy-fwd forwarded B -> C")
-    fwd_dropped = number(fwd, rf"^{q(NIC_B)} -> {q(NIC_C)}: forwarded \d+ packets, dropped (\d+) \(TX queue full\)",
-                         "what ixy-fwd dropped B -> C")
-    backwards = number(fwd, rf"^{q(NIC_C)} -> {q(NIC_B)}: forwarded (\d+) packets", "what ixy-fwd forwarded C -> B")
-    d_rx = number(pcap, total.format(q(NIC_D)), "D's RX packets")
-    d_nic_dropped = number(pcap, total.format(q(NIC_D)), "D's RX dropped by NIC", 2)
-    captured = number(pcap, rf"^\[{q(NIC_D)}\] captured (\d+) packets", "what ixy-pcap captured")
-    not_written = number(pcap, r"(\d+) more received but not written", "what ixy-pcap received but did not write")
+    fwd_b, fwd_c = f"totals app=ixy-fwd pci={NIC_B}", f"totals app=ixy-fwd pci={NIC_C}"
+    pcap_d = f"totals app=ixy-pcap pci={NIC_D}"
+    sent = total(args.pktgen_log, f"totals app=ixy-pktgen pci={NIC_A}", "sent")
+    b_rx = total(args.fwd_log, fwd_b, "rx_packets")
+    b_nic_dropped = total(args.fwd_log, fwd_b, "rx_dropped")
+    forwarded = total(args.fwd_log, fwd_b, "forwarded")
+    fwd_dropped = total(args.fwd_log, fwd_b, "tx_full")
+    backwards = total(args.fwd_log, fwd_c, "forwarded")
+    d_rx = total(args.pcap_log, pcap_d, "rx_packets")
+    d_nic_dropped = total(args.pcap_log, pcap_d, "rx_dropped")
+    captured = total(args.pcap_log, pcap_d, "captured")
+    not_written = total(args.pcap_log, pcap_d, "not_written")
     host = {p: frames(p, getattr(args, f"host_{p}_bytes")) for p in "abcd"}
     counters = [sent, b_rx, b_nic_dropped, forwarded, fwd_dropped, backwards, d_rx, d_nic_dropped, captured, not_written]
     if None in counters:
@@ -157,15 +162,14 @@ def main():
               f"{what} packets in {seconds} rate lines of the {args.soak_seconds} s, {stalls} lines without "
               "traffic in between")
 
-    # The drivers' reports at close: every buffer of every pool back (src/driver/virtio.c, apps/ixy-pktgen.c).
+    # The drivers' reports at close: every buffer of every pool back (src/driver/virtio.c; ixy-pktgen's pool_free and pool_size).
     everything = pktgen + fwd + pcap
     for pci in (NIC_A, NIC_B, NIC_C, NIC_D):
         match = re.search(rf"^ixy: {q(pci)}: closed; RX mempool: (\d+) of (\d+) buffers free(;[^\n]*)?$", everything, re.MULTILINE)
         check(match and match.group(1) == match.group(2),
               f"{pci}: RX mempool full at close ({match.group(0) if match else 'no report'})")
-    match = re.search(rf"^\[{q(NIC_A)}\] packet mempool: (\d+) of (\d+) buffers free$", pktgen, re.MULTILINE)
-    check(match and match.group(1) == match.group(2),
-          f"ixy-pktgen's packet mempool full after stop ({match.group(0) if match else 'no report'})")
+    pool = [total(args.pktgen_log, f"totals app=ixy-pktgen pci={NIC_A}", key) for key in ("pool_free", "pool_size")]
+    check(None not in pool and pool[0] == pool[1], f"ixy-pktgen's packet mempool full after stop (free, size: {pool})")
     warnings = [line for line in everything.splitlines() if "warning" in line or "BUG" in line]
     check(not warnings, "no warnings in the logs" + (f": {warnings[0]}" if warnings else ""))
 

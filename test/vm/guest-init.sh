@@ -2,7 +2,8 @@
 # /init of the ixy test guest: test/vm/build-guest.sh packs it into the initramfs, run-vm.sh boots it.
 #
 # Sets up the guest (proc, sysfs, devtmpfs, hugetlbfs, huge pages), reads the test parameters from the kernel
-# command line, defines the helpers below and runs one scenario, /scenarios/<ixy_scenario>.sh (test/vm/scenario-*.sh):
+# command line, defines the helpers below and runs one scenario, /scenarios/<ixy_scenario>.sh (test/vm/scenario-*.sh,
+# bench/vm/scenario-*.sh):
 #   e2e          the apps as a pipeline, packets checked against QEMU's records of the wire (the default)
 #   bad-inputs   every app refuses bad input with one message and changes nothing
 #   in-use       NICs whose kernel interface is in use are refused, unless forced
@@ -21,6 +22,9 @@ HUGE_PAGES=96 # 2 MiB each; the three apps need about 30, each VirtIO device 7
 HUGEPAGE_SYSFS=/sys/kernel/mm/hugepages/hugepages-2048kB
 
 marker() { echo "IXY-VM: $*"; }
+# total LOG LINE KEY: a number from an app's totals or waiter line (test/vm/totals.sh)
+# shellcheck source=test/vm/totals.sh
+. /bin/totals.sh
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys

@@ -50,3 +50,9 @@ done
 if [ -n "$APP_USER" ]; then
 	check_eq "ixy-pcap and ixy-fwd ran as user $APP_USER" "$(sort -u /tmp/apps-uid.txt)" "uid $(id -u "$APP_USER")"
 fi
+# kmod without VFIO: ixy took each NIC from its kernel driver and gave it to none (run-vm.sh checks the state).
+if [ "$mode" = kmod ] && [ "$vfio" != yes ]; then
+	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
+		marker "after the apps, kernel driver of $nic: $(kernel_driver "$nic")"
+	done
+fi

@@ -33,11 +33,11 @@ for i in $(seq "$ROUNDS"); do
 		check "$name run $i: ixy-fwd still running at the end" kill -0 "$fwd_pid"
 		stop_app fwd $fwd_pid
 		t1=$(uptime_s)
-		slept=$(sed -n 's/^waiter: slept \([0-9]*\) times.*/\1/p' /tmp/bench-fwd.log)
+		slept=$(total /tmp/bench-fwd.log "waiter app=ixy-fwd" slept)
 		marker "bench $name run $i: cpu $(awk -v a="$ticks0" -v b="$ticks1" -v t="$ticks_per_s" -v s="$BENCH_S" \
 			'BEGIN { printf "%.1f", (b - a) * 100 / t / s }') slept ${slept:-?} in $(awk -v a="$t0" -v b="$t1" \
 			'BEGIN { printf "%.1f", b - a }') s"
-		grep -E "forwarded|waiter" /tmp/bench-fwd.log | sed 's/^/    /'
+		grep -E "^(totals|waiter) " /tmp/bench-fwd.log | sed 's/^/    /'
 		check "$name run $i: ixy-fwd ended cleanly and printed its waiter line" test "$app_rc" = 0 -a -n "$slept"
 	done
 done

@@ -126,7 +126,7 @@ for i in $(seq "$ROUNDS"); do
 			sleep "$BENCH_S"
 			stop_app sink $sink_pid
 			t1=$(uptime_s)
-			sink=$(sed -n 's/.*captured \([0-9]*\) packets.*/\1/p' /tmp/bench-sink.log)
+			sink=$(total /tmp/bench-sink.log "totals app=ixy-pcap pci=$NIC_D" captured)
 		fi
 		if [ "$peer" = testpmd ]; then
 			exec 3>&- # the end of its stdin: testpmd stops forwarding, prints its totals and exits

@@ -17,7 +17,10 @@ for i in $(seq "$ROUNDS"); do
 		sleep "$BENCH_S"
 	fi
 	stop_app fwd $fwd_pid
-	forwarded=$(sed -n "s/^$NIC_B -> $NIC_C: forwarded \([0-9]*\) packets.*/\1/p" /tmp/bench-fwd.log)
+	# (bench/vm-fwd.sh also boots builds of older commits, whose ixy-fwd printed "<B> -> <C>: forwarded <n> packets"
+	# instead of its totals lines.)
+	forwarded=$(total /tmp/bench-fwd.log "totals app=ixy-fwd pci=$NIC_B" forwarded 2>/dev/null ||
+		sed -n "s/^$NIC_B -> $NIC_C: forwarded \([0-9]*\) packets.*/\1/p" /tmp/bench-fwd.log)
 	marker "bench fwd run $i: forwarded ${forwarded:-0} in $BENCH_S s"
 	grep "VirtIO" /tmp/bench-fwd.log | sed 's/^/    /'
 done
