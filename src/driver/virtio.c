@@ -180,9 +180,10 @@ static void publish_and_notify(const struct virtio_device* dev, struct virtqueue
 	}
 }
 
-// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted.
-static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what, uint32_t id,
-			   uint32_t len) {
+// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted. cold: a rare
+// call, so the packet loops that may call it keep their values in registers rather than around it.
+static __attribute__((cold)) void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what,
+						 uint32_t id, uint32_t len) {
 	if (dev->bad_used_entries++ == 0) {
 		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once; the "
 			 "count is printed at close, RX ones are also counted as RX dropped",
@@ -332,37 +333,41 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 	// holds every buffer, the packets wait in the used ring until it frees some.
 	uint32_t fresh = pkt_buf_alloc_batch(dev->rx_mempool, bufs, num_bufs < entries ? num_bufs : entries);
 	// Ring indexes in locals: every store into the rings would make the compiler load the queue's copies again.
-	uint16_t used_idx = q->used_idx, avail_idx = q->avail_idx, mask = (uint16_t)(q->size - 1);
+	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, mask = q->size - 1u;
 	uint32_t received = 0;
 	uint64_t rx_bytes = 0;
-	for (; received < fresh && entries > 0; entries--) {
+	// One used entry per fresh buffer; the entries after a bad one wait for the next call.
+	for (uint32_t last = used_idx + fresh; used_idx != last;) {
 		volatile struct vring_used_elem* done = &q->used->ring[used_idx++ & mask];
 		uint32_t id = done->id;
-		uint32_t written = done->len; // header plus frame (5.1.6.4), in either layout
+		uint32_t length =
+		    done->len - hdr_len; // the frame: len is header plus frame (5.1.6.4), in either layout
 		int chain = used_chain(q, id, shift);
-		// __builtin_expect: the rare drop path out of the way of the loop.
-		if (__builtin_expect(chain < 0 || written <= hdr_len || written - hdr_len > data_room, 0)) {
+		// A length of 0 (length - 1 wraps around) or beyond the buffer is a device bug. __builtin_expect: bad
+		// entries are rare, the straight path is the packet.
+		if (__builtin_expect(chain < 0 || length - 1 >= data_room, 0)) {
 			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
-			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id, written);
+			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id,
+				       length + hdr_len);
 			if (chain >= 0) {
-				rx_offer(q, avail_idx++, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
+				rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
 			}
 			dev->rx_dropped++;
 			continue;
 		}
 		struct pkt_buf* buf = q->bufs[chain];
-		buf->size = written - hdr_len;
-		rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
-		rx_offer(q, avail_idx++, (uint16_t)chain, bufs[received], shift, hdr_len);
+		buf->size = length;
+		rx_bytes += length + IXY_ETHER_CRC_BYTES;
+		rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, bufs[received], shift, hdr_len);
 		bufs[received++] = buf;
 	}
 	// Fresh buffers that bad entries left over go back in one batch.
 	pkt_buf_free_batch(&bufs[received], fresh - received);
 	dev->rx_pkts += received;
 	dev->rx_bytes += rx_bytes;
-	q->used_idx = used_idx;
-	if (avail_idx != q->avail_idx) {
-		q->avail_idx = avail_idx;
+	q->used_idx = (uint16_t)used_idx;
+	if ((uint16_t)avail_idx != q->avail_idx) {
+		q->avail_idx = (uint16_t)avail_idx;
 		publish_and_notify(dev, q);
 	}
 	return received;
