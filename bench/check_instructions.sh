@@ -1,9 +1,12 @@
 #!/bin/sh
-# Regression test (ctest bench_instructions, labels bench and novalgrind): counts the instructions per forwarded
-# packet of the ixgbe forwarding path with callgrind, as bench/run.sh does, and fails if the total is more than 2%
-# above the documented figure in bench/expected_instructions.txt. Counts are exact: no time is measured.
+# Regression test (ctest bench_instructions and bench_instructions_virtio, labels bench and novalgrind): counts the
+# instructions per forwarded packet of the ixgbe (or VirtIO) forwarding path with callgrind, as bench/run.sh does,
+# and fails if the total is more than 2% above the documented figure in bench/expected_instructions.txt. Counts are
+# exact: no time is measured.
 #
-# Usage: check_instructions.sh <fwd_bench_count> <compiler id> <compiler version>
+# Usage: check_instructions.sh <bench binary> <compiler id> <compiler version> [<key> <bench argument>...]
+#   key: the line of the expected file to check (default instructions_per_packet, the ixgbe); the bench arguments go
+#   in front of the packet count (virtio_fwd_bench: the layout).
 # Exits 77 (ctest: skipped) if the build's compiler is not the one the figure was measured with.
 set -eu
 
@@ -12,11 +15,13 @@ expected_file=$bench_dir/expected_instructions.txt
 binary=$1
 compiler="$2 ${3%%.*}" # id and major version
 packets=${CALLGRIND_PACKETS:-64000}
+key=${4:-instructions_per_packet}
+shift $(($# < 4 ? $# : 4))
 
 value() { # value KEY: the rest of the line "KEY ..." in the expected file
 	sed -n "s/^$1 //p" "$expected_file"
 }
-expected=$(value instructions_per_packet)
+expected=$(value "$key")
 expected_compiler=$(value compiler)
 if [ "$compiler" != "$expected_compiler" ]; then
 	echo "skipped: the figure was measured with $expected_compiler, this build uses $compiler"
@@ -26,7 +31,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 if ! valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --toggle-collect=bench_measured_rounds \
-	--callgrind-out-file="$out/callgrind.out" "$binary" "$packets" >"$out/valgrind.log" 2>&1; then
+	--callgrind-out-file="$out/callgrind.out" "$binary" "$@" "$packets" >"$out/valgrind.log" 2>&1; then
 	cat "$out/valgrind.log"
 	exit 1
 fi

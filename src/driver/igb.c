@@ -6,6 +6,9 @@
 // auto-negotiation (reached through MDIC), and a few register offsets. igb_init() follows the order of 82576
 // datasheet section 4.5.3 (revision 2.63; all section numbers here refer to it), with one receive and one transmit
 // descriptor ring per queue. Registers are in igb_regs.h; register access goes through driver.h.
+//
+// Where to start reading (after ixgbe.c, as in docs/book/05-the-igb-driver.md): igb_init() at the bottom, then
+// igb_rx_batch() and igb_tx_batch(), which differ from ixgbe's only in register names; then igb_stop().
 #include <stdlib.h>
 
 #include "driver.h"
@@ -152,55 +155,61 @@ static int igb_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 	return 0;
 }
 
-// Hands descriptor index of an RX ring to the NIC with buf to receive into (read format, 7.1.5.1). Rewriting the
-// read format also clears DD (bit 0 of hdr_addr) for the next round.
-static void rx_give_buffer(struct igb_rx_queue* queue, uint32_t index, struct pkt_buf* buf) {
-	queue->bufs[index] = buf;
-	queue->descriptors[index].read.pkt_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	queue->descriptors[index].read.hdr_addr = 0;
+// Gives descriptors first .. end - 1 of an RX ring to the NIC with the buffers in the ring's table, in read format
+// (7.1.5.1). Rewriting the read format also clears DD (bit 0 of hdr_addr) for the next round.
+static void rx_give_buffers(struct igb_rx_queue* queue, size_t first, size_t end) {
+	for (size_t i = first; i < end; i++) {
+		queue->descriptors[i].read.pkt_addr = queue->bufs[i]->buf_addr_phy + offsetof(struct pkt_buf, data);
+		queue->descriptors[i].read.hdr_addr = 0;
+	}
 }
 
-// Receives up to num_bufs packets (7.1): the NIC sets DD in a descriptor's write-back once the packet is in memory.
-// Each packet handed out is replaced by a fresh buffer from the queue's pool. If the pool is empty, the batch stops
-// and the descriptor keeps its packet: the next call delivers it once the app has freed buffers. A call looks at
-// most at the ring_size - 1 descriptors the device may fill: a device that keeps setting DD on descriptors the
-// driver drops (and gives back) cannot keep it here forever, as received does not grow then (ixgbe ends a batch at
-// the ring's end for the same reason).
+// Receives up to num_bufs packets (7.1): the NIC sets DD in a descriptor's write-back once the packet is in
+// memory. First the packets are taken from their descriptors, then the descriptors taken get fresh buffers from one
+// batch allocation, then all go back to the NIC with one tail write.
 static uint32_t igb_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct igb_device* dev = IXY_TO_DRIVER(struct igb_device, ixy);
 	struct igb_rx_queue* queue = &dev->rx_queues[queue_id];
-	uint32_t rx_index = queue->rx_index;
-	uint32_t received = 0;
-	for (uint32_t seen = 0; received < num_bufs && seen < dev->ring_size - 1u; seen++) {
-		uint32_t status = queue->descriptors[rx_index].wb.status_error;
+	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
+	size_t first = queue->rx_index, index = first, received = 0;
+	// A call stops at the ring's end, so that no index wraps (the next call starts at 0). It never looks at all
+	// ring_size descriptors (the NIC fills at most ring_size - 1): a NIC that keeps setting DD cannot keep it here.
+	size_t end = dev->ring_size - (first == 0);
+	// Only as many packets as the pool can replace: the rest wait in their descriptors until the app frees buffers.
+	size_t wanted = num_bufs < queue->mempool->free_stack_top ? num_bufs : queue->mempool->free_stack_top;
+	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
+	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : ADV_RXD_STAT_EOP;
+	while (received < wanted && index < end) {
+		uint32_t status = queue->descriptors[index].wb.status_error;
 		if (!(status & ADV_RXD_STAT_DD)) {
 			break;
 		}
-		struct pkt_buf* buf = queue->bufs[rx_index];
-		uint16_t length = queue->descriptors[rx_index].wb.length;
-		bool end_of_packet = status & ADV_RXD_STAT_EOP;
+		uint32_t length = queue->descriptors[index].wb.length;
+		struct pkt_buf* buf = ring_bufs[index];
 		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
-		// all its parts are dropped and their buffers reused. A length beyond the buffer would be a NIC bug.
-		if (queue->in_multi_desc_packet || !end_of_packet || length == 0 || length > RX_BUF_DATA_ROOM) {
-			queue->dropped += end_of_packet;
-		} else {
-			struct pkt_buf* fresh = pkt_buf_alloc(queue->mempool);
-			if (!fresh) {
-				break;
-			}
+		// all its parts are dropped. A length of 0 (length - 1 wraps around) or beyond the buffer is a NIC bug.
+		// __builtin_expect: drops are rare, the straight path is the packet.
+		if (__builtin_expect((status & frame_end_bit) && length - 1 < RX_BUF_DATA_ROOM, 1)) {
 			buf->size = length;
 			bufs[received++] = buf;
-			buf = fresh;
+		} else {
+			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
+			queue->dropped += frame_end_bit != 0;
+			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
+			// needing a fresh buffer stay one run, for one batch allocation.
+			ring_bufs[index - received] = buf;
 		}
-		queue->in_multi_desc_packet = !end_of_packet;
-		rx_give_buffer(queue, rx_index, buf);
-		rx_index = ring_index(rx_index + 1, dev->ring_size);
+		index++;
 	}
-	if (rx_index != queue->rx_index) {
+	// Fresh buffers for the run of taken descriptors; the pool has them (received <= wanted).
+	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[index - received], received);
+	rx_give_buffers(queue, first, index);
+	if (index != first) {
 		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
 		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
-		set_reg32(dev->bar, IGB_RDT(queue_id), ring_index(rx_index - 1, dev->ring_size));
-		queue->rx_index = rx_index;
+		set_reg32(dev->bar, IGB_RDT(queue_id), index - 1);
+		queue->rx_index = (uint16_t)ring_index(index, dev->ring_size);
+		queue->in_multi_desc_packet = !frame_end_bit;
 	}
 	return received;
 }
@@ -208,15 +217,11 @@ static uint32_t igb_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct p
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.2.3).
 static void tx_clean(struct igb_tx_queue* queue, uint32_t ring_size) {
-	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH) {
-		uint32_t last = ring_index(queue->clean_index + TX_CLEAN_BATCH - 1, ring_size);
-		if (!(queue->descriptors[last].wb.status & ADV_TXD_STAT_DD)) {
-			return;
-		}
-		for (uint32_t i = 0; i < TX_CLEAN_BATCH; i++) {
-			pkt_buf_free(queue->bufs[ring_index(queue->clean_index + i, ring_size)]);
-		}
-		queue->clean_index = ring_index(last + 1, ring_size);
+	// clean_index stays a multiple of TX_CLEAN_BATCH, which divides every ring size (64 .. 4096): no batch wraps.
+	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH &&
+	       (queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status & ADV_TXD_STAT_DD)) {
+		pkt_buf_free_batch(&queue->bufs[queue->clean_index], TX_CLEAN_BATCH);
+		queue->clean_index = ring_index(queue->clean_index + TX_CLEAN_BATCH, ring_size);
 	}
 }
 
@@ -226,28 +231,29 @@ static uint32_t igb_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct p
 	struct igb_device* dev = IXY_TO_DRIVER(struct igb_device, ixy);
 	struct igb_tx_queue* queue = &dev->tx_queues[queue_id];
 	tx_clean(queue, dev->ring_size);
-	uint32_t sent = 0;
-	while (sent < num_bufs) {
-		uint32_t next_index = ring_index(queue->tx_index + 1, dev->ring_size);
-		// One descriptor stays free: tail == head means an empty ring to the NIC.
-		if (next_index == queue->clean_index) {
-			break;
-		}
+	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
+	size_t index = queue->tx_index, mask = dev->ring_size - 1u, sent = 0;
+	// One descriptor stays free: tail == head means an empty ring to the NIC.
+	size_t wanted = (queue->clean_index - index - 1) & mask;
+	wanted = num_bufs < wanted ? num_bufs : wanted;
+	while (sent < wanted) {
 		struct pkt_buf* buf = bufs[sent];
-		if (buf->size == 0 || buf->size > buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
+		uint32_t size = buf->size; // size - 1 wraps around for an empty packet
+		if (size - 1 >= buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
 			break;
 		}
-		volatile union intel_adv_tx_desc* desc = &queue->descriptors[queue->tx_index];
+		volatile union intel_adv_tx_desc* desc = &queue->descriptors[index];
 		desc->read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
 		desc->read.cmd_type_len = ADV_TXD_DCMD_EOP | ADV_TXD_DCMD_RS | ADV_TXD_DCMD_IFCS | ADV_TXD_DCMD_DEXT |
-					  ADV_TXD_DTYP_DATA | buf->size;
-		desc->read.olinfo_status = buf->size << ADV_TXD_PAYLEN_SHIFT;
-		queue->bufs[queue->tx_index] = buf;
-		queue->tx_index = next_index;
+					  ADV_TXD_DTYP_DATA | size;
+		desc->read.olinfo_status = size << ADV_TXD_PAYLEN_SHIFT;
+		ring_bufs[index] = buf;
+		index = (index + 1) & mask;
 		sent++;
 	}
 	if (sent > 0) {
-		set_reg32(dev->bar, IGB_TDT(queue_id), queue->tx_index);
+		set_reg32(dev->bar, IGB_TDT(queue_id), index);
+		queue->tx_index = (uint16_t)index;
 	}
 	return sent;
 }
@@ -297,9 +303,8 @@ static bool init_rx(struct igb_device* dev) {
 // the NIC by moving its tail (the NIC ignores tail writes to a disabled queue).
 static bool start_rx(struct igb_device* dev) {
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
-		for (uint32_t d = 0; d < dev->ring_size; d++) {
-			rx_give_buffer(&dev->rx_queues[i], d, pkt_buf_alloc(dev->rx_queues[i].mempool));
-		}
+		pkt_buf_alloc_batch(dev->rx_queues[i].mempool, dev->rx_queues[i].bufs, dev->ring_size);
+		rx_give_buffers(&dev->rx_queues[i], 0, dev->ring_size);
 		set_flags32(dev->bar, IGB_RXDCTL(i), IGB_RXDCTL_ENABLE);
 	}
 	set_flags32(dev->bar, IGB_RCTL, IGB_RCTL_EN);

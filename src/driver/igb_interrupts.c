@@ -4,6 +4,7 @@
 // the waiter arms it (EIMS) before it sleeps and disarms it (EIMC) when it wakes, and its EITR holds it to one message
 // per IXY_RX_INTERRUPT_INTERVAL_US. The 82576 differs in its register offsets, in having one 32-bit EIMS/EIMC for all
 // its 25 vectors, in where IVAR keeps a queue's entry, and in EITR's unit.
+// Read it after igb.c and docs/book/08-interrupts.md: start at igb_setup_interrupts() at the bottom.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>

@@ -5,6 +5,10 @@
 // ixgbe_rx_batch() and ixgbe_tx_batch(): they exchange packet buffers with the NIC through the rings and write the
 // tail register once per batch. Only CRC offloading is used. Registers and descriptors are in ixgbe_regs.h;
 // register access goes through driver.h, so tests can run this file against a software model of the NIC.
+//
+// Where to start reading (the order of docs/book/04-the-ixgbe-driver.md): ixgbe_init() at the bottom, which calls
+// reset_device(), init_rx(), init_tx() and start_rx(); then the packet path, ixgbe_rx_batch() and ixgbe_tx_batch();
+// then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
 #include <stdlib.h>
 
 #include "driver.h"
@@ -159,30 +163,29 @@ static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
 
 // Gives descriptors first .. end - 1 of an RX ring to the NIC with the buffers in the ring's table, in read format
 // (7.1.6.1). Rewriting the read format also clears DD (bit 0 of hdr_addr) for the next round.
-static void rx_give_buffers(struct ixgbe_rx_queue* queue, uint32_t first, uint32_t end) {
-	for (uint32_t i = first; i < end; i++) {
+static void rx_give_buffers(struct ixgbe_rx_queue* queue, size_t first, size_t end) {
+	for (size_t i = first; i < end; i++) {
 		queue->descriptors[i].read.pkt_addr = queue->bufs[i]->buf_addr_phy + offsetof(struct pkt_buf, data);
 		queue->descriptors[i].read.hdr_addr = 0;
 	}
 }
 
 // Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
-// memory. The packets are taken from their descriptors first; then the descriptors taken get fresh buffers, all
-// with one pkt_buf_alloc_batch. A batch ends at the end of the ring (the next one starts at descriptor 0), so that
-// no index needs a wrap-around, and takes at most as many packets as the pool has free buffers for: the rest wait
-// in their descriptors until the app has freed buffers.
+// memory. First the packets are taken from their descriptors, then the descriptors taken get fresh buffers from one
+// batch allocation, then all go back to the NIC with one tail write.
 static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_rx_queue* queue = &dev->rx_queues[queue_id];
-	struct pkt_buf** ring_bufs = queue->bufs; // in a local: stores to buffers would make the compiler reload it
-	// size_t: as array indexes they need no zero extension in the loop.
-	size_t first = queue->rx_index, index = first, received = 0, ring_size = dev->ring_size;
+	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
+	size_t first = queue->rx_index, index = first, received = 0;
+	// A call stops at the ring's end, so that no index wraps (the next call starts at 0). It never looks at all
+	// ring_size descriptors (the NIC fills at most ring_size - 1): a NIC that keeps setting DD cannot keep it here.
+	size_t end = dev->ring_size - (first == 0);
+	// Only as many packets as the pool can replace: the rest wait in their descriptors until the app frees buffers.
+	size_t wanted = num_bufs < queue->mempool->free_stack_top ? num_bufs : queue->mempool->free_stack_top;
 	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
 	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : ADV_RXD_STAT_EOP;
-	// wanted - received <= ring_size - index holds throughout: the loop needs no check of its own for the end.
-	size_t wanted = num_bufs < ring_size - first ? num_bufs : ring_size - first;
-	wanted = wanted < queue->mempool->free_stack_top ? wanted : queue->mempool->free_stack_top;
-	while (received < wanted) {
+	while (received < wanted && index < end) {
 		uint32_t status = queue->descriptors[index].wb.status_error;
 		if (!(status & ADV_RXD_STAT_DD)) {
 			break;
@@ -191,33 +194,30 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 		struct pkt_buf* buf = ring_bufs[index];
 		// A frame larger than one buffer spans several descriptors, only the last with EOP: not supported, so
 		// all its parts are dropped. A length of 0 (length - 1 wraps around) or beyond the buffer is a NIC bug.
-		// __builtin_expect: keeps what the loop needs in registers, and the rare drop path out of the way.
+		// __builtin_expect: drops are rare, the straight path is the packet.
 		if (__builtin_expect((status & frame_end_bit) && length - 1 < RX_BUF_DATA_ROOM, 1)) {
 			buf->size = length;
 			bufs[received++] = buf;
 		} else {
 			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
 			queue->dropped += frame_end_bit != 0;
-			// The buffer is reused: it moves to the front of the descriptors taken (all of them empty by
-			// now), right after the ones reused before. The descriptor taken leaves one less for packets.
+			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
+			// needing a fresh buffer stay one run, for one batch allocation.
 			ring_bufs[index - received] = buf;
-			wanted = wanted < ring_size - index - 1 + received ? wanted : ring_size - index - 1 + received;
 		}
 		index++;
 	}
-	// Fresh buffers behind the reused ones: the pool has them (received <= its free buffers).
+	// Fresh buffers for the run of taken descriptors; the pool has them (received <= wanted).
 	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[index - received], received);
 	rx_give_buffers(queue, first, index);
 	if (index != first) {
 		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
 		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
 		set_reg32(dev->bar, IXGBE_RDT(queue_id), index - 1);
-		queue->rx_index = (uint16_t)ring_index(index, ring_size);
+		queue->rx_index = (uint16_t)ring_index(index, dev->ring_size);
 		queue->in_multi_desc_packet = !frame_end_bit;
 	}
-	// Only dropped frames up to the end of the ring: packets may wait behind them, at descriptor 0 and on. Once at
-	// most (first != 0): the retry starts at 0, so a NIC marking every descriptor done cannot make it recurse.
-	return !received && index == ring_size && first != 0 ? ixgbe_rx_batch(ixy, queue_id, bufs, num_bufs) : received;
+	return received;
 }
 
 // Frees the buffers of sent packets, TX_CLEAN_BATCH descriptors at a time: with RS set on every descriptor, the
@@ -231,34 +231,35 @@ static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 	}
 }
 
-// Queues up to num_bufs packets for sending (7.2). Returns how many it took; the rest stay with the caller. A
-// packet the NIC cannot send (empty, or longer than its buffer) ends the batch.
+// Queues up to num_bufs packets for sending (7.2), one advanced data descriptor each (7.2.3.2.4). Returns how many it
+// took; the rest stay with the caller. A packet the NIC cannot send (empty, or longer than its buffer) ends the batch.
 static uint32_t ixgbe_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_tx_queue* queue = &dev->tx_queues[queue_id];
 	tx_clean(queue, dev->ring_size);
-	struct pkt_buf** ring_bufs = queue->bufs; // in a local: stores to descriptors would make the compiler reload it
-	// size_t: as array indexes they need no zero extension in the loop.
-	size_t tx_index = queue->tx_index, mask = dev->ring_size - 1u, sent = 0;
+	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
+	size_t index = queue->tx_index, mask = dev->ring_size - 1u, sent = 0;
 	// One descriptor stays free: tail == head means an empty ring to the NIC.
-	size_t free_descriptors = (queue->clean_index - tx_index - 1) & mask;
-	for (num_bufs = num_bufs < free_descriptors ? num_bufs : free_descriptors; sent < num_bufs; sent++) {
+	size_t wanted = (queue->clean_index - index - 1) & mask;
+	wanted = num_bufs < wanted ? num_bufs : wanted;
+	while (sent < wanted) {
 		struct pkt_buf* buf = bufs[sent];
 		uint32_t size = buf->size; // size - 1 wraps around for an empty packet
 		if (size - 1 >= buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
 			break;
 		}
-		volatile union intel_adv_tx_desc* desc = &queue->descriptors[tx_index];
+		volatile union intel_adv_tx_desc* desc = &queue->descriptors[index];
 		desc->read.buffer_addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
 		desc->read.cmd_type_len = ADV_TXD_DCMD_EOP | ADV_TXD_DCMD_RS | ADV_TXD_DCMD_IFCS | ADV_TXD_DCMD_DEXT |
 					  ADV_TXD_DTYP_DATA | size;
 		desc->read.olinfo_status = size << ADV_TXD_PAYLEN_SHIFT;
-		ring_bufs[tx_index] = buf;
-		tx_index = (tx_index + 1) & mask;
+		ring_bufs[index] = buf;
+		index = (index + 1) & mask;
+		sent++;
 	}
 	if (sent > 0) {
-		set_reg32(dev->bar, IXGBE_TDT(queue_id), tx_index);
-		queue->tx_index = (uint16_t)tx_index;
+		set_reg32(dev->bar, IXGBE_TDT(queue_id), index);
+		queue->tx_index = (uint16_t)index;
 	}
 	return sent;
 }

@@ -4,6 +4,7 @@
 // once, not once per packet; the waiter arms it again (EIMS_EX) before the next sleep and disarms it (EIMC_EX) when
 // it wakes; its EITR holds it to one message per IXY_RX_INTERRUPT_INTERVAL_US (moderation). In a file of its own: a
 // reader of the driver can follow the polling path in ixgbe.c without it, and all of it matters only when an app waits.
+// Read it after ixgbe.c and docs/book/08-interrupts.md: start at ixgbe_setup_interrupts() at the bottom.
 #include <stdlib.h>
 
 #include <ixy/interrupts.h>

@@ -20,6 +20,10 @@
 // reported once (a broken or hostile hypervisor cannot make the app crash or free a buffer twice).
 //
 // Section numbers refer to the VirtIO 1.0 specification; src/driver/virtio_spec.h has the definitions.
+//
+// Where to start reading (the order of docs/book/06-virtio.md): virtio_init() at the bottom, then start_device()
+// and setup_queue(); then the packet path, virtio_rx_batch() and virtio_tx_batch(); the transport behind
+// virtio_transport.h comes last (virtio_legacy.c, virtio_modern.c).
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -177,9 +181,10 @@ static void publish_and_notify(const struct virtio_device* dev, struct virtqueue
 	}
 }
 
-// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted.
-static void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what, uint32_t id,
-			   uint32_t len) {
+// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted. cold: a rare
+// call, so the packet loops that may call it keep their values in registers rather than around it.
+static __attribute__((cold)) void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what,
+						 uint32_t id, uint32_t len) {
 	if (dev->bad_used_entries++ == 0) {
 		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once; the "
 			 "count is printed at close, RX ones are also counted as RX dropped",
@@ -296,11 +301,12 @@ static void free_queue(struct virtqueue* q) {
 // into the (volatile) descriptors would otherwise make the compiler load them again for every packet.
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-// Puts buf into RX chain `chain` and offers the chain (5.1.6.3): the device writes the header into the buffer's
-// head room, right in front of the packet data, and the frame into the data. One descriptor covers both (shift 0),
-// or the header descriptor covers the head room's last hdr_len bytes and the data descriptor the data (shift 1).
-static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t chain, struct pkt_buf* buf, uint32_t shift,
-				   uint32_t hdr_len) {
+// Puts buf into RX chain `chain` and offers it as available ring entry avail_idx (5.1.6.3): the device writes the
+// header into the buffer's head room, right in front of the packet data, and the frame into the data. One descriptor
+// covers both (shift 0), or the header descriptor covers the head room's last hdr_len bytes and the data descriptor
+// the data (shift 1). The caller counts avail_idx: kept in a local, it is not reloaded after every store.
+static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t avail_idx, uint16_t chain, struct pkt_buf* buf,
+				   uint32_t shift, uint32_t hdr_len) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
 	uint32_t head = (uint32_t)chain << shift;
 	q->desc[head].addr = data_phy - hdr_len; // where the header starts (one descriptor: also the frame after it)
@@ -308,9 +314,10 @@ static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t chain, struct p
 		q->desc[head + 1].addr = data_phy; // len and flags never change (setup_queue, start_device)
 	}
 	q->bufs[chain] = buf;
-	q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
+	q->avail->ring[avail_idx & (q->size - 1)] = (uint16_t)head;
 }
 
+// Receives up to num_bufs packets (5.1.6.4): the used ring returns RX chains the device wrote a packet into.
 static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
@@ -322,45 +329,91 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
-	uint16_t offered_before = q->avail_idx;
+	// Unlike a NIC's ring, the used ring returns chains in any order, but says up front how many: so the fresh
+	// buffers come first, one batch allocation, and each chain taken swaps its packet for one of them. If the app
+	// holds every buffer, the packets wait in the used ring until it frees some.
+	uint32_t fresh = pkt_buf_alloc_batch(dev->rx_mempool, bufs, num_bufs < entries ? num_bufs : entries);
+	// Ring indexes in locals: every store into the rings would make the compiler load the queue's copies again.
+	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, mask = q->size - 1u;
 	uint32_t received = 0;
 	uint64_t rx_bytes = 0;
-	while (received < num_bufs && entries > 0) {
-		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx & (q->size - 1)];
+	// One used entry per fresh buffer; the entries after a bad one wait for the next call.
+	for (uint32_t last = used_idx + fresh; used_idx != last;) {
+		volatile struct vring_used_elem* done = &q->used->ring[used_idx++ & mask];
 		uint32_t id = done->id;
-		uint32_t written = done->len; // header plus frame (5.1.6.4), in either layout
+		uint32_t length =
+		    done->len - hdr_len; // the frame: len is header plus frame (5.1.6.4), in either layout
 		int chain = used_chain(q, id, shift);
-		if (chain < 0 || written <= hdr_len || written - hdr_len > data_room) {
+		// A length of 0 (length - 1 wraps around) or beyond the buffer is a device bug. __builtin_expect: bad
+		// entries are rare, the straight path is the packet.
+		if (__builtin_expect(chain < 0 || length - 1 >= data_room, 0)) {
 			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
-			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id, written);
+			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id,
+				       length + hdr_len);
 			if (chain >= 0) {
-				rx_offer(q, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
+				rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
 			}
 			dev->rx_dropped++;
-		} else {
-			// A fresh buffer for the chain first: if the app holds every buffer, the packet waits in the
-			// used ring until it frees some.
-			struct pkt_buf* fresh = pkt_buf_alloc(dev->rx_mempool);
-			if (!fresh) {
-				break;
-			}
-			struct pkt_buf* buf = q->bufs[chain];
-			buf->size = written - hdr_len;
-			rx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
-			bufs[received++] = buf;
-			rx_offer(q, (uint16_t)chain, fresh, shift, hdr_len);
+			continue;
 		}
-		q->used_idx++;
-		entries--;
+		struct pkt_buf* buf = q->bufs[chain];
+		buf->size = length;
+		rx_bytes += length + IXY_ETHER_CRC_BYTES;
+		rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, bufs[received], shift, hdr_len);
+		bufs[received++] = buf;
 	}
+	// Fresh buffers that bad entries left over go back in one batch.
+	pkt_buf_free_batch(&bufs[received], fresh - received);
 	dev->rx_pkts += received;
 	dev->rx_bytes += rx_bytes;
-	if (q->avail_idx != offered_before) {
+	q->used_idx = (uint16_t)used_idx;
+	if ((uint16_t)avail_idx != q->avail_idx) {
+		q->avail_idx = (uint16_t)avail_idx;
 		publish_and_notify(dev, q);
 	}
 	return received;
 }
 
+// Sent buffers are freed in batches of up to this many: one call to the pool instead of one per packet.
+#define TX_FREE_BATCH 32
+
+// Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
+static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q, uint32_t shift) {
+	uint16_t device_used_idx = q->used->idx;
+	read_barrier(); // the index before the entries it covers (3.2.2)
+	struct pkt_buf* sent[TX_FREE_BATCH];
+	uint32_t num_sent = 0, sent_pkts = 0;
+	uint64_t tx_bytes = 0;
+	// In locals, as in virtio_rx_batch: the stores into free_chains would make the compiler reload them.
+	uint16_t used_idx = q->used_idx, num_free = q->num_free_chains, mask = (uint16_t)(q->size - 1);
+	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
+		volatile struct vring_used_elem* done = &q->used->ring[used_idx++ & mask];
+		uint32_t id = done->id;
+		int chain = used_chain(q, id, shift);
+		if (__builtin_expect(chain < 0, 0)) {
+			bad_used_entry(dev, q, "a chain it does not hold", id, done->len); // e.g. one it sent already
+			continue;
+		}
+		struct pkt_buf* buf = q->bufs[chain];
+		tx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+		sent[num_sent++] = buf;
+		sent_pkts++;
+		q->bufs[chain] = NULL;
+		q->free_chains[num_free++] = (uint16_t)chain;
+		if (num_sent == TX_FREE_BATCH) {
+			pkt_buf_free_batch(sent, num_sent);
+			num_sent = 0;
+		}
+	}
+	pkt_buf_free_batch(sent, num_sent);
+	q->used_idx = used_idx;
+	q->num_free_chains = num_free;
+	dev->tx_pkts += sent_pkts;
+	dev->tx_bytes += tx_bytes;
+}
+
+// Queues up to num_bufs packets for sending (5.1.6.2), one chain each. Returns how many it took; the rest stay with
+// the caller.
 static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
@@ -368,48 +421,30 @@ static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t q
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[TX_QUEUE];
-	// 1. Chains in the used ring have been sent (5.1.6.2): free their buffers, count them.
-	uint16_t device_used_idx = q->used->idx;
-	read_barrier();
-	uint64_t tx_bytes = 0;
-	uint32_t sent_pkts = 0;
-	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
-		volatile struct vring_used_elem* done = &q->used->ring[q->used_idx++ & (q->size - 1)];
-		int chain = used_chain(q, done->id, shift);
-		if (chain < 0) {
-			bad_used_entry(dev, q, "a chain it does not hold", done->id,
-				       done->len); // e.g. one it sent already
-			continue;
-		}
-		struct pkt_buf* sent = q->bufs[chain];
-		sent_pkts++;
-		tx_bytes += sent->size + IXY_ETHER_CRC_BYTES;
-		pkt_buf_free(sent);
-		q->bufs[chain] = NULL;
-		q->free_chains[q->num_free_chains++] = (uint16_t)chain;
-	}
-	dev->tx_pkts += sent_pkts;
-	dev->tx_bytes += tx_bytes;
-	// 2. Offer as many packets as there are free chains (5.1.6.2). One descriptor: an all-zero header (no offloads,
-	// 5.1.6.2.1) goes into the head room in front of the frame, as 12 bytes whatever the header length (two
-	// stores). Two descriptors: the header descriptor already points at the shared zero header.
+	tx_clean(dev, q, shift);
+	// As many packets as there are free chains. One descriptor: an all-zero header (no offloads, 5.1.6.2.1) goes
+	// into the head room in front of the frame, as 12 bytes whatever the header length (two stores). Two
+	// descriptors: the header descriptor already points at the shared zero header.
 	const uint32_t hdr_len = dev->net_hdr_len;
-	uint32_t queued = 0;
-	while (queued < num_bufs && q->num_free_chains > 0) {
-		struct pkt_buf* buf = bufs[queued++];
-		uint16_t chain = q->free_chains[--q->num_free_chains];
-		uint32_t head = (uint32_t)chain << shift;
-		uint32_t in_data = shift ? 0 : hdr_len; // header bytes in the data descriptor
+	const uint32_t in_data = shift ? 0 : hdr_len;                      // header bytes in the data descriptor
+	uint16_t avail_idx = q->avail_idx, mask = (uint16_t)(q->size - 1); // in locals, as in virtio_rx_batch
+	uint32_t wanted = num_bufs < q->num_free_chains ? num_bufs : q->num_free_chains, queued = 0;
+	uint16_t* free_chains = &q->free_chains[q->num_free_chains - wanted]; // the top `wanted` of the stack
+	for (; queued < wanted; queued++) {
+		struct pkt_buf* buf = bufs[queued];
+		uint32_t head = (uint32_t)free_chains[queued] << shift;
 		volatile struct vring_desc* data = &q->desc[head + shift];
 		if (!shift) {
 			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
 		}
 		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - in_data;
 		data->len = buf->size + in_data;
-		q->bufs[chain] = buf;
-		q->avail->ring[q->avail_idx++ & (q->size - 1)] = (uint16_t)head;
+		q->bufs[head >> shift] = buf;
+		q->avail->ring[avail_idx++ & mask] = (uint16_t)head;
 	}
 	if (queued > 0) {
+		q->num_free_chains = (uint16_t)(q->num_free_chains - queued);
+		q->avail_idx = avail_idx;
 		publish_and_notify(dev, q);
 	}
 	return queued;
@@ -674,7 +709,7 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		// The data descriptor's length never changes: the data room, and the header if it is in there.
 		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = rx->rx_data_room + rx->hdr_in_data;
 		// cannot fail: the pool holds 4 rings
-		rx_offer(rx, chain, pkt_buf_alloc(dev->rx_mempool), rx->chain_shift, dev->net_hdr_len);
+		rx_offer(rx, rx->avail_idx++, chain, pkt_buf_alloc(dev->rx_mempool), rx->chain_shift, dev->net_hdr_len);
 	}
 	write_barrier();
 	rx->avail->idx = rx->avail_idx;

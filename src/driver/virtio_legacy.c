@@ -1,5 +1,6 @@
 // The legacy VirtIO PCI transport (VirtIO 1.0, 4.1.4.8): a block of registers in the IO-port BAR0, read and written
 // with pread/pwrite on the BAR's sysfs file (one system call per access). See virtio_transport.h.
+// Read it after virtio.c: start at virtio_legacy_open() at the bottom, then legacy_ops and the functions it names.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

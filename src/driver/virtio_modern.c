@@ -5,6 +5,7 @@
 //   device configuration (4.1.4.6): for a NIC its MAC address, link status and speed (5.1.4)
 // (the ISR status, 4.1.4.5, only matters with interrupts, which ixy does not use). Every register is a plain load or
 // store in the mapped BAR: a notification costs no system call. See virtio_transport.h.
+// Read it after virtio.c: start at virtio_modern_open() at the bottom, then modern_ops and the functions it names.
 #include <linux/pci_regs.h> // PCI_STATUS, PCI_CAPABILITY_LIST, PCI_CAP_ID_VNDR (PCI Local Bus 3.0, 6.7)
 #include <stdlib.h>
 #include <string.h>

@@ -18,10 +18,10 @@
 // The driver's behaviour is predicted from the used ring (as the device wrote it) before every batch, and checked:
 //   - if the device's index is more than the chains it holds (the chains: ring size, or ring size / 2 in
 //     the two-descriptor layout) ahead of the driver's, nothing is
-//     consumed; otherwise entries are consumed in order while fewer than `want` packets were handed out: an entry
-//     whose id is a chain's head (a multiple of the descriptors per chain) below the ring size and whose length is
-//     header + 1 .. header + data room is a packet (if the pool has a fresh buffer; else the batch stops there), any
-//     other is dropped;
+//     consumed; otherwise the driver takes one fresh buffer per entry it will consume, so it consumes in order as
+//     many entries as the fewest of `want`, the entries and the pool's free buffers: an entry whose id is a chain's
+//     head (a multiple of the descriptors per chain) below the ring size and whose length is header + 1 .. header +
+//     data room is a packet, any other is dropped;
 //   - the batch returns exactly the predicted packets with the predicted sizes, and rx_dropped grows by exactly the
 //     predicted drops; rx_pkts by the packets;
 //   - every packet is a buffer of the driver's RX pool that the app does not hold already;
@@ -212,9 +212,11 @@ static uint32_t rx_batch(uint32_t want) {
 	// The prediction.
 	uint16_t device_used = model_virtio_used_idx(state.nic, MODEL_VIRTIO_RX);
 	uint16_t entries = (uint16_t)(device_used - state.driver_used);
-	uint32_t packets = 0, drops = 0, consumed = 0, fresh = state.pool->free_stack_top;
+	uint32_t packets = 0, drops = 0, consumed = 0;
 	if (entries <= state.num_chains) {
-		for (; packets < want && consumed < entries; consumed++) {
+		uint32_t take = want < entries ? want : entries;
+		take = take < state.pool->free_stack_top ? take : state.pool->free_stack_top;
+		for (; consumed < take; consumed++) {
 			uint16_t slot = (uint16_t)(state.driver_used + consumed);
 			uint32_t id, len;
 			model_virtio_used_entry(state.nic, MODEL_VIRTIO_RX, slot, &id, &len);
@@ -222,10 +224,6 @@ static uint32_t rx_batch(uint32_t want) {
 				drops++;
 				continue;
 			}
-			if (fresh == 0) {
-				break;
-			}
-			fresh--;
 			expected_size[packets] = len - state.hdr_len;
 			expected_frame[packets++] = state.slots[slot % state.ring_size];
 		}
