@@ -33,10 +33,11 @@ sources=$(echo "$files" | grep -E '\.[ch]$')
 defined=$(cd "$src" && echo "$sources" | xargs awk '
 	FNR == 1 { pending = "" }
 	pending != "" { if ($0 !~ /;/ && $0 ~ /\{[ \t]*$/) print pending; pending = "" }
-	/^[A-Za-z]/ && match($0, /[ *][A-Za-z_][A-Za-z0-9_]*\(/) {
-		name = substr($0, RSTART + 1, RLENGTH - 2)
-		if ($0 ~ /\)[^;]*\{[ \t]*$/) print name
-		else if ($0 ~ /[,(][ \t]*$/) pending = name
+	{ line = $0; gsub(/__attribute__\(\([^)]*\)\) /, "", line) } # e.g. static __attribute__((cold)) void f(
+	line ~ /^[A-Za-z]/ && match(line, /[ *][A-Za-z_][A-Za-z0-9_]*\(/) {
+		name = substr(line, RSTART + 1, RLENGTH - 2)
+		if (line ~ /\)[^;]*\{[ \t]*$/) print name
+		else if (line ~ /[,(][ \t]*$/) pending = name
 	}' | sort -u)
 not_docs=$(echo "$files" | grep -v '^docs/')
 # Names of other projects (Linux, DPDK, libc) that the book compares ixy with: not ixy's, so not in the tree.
