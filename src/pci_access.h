@@ -38,7 +38,8 @@ struct pci_access {
 	// Closes what the access opened and frees dev (pci_close unmapped the BARs).
 	void (*close)(struct pci_device* dev);
 	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
-	// device. 1 without a word if the device has fewer than count MSI-X vectors; -1 with a message if it fails.
+	// device, and returns 1; 0 without a word if the device has fewer than count MSI-X vectors; -1 with a message
+	// if it fails.
 	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts
 	// (pci_interrupts.h).
 	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[]);

@@ -15,10 +15,10 @@ static inline int pci_setup_rx_interrupts(struct pci_device* dev, unsigned count
 		return 0;
 	}
 	int ret = dev->access->enable_interrupts(dev, count, fds);
-	if (ret == 1) {
+	if (ret == 0) {
 		ixy_info("%s: no MSI-X vector for each of its %u RX queue(s): it is polled", dev->addr, count);
 	}
-	return ret == 1 ? 0 : ret == 0 ? 1 : -1;
+	return ret;
 }
 
 #endif

@@ -218,7 +218,7 @@ static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fd
 		return -1;
 	}
 	if (count > info.count) {
-		return 1;
+		return 0;
 	}
 	for (; dev->num_irqs < count; dev->num_irqs++) {
 		dev->irq_fds[dev->num_irqs] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -240,7 +240,7 @@ static int vfio_enable_interrupts(struct pci_device* pci, unsigned count, int fd
 		return -1;
 	}
 	memcpy(fds, dev->irq_fds, count * sizeof(int));
-	return 0;
+	return 1;
 }
 
 // Closing the device's file ends ixy's use of it; vfio-pci then disables the device (no bus mastering, no

@@ -494,7 +494,7 @@ uint64_t model_pci_msix_count(const struct model_pci_device* dev, unsigned vecto
 	return vector < dev->num_vectors ? dev->vector_messages[vector] : 0;
 }
 
-// VFIO's enable_interrupts: one eventfd per vector for a device that offers MSI-X (model_pci_offer_msix), 1 (no
+// VFIO's enable_interrupts: one eventfd per vector for a device that offers MSI-X (model_pci_offer_msix), 0 (no
 // MSI-X vectors) for one that does not.
 static int model_enable_interrupts(struct pci_device* pci, unsigned count, int fds[]) {
 	struct model_pci_device* dev = find_device(pci->addr);
@@ -505,7 +505,7 @@ static int model_enable_interrupts(struct pci_device* pci, unsigned count, int f
 		return -1;
 	}
 	if (!dev->offers_msix) {
-		return 1;
+		return 0;
 	}
 	for (unsigned i = 0; i < count; i++) {
 		fds[i] = dev->vector_fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -515,7 +515,7 @@ static int model_enable_interrupts(struct pci_device* pci, unsigned count, int f
 		dev->vector_messages[i] = 0;
 	}
 	dev->num_vectors = count;
-	return 0;
+	return 1;
 }
 
 static void close_vectors(struct model_pci_device* dev) {
