@@ -7,8 +7,8 @@
 # times what it forwards) gives the forwarder's maximum; then ixy-fwd --poll --ring 64, 256, 512, 1024 and 4096, each
 # at 10, 50 and 90 % of that maximum and under overload; then at the same loads ixy-fwd --wait 1000 (interrupts),
 # DPDK's testpmd (if the host has dpdk-testpmd: apt-get install dpdk-dev) and the Linux bridge. Each point is
-# measured for <seconds> after a second of settling. A benchmark, not a test. Needs root (boots QEMU like the VM
-# tests); takes about 3 + 33 * (seconds + 1.5) / 60 minutes.
+# measured for <seconds> after a second of settling (4 s under overload, for the RX ring to fill). A benchmark, not
+# a test. Needs root (boots QEMU like the VM tests); takes about 4 + 33 * (seconds + 2.5) / 60 minutes.
 #
 # Writes OUT/latency.csv (one row per point: forwarder, ring, load, offered and forwarded kpps, frames, percentiles
 # 50, 90, 99, 99.9, 99.99 and max in microseconds), OUT/latency-<load>.svg (with gnuplot, Debian package
@@ -19,8 +19,8 @@
 # Usage: bench/latency.sh [seconds per point (4)]
 #        bench/latency.sh --from MARKS [OUT]   only the CSV, plots and tables, from host_ends's output MARKS of an
 #                                              earlier run (no QEMU; bench/test_latency.sh)
-# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (overload rate, default 100), IXY_BENCH_OUT
-# (default docs/benchmark), IXY_BENCH_DOC
+# Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (overload rate, default 100), IXY_BENCH_RINGS
+# (ring sizes, default 64:256:512:1024:4096), IXY_BENCH_OUT (default docs/benchmark), IXY_BENCH_DOC
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/bench/lib.sh"
@@ -48,7 +48,8 @@ else
 	setup="$(date -u +%Y-%m-%d), \`bench/latency.sh $seconds\`, overload $kpps kpps; $(bench_setup "$repo")"
 	host_ends_start "$build" "$vm_out" "$kpps"
 	"$repo/test/vm/run-vm.sh" --build-dir "$build" --scenario bench-latency --vfio --nics igb --out "$vm_out" \
-		--host-ends "$host_ends_vm" --env "IXY_BENCH_SECONDS=$seconds" >"$vm_out.log" 2>&1 ||
+		--host-ends "$host_ends_vm" --env "IXY_BENCH_SECONDS=$seconds" \
+		--env "IXY_BENCH_RINGS=${IXY_BENCH_RINGS:-64:256:512:1024:4096}" >"$vm_out.log" 2>&1 ||
 		{ rc=1; echo "run-vm.sh failed: $vm_out.log"; }
 	host_ends_stop || rc=1
 	marks=$host_ends_marks

@@ -12,9 +12,14 @@
 #   5. the Linux bridge (the kernel's igb driver takes B and C back from vfio-pci), at the same loads.
 # Run names: <forwarder>,r<ring>,l<load>, e.g. ixy-poll,r512,l50 (bridge: r0, the kernel driver's ring).
 BENCH_S=${IXY_BENCH_SECONDS:-4}
-RINGS=${IXY_BENCH_RINGS:-64 256 512 1024 4096}
+RINGS=$(echo "${IXY_BENCH_RINGS:-64:256:512:1024:4096}" | tr : ' ')
 LOADS="10 50 90 overload"
-SETTLE_S=1 # after a change of load, before the measured run: the queues reach their new level
+# After a change of load, before the measured run, the queues reach their new level: 1 s, and under overload 4 s
+# (QEMU's igb stops taking frames from its netdev while the RX ring is full, so the host's socket buffer drops the
+# excess; the ring fills at the rate QEMU delivers minus the forwarder's, which can be slow: 4096 descriptors at a
+# few kpps more than the forwarder takes need more than a second).
+SETTLE_S=1
+SETTLE_OVERLOAD_S=4
 
 if [ "${IXY_BENCH_HOST_ENDS:-0}" != 1 ]; then
 	marker "FAIL bench-latency needs the source and sink on the host (run-vm.sh --host-ends)"
@@ -24,7 +29,7 @@ fi
 # measure NAME LOAD: sets the load, lets the queues settle, marks a measured run.
 measure() {
 	marker "latency load $2"
-	sleep $SETTLE_S
+	[ "$2" = overload ] || [ "$2" = max ] && sleep $SETTLE_OVERLOAD_S || sleep $SETTLE_S
 	marker "bench $1,l$2 run 1: begin"
 	sleep "$BENCH_S"
 	marker "bench $1,l$2 run 1: end"
@@ -37,7 +42,7 @@ fwd_loads() {
 	marker "latency load ${_loads%% *}" # traffic while it starts (the first load again below)
 	run_app ixy-fwd "$@" $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 	fwd_pid=$!
-	wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd $* did not start"
+	wait_running /tmp/bench-fwd.log $fwd_pid || { marker "FAIL ixy-fwd $* did not start"; sed 's/^/    /' /tmp/bench-fwd.log; }
 	sleep 1 # warm-up
 	for load in $_loads; do
 		measure "$_name" "$load"
@@ -48,6 +53,9 @@ fwd_loads() {
 }
 
 [ "${IXY_BENCH_HOST_ENDS:-0}" = 1 ] || { RINGS=""; LOADS=""; }
+# setup-vfio.sh's locked-memory limit is for the default 512 descriptors; with 4096 each NIC's receive pool alone is
+# 2 * 4096 + 1024 buffers of 2 KiB (18 MiB). The apps inherit this shell's limit.
+ulimit -l 131072
 [ -z "$RINGS" ] || fwd_loads ixy-poll,r512 max --poll
 for ring in $RINGS; do
 	fwd_loads "ixy-poll,r$ring" "$LOADS" --poll --ring "$ring"
