@@ -74,7 +74,6 @@ echo "$points points, maximum ${maximum:-?} kpps: $csv"
 
 # The tables: Table 2's layout (ring size and load; median, 99th, 99.9th percentile, and more), then the peers at the
 # same loads, then the slope of the median under overload against the ring size.
-load_name() { case $1 in overload) echo overload ;; *) echo "$1 %" ;; esac; }
 {
 	echo "$setup; the forwarder's maximum (ixy-fwd --poll, 512 descriptors, overloaded): ${maximum:-?} kpps."
 	echo
@@ -118,8 +117,8 @@ if command -v gnuplot >/dev/null; then
 		}' "$csv" >"$tmp/$load.dat"
 		[ -s "$tmp/$load.dat" ] || continue
 		series=$(grep -c '^x ' "$tmp/$load.dat")
-		title="forwarding latency at $(load_name "$load")"
-		[ "$load" = overload ] || title="$title of ixy-fwd's maximum"
+		title="forwarding latency under overload"
+		[ "$load" = overload ] || title="forwarding latency at $load % of ixy-fwd's maximum"
 		gnuplot <<EOF || rc=1
 set terminal svg size 800,500 dynamic font "sans,11"
 set output "$out/latency-$load.svg"
