@@ -56,6 +56,8 @@ else
 fi
 mkdir -p "$out"
 csv=$out/latency.csv
+table=$(mktemp)
+trap 'rm -f "$table"' EXIT
 
 # latency <forwarder>,r<ring>,l<load> run 1: offered <kpps> kpps sent <n> received <n> in <s> s frames <n>
 #   p50 <ns> p90 <ns> p99 <ns> p99.9 <ns> p99.99 <ns> max <ns>
@@ -103,8 +105,8 @@ echo "$points points, maximum ${maximum:-?} kpps: $csv"
 			printf "Under overload the median rises by %.1f µs per descriptor (least squares over %d ring sizes, intercept %.0f µs); ", slope, n, my - slope * mx
 			printf "one packet takes 1 / forwarding rate = %.1f µs (mean forwarded rate %.1f kpps): slope / (1 / rate) = %.2f.\n", per_packet, rate / n, slope / per_packet
 		}' "$csv"
-} >"$out/latency-table.md"
-cat "$out/latency-table.md"
+} >"$table"
+cat "$table"
 
 # One plot per load: latency against the percentile, on a log axis of "nines" (x = 1 / (1 - p)); max at 10^5.
 if command -v gnuplot >/dev/null; then
@@ -141,7 +143,7 @@ else
 fi
 
 if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
-	doc_table "$doc" latency <"$out/latency-table.md" && echo "tables written into $doc" || rc=1
+	doc_table "$doc" latency <"$table" && echo "tables written into $doc" || rc=1
 fi
 [ $rc = 0 ] || echo "failed (exit $rc)"
 exit $rc
