@@ -690,6 +690,11 @@ static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* 
 // VirtIO device does not report the frames it could not deliver for lack of RX buffers.
 static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	// The device may have taken packets since tx_batch last looked (an app's last batch before it stops): an empty
+	// batch only cleans, and counts them, so the totals say what the device sent, as a NIC's counters do.
+	if (!dev->stopped && ixy->num_tx_queues > 0) {
+		ixy->tx_batch(ixy, 0, NULL, 0);
+	}
 	if (stats) {
 		stats->rx_pkts += dev->rx_pkts;
 		stats->tx_pkts += dev->tx_pkts;
