@@ -24,7 +24,7 @@ int main(int argc, char* argv[]) {
 	int32_t wait_ms = 1000;
 	uint32_t ring_size = 0;                                               // the driver's default
 	int first = arg_options("ixy-fwd", argc, argv, &wait_ms, &ring_size); // argv[first]: the first PCI address
-	if (first < 0 || argc - first != 2 || !arg_two_pci_addrs("ixy-fwd", argv[first], argv[first + 1])) {
+	if (first < 0 || argc - first != 2 || !arg_pci_addrs("ixy-fwd", &argv[first], 2)) {
 		return usage(USAGE);
 	}
 	struct ixy_config configs[2];
@@ -52,15 +52,13 @@ int main(int argc, char* argv[]) {
 	}
 	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
 	struct ticker ticker;
-	ticker_start(&ticker, ONE_SECOND_NS);
+	ticker_start(&ticker);
 	uint64_t elapsed_ns;
 	while (!stop_requested()) {
 		uint32_t received = forward(devs[0], 0, devs[1], 0, &counters[0]);
 		received += forward(devs[1], 0, devs[0], 0, &counters[1]);
-		if (ixy_waiter_round(waiter, received)) {
-			ticker_check_next(&ticker); // it slept: the clock moved on more than the rounds say
-		}
-		if (ticker_due(&ticker, &elapsed_ns)) {
+		bool slept = ixy_waiter_round(waiter, received); // then the clock moved on more than the rounds say
+		if (ticker_due(&ticker, slept, &elapsed_ns)) {
 			rate_meter_print(&meters[0], elapsed_ns, stdout);
 			rate_meter_print(&meters[1], elapsed_ns, stdout);
 		}

@@ -20,10 +20,7 @@
 #define NUM_BUFS 2048
 
 int main(int argc, char* argv[]) {
-	if (argc != 2) {
-		return usage(USAGE);
-	}
-	if (!arg_pci_addr("ixy-pktgen", argv[1])) {
+	if (argc != 2 || !arg_pci_addrs("ixy-pktgen", &argv[1], 1)) {
 		return usage(USAGE);
 	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
@@ -52,11 +49,11 @@ int main(int argc, char* argv[]) {
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
-	ticker_start(&ticker, ONE_SECOND_NS);
+	ticker_start(&ticker);
 	uint64_t elapsed_ns;
 	while (!stop_requested()) {
 		generator_send(&gen, dev, 0);
-		if (ticker_due(&ticker, &elapsed_ns)) {
+		if (ticker_due(&ticker, false, &elapsed_ns)) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
 		}
 	}
