@@ -37,7 +37,7 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 
 bool arg_pci_addr(const char* prog, const char* text) {
 	if (!ixy_valid_pci_addr(text)) {
-		fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog, text);
+		fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 nor xdp:<ifname>\n", prog, text);
 		return false;
 	}
 	return true;
