@@ -109,15 +109,21 @@ bool check_device(const struct ixy_config* config, const struct pci_ids* ids, co
 }
 
 bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan) {
-	// AF_XDP: its own refusals. It joins the way the process or the plan has (its UMEM is DMA memory of that way);
-	// without one, the process needs no memory with device addresses (xdp_memory_access).
+	// AF_XDP: its own refusals. A process with AF_XDP devices only needs no memory with device addresses
+	// (xdp_memory_access); memory for PCI devices is another way (access_check refuses them after it).
 	if (driver == &xdp_driver) {
+		const struct pci_access* way = plan->access ? plan->access : access_of_process();
+		if (way && way != &xdp_memory_access) {
+			// ixy's PCI drivers would send a UMEM frame by its buf_addr_phy, which is a UMEM offset.
+			ixy_error("%s: AF_XDP devices and PCI devices in one process are not supported yet: a PCI NIC "
+				  "cannot send the UMEM's frames",
+				  config->pci_addr);
+			return false;
+		}
 		if (!xdp_check(config)) {
 			return false;
 		}
-		const struct pci_access* way = plan->access ? plan->access : access_of_process();
-		plan->access = way ? way : &xdp_memory_access;
-		plan->huge_pages += plan->access == &xdp_memory_access ? 0 : driver->huge_pages_needed(config);
+		plan->access = &xdp_memory_access;
 		plan->num_devices++;
 		plan->pci_addr = config->pci_addr;
 		plan->driver = driver;

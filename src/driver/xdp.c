@@ -407,8 +407,9 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 	struct xdp_options options = {0};
 	socklen_t options_len = sizeof(options);
 	if (ret != 0 || getsockopt(fd, SOL_XDP, XDP_OPTIONS, &options, &options_len) != 0) {
-		ixy_error("%s: binding the AF_XDP socket of queue %u%s failed: %s", dev->name, q,
-			  share >= 0 ? " to the shared UMEM" : "", strerror(errno));
+		ixy_error("%s: binding the AF_XDP socket of queue %u%s failed: %s%s", dev->name, q,
+			  share >= 0 ? " to the shared UMEM" : "", strerror(errno),
+			  errno == EBUSY ? " (another AF_XDP socket has this queue)" : "");
 		return -1;
 	}
 	dev->zero_copy = options.flags & XDP_OPTIONS_ZEROCOPY;
@@ -475,6 +476,9 @@ static void xdp_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	for (uint16_t q = 0; q < dev->num_queues; q++) {
 		struct xsk_counters* c = &dev->queues[q].counters;
+		if (dev->queues[q].slot && dev->fds[q] >= 0 && !dev->stopped) {
+			xsk_tx(&dev->queues[q], NULL, 0); // takes back (and counts) what the kernel has sent by now
+		}
 		if (stats) {
 			// Software counters: the 4 byte CRC added, as hardware counters count it (ixy.h).
 			stats->rx_pkts += c->rx_packets;
@@ -499,13 +503,11 @@ static void xdp_close(struct ixy_device* ixy) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	xdp_read_stats(ixy, NULL); // the counters since the app's last read, for the words below
 	xdp_stop(ixy);
-	if (dev->totals.tx_copied || dev->totals.tx_dropped || dev->totals.bad) {
-		ixy_info(
-		    "%s: %llu packet(s) copied into the UMEM to be sent, %llu too large to send, %llu descriptor(s) "
-		    "or index(es) from the kernel refused",
-		    dev->name, (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
-		    (unsigned long long)dev->totals.bad);
-	}
+	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
+	// indices from the kernel side that were out of bounds. Words "key=value", for scripts (test/xdp).
+	ixy_info("%s: closed: tx_copied=%llu tx_too_large=%llu refused=%llu", dev->name,
+		 (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
+		 (unsigned long long)dev->totals.bad);
 	free(dev->queues);
 	free(dev->fds);
 	free(dev->kernel_dropped);
@@ -612,7 +614,7 @@ static int attach(struct xdp_device* dev) {
 
 static uint32_t xdp_huge_pages_needed(const struct ixy_config* config) {
 	(void)config;
-	return process_umem.umem.pool ? 0 : (uint32_t)((size_t)UMEM_FRAMES * XSK_FRAME_SIZE / IXY_HUGE_PAGE_SIZE);
+	return 0; // ordinary memory (xdp_memory_access)
 }
 
 static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {

@@ -13,12 +13,12 @@
 
 #define XDP_NAME_PREFIX "xdp:"
 
-// The device's operations; init is called with pci NULL. huge_pages_needed: the UMEM's, when the process's DMA memory
-// is huge pages (sysfs or VFIO); with xdp_memory_access it needs none.
+// The device's operations (driver.h declares it): init is called with pci NULL; huge_pages_needed is 0.
 extern const struct ixy_driver xdp_driver;
-// DMA memory for a process whose first device is an AF_XDP one: ordinary pages, no physical addresses (no
-// /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free are set: a PCI device
-// cannot be reached this way (access_check refuses it).
+// The DMA memory of a process with AF_XDP devices, the UMEM and the app's own pools: ordinary pages, no physical
+// addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free are
+// set. A PCI device cannot join such a process (access_check refuses it), nor an AF_XDP device a process with PCI
+// devices (check_taking): ixy's PCI drivers would send a UMEM frame by its UMEM offset.
 extern const struct pci_access xdp_memory_access;
 
 // The refusals of an AF_XDP device, one line each, before anything is changed: no such interface, a capability
