@@ -88,6 +88,8 @@ ip netns exec "$ns" "$bin/ixy-fwd" xdp:vethB xdp:vethC >"$work/fwd.out" 2>"$work
 fwd=$!
 pids="$pids $fwd"
 check "ixy-fwd attached its program to vethB and vethC" wait_for 10 eval 'is_attached vethB && is_attached vethC'
+# An AF_XDP-only process has ordinary memory: no hugetlbfs file, no anonymous huge pages (xdp_memory_access).
+check "ixy-fwd maps no huge pages" eq "$(grep -cE 'hugetlbfs|/mnt/huge|anon_hugepage' "/proc/$fwd/maps")" 0
 ip netns exec "$ns" "$bin/ixy-pktgen" xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err" &
 pktgen=$!
 pids="$pids $pktgen"
