@@ -415,6 +415,9 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 	dev->zero_copy = options.flags & XDP_OPTIONS_ZEROCOPY;
 	process_umem.fds[queue->slot] = fd;
 	xsk_refill(queue);
+	if (q >= dev->ixy.num_rx_queues) {
+		return 0; // a TX queue only: the program passes this queue's packets on to the kernel
+	}
 	uint32_t key = q, value = (uint32_t)fd;
 	union bpf_attr attr = {.map_fd = (uint32_t)dev->map_fd, .key = (uintptr_t)&key, .value = (uintptr_t)&value};
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) != 0) {
@@ -476,7 +479,7 @@ static void xdp_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	for (uint16_t q = 0; q < dev->num_queues; q++) {
 		struct xsk_counters* c = &dev->queues[q].counters;
-		if (dev->queues[q].slot && dev->fds[q] >= 0 && !dev->stopped) {
+		if (dev->queues[q].completion.descs && dev->queues[q].tx.descs && !dev->stopped) {
 			xsk_tx(&dev->queues[q], NULL, 0); // takes back (and counts) what the kernel has sent by now
 		}
 		if (stats) {

@@ -100,12 +100,15 @@ pids="$pids $pcap"
 check "ixy-pcap attached its program to vethD" wait_for 10 is_attached vethD
 sleep 1 # ixy-pcap receives on vethD
 # Stop the generator first and let the rest drain into ixy-pcap, then stop ixy-pcap, ixy-fwd and tcpdump.
+statuses=""
 for pid in $pktgen $pcap $fwd $tcpdump; do
 	kill -TERM "$pid"
 	wait "$pid"
+	statuses="$statuses $?"
 	sleep 0.5
 done
 pids=""
+check "ixy-pktgen, ixy-pcap, ixy-fwd and tcpdump exited with status 0 when stopped" eq "$statuses" " 0 0 0 0"
 cat "$work/pktgen.err" "$work/fwd.err" "$work/pcap.err" | grep -E '^ixy: xdp:' | sed 's/^/    /'
 grep -h '^totals' "$work/pktgen.out" "$work/fwd.out" "$work/pcap.out" | sed 's/^/    /'
 sed 's/^/    tcpdump: /' "$work/tcpdump.err"
