@@ -59,6 +59,16 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_pci_addr("test", "0000:03:00.0x"));
 	CHECK(!arg_pci_addr("test", "0000-03-00.0"));
 	CHECK(!arg_pci_addr("test", ""));
+	// A kernel interface through AF_XDP (src/driver/xdp.c): "xdp:" and 1 to 15 bytes of an interface name.
+	CHECK(arg_pci_addr("test", "xdp:eth0"));
+	CHECK(arg_pci_addr("test", "xdp:123456789012345"));
+	CHECK(!arg_pci_addr("test", "xdp:1234567890123456"));
+	CHECK(!arg_pci_addr("test", "xdp:"));
+	CHECK(!arg_pci_addr("test", "xdp:.."));
+	CHECK(!arg_pci_addr("test", "xdp:a/b"));
+	CHECK(!arg_pci_addr("test", "xdp:a b"));
+	CHECK(!arg_pci_addr("test", "xdp:a:b"));
+	CHECK(!arg_pci_addr("test", "XDP:eth0"));
 	CHECK(arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.1"));
 	CHECK(!arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.0"));
 	CHECK(!arg_two_pci_addrs("test", "0000:0a:00.0", "0000:0A:00.0")); // the same device, spelt differently
