@@ -38,12 +38,14 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 	for (int i = 0; i < count; i++) {
 		if (!ixy_valid_pci_addr(addrs[i])) {
-			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog,
+			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 nor xdp:<ifname>\n", prog,
 				addrs[i]);
 			return false;
 		}
 		for (int j = 0; j < i; j++) {
-			if (strcasecmp(addrs[i], addrs[j]) == 0) {
+			// PCI addresses in either case; interface names (xdp:<ifname>) are case-sensitive
+			if ((strncmp(addrs[i], "xdp:", 4) ? strcasecmp(addrs[i], addrs[j])
+							  : strcmp(addrs[i], addrs[j])) == 0) {
 				fprintf(stderr, "%s: %s given twice: each device can be used once\n", prog, addrs[i]);
 				return false;
 			}

@@ -66,6 +66,18 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "03:00.1"}, 2));
 	CHECK(!arg_pci_addrs("test", (char*[]){"03:00.0", "0000:03:00.1"}, 2));
 	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "0000:03:00.1", "0000:03:00.0"}, 3));
+	// A kernel interface through AF_XDP (src/driver/xdp.c): "xdp:" and 1 to 15 bytes of an interface name.
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:eth0"}, 1));
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:123456789012345"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:1234567890123456"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:.."}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a/b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a:b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"XDP:eth0"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:veth0"}, 2));
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:VETH0"}, 2)); // interface names are case-sensitive
 	CHECK_EQ(usage("test <x>"), EXIT_USAGE);
 	CHECK_EQ(EXIT_USAGE, 2);
 }
