@@ -21,6 +21,7 @@
 #include <linux/vfio.h>
 #include <pwd.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -35,22 +36,33 @@
 
 // The system call numbers below are those of x86-64; another architecture has other numbers (and aarch64 lacks
 // some of these calls), so its filter would be a list of its own.
+#define IXY_PASSWD_PATH "/etc/passwd"
+
 #if defined(__x86_64__)
 #define SANDBOX_AUDIT_ARCH AUDIT_ARCH_X86_64
 #endif
 
+// /etc/passwd read with fgetpwent, not getpwnam: getpwnam goes through NSS, which in a statically linked program
+// (the apps are, for the VM guests) loads the shared modules nsswitch.conf names (systemd, ldap, ...) and crashes
+// on a machine whose glibc differs. So only users of /etc/passwd can be named.
 int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name) {
-	errno = 0;
-	const struct passwd* user = getpwnam(name);
-	if (!user) {
-		ixy_error("no user '%s' to run as after the devices are up%s%s", name, errno ? ": " : "",
-			  errno ? strerror(errno) : "");
+	FILE* passwd = fopen(IXY_PASSWD_PATH, "re");
+	if (!passwd) {
+		ixy_error("cannot read %s to look up user '%s': %s", IXY_PASSWD_PATH, name, strerror(errno));
 		return -1;
 	}
-	config->drop_user = true;
-	config->uid = user->pw_uid;
-	config->gid = user->pw_gid;
-	return 0;
+	const struct passwd* user;
+	while ((user = fgetpwent(passwd)) && strcmp(user->pw_name, name) != 0) {
+	}
+	if (user) {
+		config->drop_user = true;
+		config->uid = user->pw_uid;
+		config->gid = user->pw_gid;
+	} else {
+		ixy_error("no user '%s' in %s to run as after the devices are up", name, IXY_PASSWD_PATH);
+	}
+	fclose(passwd);
+	return user ? 0 : -1;
 }
 
 // Becomes config's user: groups first (only root may set them), the user last (then nothing can be changed back).

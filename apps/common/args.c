@@ -54,10 +54,15 @@ bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
 	return true;
 }
 
+struct ixy_sandbox_config arg_sandbox;
+
 int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size) {
-	enum { POLL = 1, WAIT, RING };
-	// Without ring_size the table ends before "ring": getopt_long then calls --ring unrecognized.
-	struct option options[] = {{"poll", no_argument, NULL, POLL},
+	enum { POLL = 1, WAIT, RING, NO_SANDBOX, USER }; // POLL and WAIT below RING (option < RING)
+	// Without wait_ms the table ends before "poll", without ring_size before "ring": getopt_long then calls the
+	// options after the end unrecognized.
+	struct option options[] = {{"no-sandbox", no_argument, NULL, NO_SANDBOX},
+				   {"user", required_argument, NULL, USER},
+				   {wait_ms ? "poll" : NULL, no_argument, NULL, POLL},
 				   {"wait", required_argument, NULL, WAIT},
 				   {ring_size ? "ring" : NULL, required_argument, NULL, RING},
 				   {NULL, 0, NULL, 0}};
@@ -68,10 +73,11 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 	// getopt_long print why and return '?'.
 	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
 		uint64_t n = 0; // --poll: wait 0 ms
-		if (option == '?') {
+		if (option == '?' || (option == USER && ixy_sandbox_user(&arg_sandbox, optarg) != 0)) {
 			return -1;
 		}
-		if (option != RING && wait_given) {
+		arg_sandbox.disabled |= option == NO_SANDBOX;
+		if (option < RING && wait_given) {
 			fprintf(stderr, "%s: give --poll or --wait once\n", prog);
 			return -1;
 		}
@@ -83,7 +89,7 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 		}
 		if (option == RING) {
 			*ring_size = (uint32_t)n;
-		} else {
+		} else if (option < RING) { // --poll or --wait
 			*wait_ms = (int32_t)n;
 			wait_given = true;
 		}
@@ -92,6 +98,6 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 }
 
 int usage(const char* usage_text) {
-	fprintf(stderr, "usage: %s\n", usage_text);
+	fprintf(stderr, "usage: %s\n%s\n", usage_text, IXY_SANDBOX_OPTIONS_HELP);
 	return EXIT_USAGE;
 }

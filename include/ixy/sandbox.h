@@ -22,9 +22,16 @@ struct ixy_sandbox_config {
 	gid_t gid;
 };
 
-// Looks name up in the user database (getpwnam) and makes config drop to it. Call it before the first device is
-// opened: the lookup may open files (/etc/passwd, /etc/nsswitch.conf) and sockets (nscd), which the filter forbids.
-// Returns 0, or -1 with one line on stderr (no such user).
+// The options of apps that call ixy_sandbox_enter, for their help text (the apps print it after their usage line):
+// --no-sandbox, and why one would give it.
+#define IXY_SANDBOX_OPTIONS_HELP                                                                                       \
+	"  options of every app, first: [--no-sandbox] [--user <name>]. Once its devices run, an app drops root to "   \
+	"<name> and forbids all system calls it no longer needs (seccomp); --no-sandbox leaves them allowed, for a "   \
+	"kernel or container where seccomp cannot be installed"
+
+// Looks name up in /etc/passwd (not through NSS: see sandbox.c) and makes config drop to that user and its primary
+// group. Call it before the first device is opened, as the apps do while they read their options: it opens a file,
+// which the filter forbids. Returns 0, or -1 with one line on stderr (no such user).
 int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 
 // Locks the process down; call it once every device is up, every pool allocated and every file opened. In order:
