@@ -44,6 +44,8 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 //      architecture's ABI kills the process.
 // Returns 0, or -1 with one line on stderr saying what failed and how to go on (an old kernel or a container that
 // forbids seccomp: run the app with --no-sandbox). Then the caller stops and closes its devices and exits.
+// For tests, IXY_TEST_SANDBOX_PROBE=1 makes it then try an open and an execve (both harmless without the filter) and
+// print "sandbox probe=1 open_errno=<n> execve_errno=<n>" on stdout (EPERM, 1, under the filter).
 int ixy_sandbox_enter(const struct ixy_sandbox_config* config);
 
 #endif

@@ -16,7 +16,8 @@
 # The apps run under ixy's sandbox (ixy_sandbox_enter: seccomp filter, no_new_privs), as root through sysfs, as user
 # ixy through VFIO; each one's /proc/<pid>/status is checked while it runs. ixy-fwd runs with the test hook
 # IXY_TEST_SANDBOX_PROBE=1: once its devices run it tries to open /etc/passwd and to execve a program; both must be
-# refused (EPERM, its "sandbox probe=1" line), and it must still stop B and C on SIGTERM.
+# refused (EPERM, its "sandbox probe=1" line), and it must still stop B and C on SIGTERM. And ixy-pcap where no filter
+# can be installed (vm_probe no-seccomp): it must exit 1 with D quiet, and run with --no-sandbox.
 # A-D get a driver_override that matches no driver, so that loading the kernel's drivers for E and F leaves them
 # alone (with --vfio they are bound to vfio-pci already). E and F come from run-vm.sh (ixy_nic_e, ixy_nic_f).
 BURST=20000
@@ -98,6 +99,19 @@ check "after ixy-fwd ended: C is reset, without queues, bus master off" probe_is
 stop_app pktgen $pktgen_pid INT
 check_eq "ixy-pktgen exits 0 on SIGINT" "$app_rc" 0
 check "after ixy-pktgen ended: A is reset, without queues, bus master off" probe_is $NIC_A quiet
+# Where no seccomp filter can be installed (vm_probe no-seccomp: as on a kernel without them): ixy-pcap says so in one
+# error line, stops D and exits 1; with --no-sandbox it runs, and stops cleanly on SIGINT.
+(run_app vm_probe no-seccomp ixy-pcap $NIC_D /tmp/nofilter.pcap >/tmp/nofilter.log 2>&1)
+check_eq "no seccomp: ixy-pcap exits 1" "$?" 1
+sed 's/^/    /' /tmp/nofilter.log
+check_eq "no seccomp: one error line" "$(grep -c '^ixy: error: ' /tmp/nofilter.log)" 1
+check "no seccomp: then D is reset, without queues, bus master off" probe_is $NIC_D quiet
+run_app vm_probe no-seccomp ixy-pcap --no-sandbox $NIC_D /tmp/nofilter.pcap >/tmp/nofilter.log 2>&1 &
+nofilter_pid=$!
+check "no seccomp, --no-sandbox: ixy-pcap runs" wait_running /tmp/nofilter.log $nofilter_pid
+stop_app pcap-no-sandbox $nofilter_pid INT
+check_eq "no seccomp, --no-sandbox: ixy-pcap exits 0 on SIGINT" "$app_rc" 0
+check "no seccomp, --no-sandbox: then D is quiet" probe_is $NIC_D quiet
 check_eq "all huge pages free again" "$(free_hugepages)" "$free_before"
 check_eq "no file left in hugetlbfs" "$(ls -A /mnt/huge)" ""
 check_eq "each NIC's RX mempool was full at close (4 reports)" \
