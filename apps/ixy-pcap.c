@@ -33,7 +33,7 @@ int main(int argc, char* argv[]) {
 	int32_t wait_ms = 1000;
 	uint32_t ring_size = 0; // the driver's default
 	int first = arg_options("ixy-pcap", argc, argv, &wait_ms, &ring_size);
-	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addr("ixy-pcap", argv[first])) {
+	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
 		return usage(USAGE);
 	}
 	const char* pci_addr = argv[first];
@@ -72,7 +72,7 @@ int main(int argc, char* argv[]) {
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
-	ticker_start(&ticker, ONE_SECOND_NS);
+	ticker_start(&ticker);
 	uint64_t elapsed_ns;
 	uint64_t not_captured = 0; // received but not written: after the n-th packet (same batch) or a write error
 	int failed = 0;
@@ -88,10 +88,8 @@ int main(int argc, char* argv[]) {
 			}
 			pkt_buf_free(bufs[i]);
 		}
-		if (ixy_waiter_round(waiter, num_rx)) {
-			ticker_check_next(&ticker); // it slept: the clock moved on more than the passes say
-		}
-		if (ticker_due(&ticker, &elapsed_ns)) {
+		bool slept = ixy_waiter_round(waiter, num_rx); // then the clock moved on more than the passes say
+		if (ticker_due(&ticker, slept, &elapsed_ns)) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
 			failed = failed || pcap_flush(&pcap) != 0;
 		}

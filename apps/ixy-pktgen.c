@@ -21,7 +21,7 @@
 
 int main(int argc, char* argv[]) {
 	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL); // only --no-sandbox and --user
-	if (first < 0 || argc - first != 1 || !arg_pci_addr("ixy-pktgen", argv[first])) {
+	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE);
 	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
@@ -51,11 +51,11 @@ int main(int argc, char* argv[]) {
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
-	ticker_start(&ticker, ONE_SECOND_NS);
+	ticker_start(&ticker);
 	uint64_t elapsed_ns;
 	while (!locked_out && !stop_requested()) {
 		generator_send(&gen, dev, 0);
-		if (ticker_due(&ticker, &elapsed_ns)) {
+		if (ticker_due(&ticker, false, &elapsed_ns)) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
 		}
 	}

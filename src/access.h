@@ -1,5 +1,5 @@
 // How this process reaches its devices (access.c): one way for all of them, sysfs or VFIO, each a table of operations
-// (struct pci_access in pci_access.h: open a device, its DMA memory, its interrupts). One way, because DMA memory
+// (struct pci_access in pci.h: open a device, its DMA memory, its interrupts). One way, because DMA memory
 // serves every device and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
 //
 // The choice is made in one place: ixy_init (src/device.c) makes it when it takes the first device. DMA memory

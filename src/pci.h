@@ -1,13 +1,102 @@
-// PCI devices through sysfs (/sys/bus/pci/devices/<addr>/..., pci.c). Before ixy takes a device it only reads its
-// IDs and class, by address. A device it has taken is a struct pci_device (pci_access.h): config space, BARs and
-// bus mastering, reached through sysfs or VFIO.
+// PCI devices. Before ixy takes a device it only reads its IDs and class, by address (pci.c, through sysfs:
+// /sys/bus/pci/devices/<addr>/...). A device it has taken is a struct pci_device: config space, BARs and bus
+// mastering, reached through one of two ways, one table of operations (struct pci_access) each; the process uses one
+// of them for all its devices (access.h):
+//   sysfs (pci.c): the kernel's files for the device; needs root, and the device's DMA uses physical addresses;
+//   VFIO (vfio.c): a device the administrator bound to vfio-pci; its DMA goes through the IOMMU.
+// Drivers only call the functions below: they do not know which way it is.
 //
 // Every function prints what went wrong, naming the device, and returns -1 (or NULL) on failure.
 // Test builds (IXY_SEAM) link a software device model's implementation (test/model) instead of pci.c and vfio.c.
 #ifndef IXY_PCI_H
 #define IXY_PCI_H
 
-#include "pci_access.h" // a device ixy has taken: the operations sysfs and VFIO share
+#include <errno.h>
+#include <linux/pci_regs.h> // PCI_COMMAND and its bit PCI_COMMAND_MASTER (PCI Local Bus spec 3.0, 6.1, 6.2.2)
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <ixy/memory.h>
+
+#include "log.h"
+
+#define PCI_NUM_BARS 6
+
+struct pci_device;
+
+// A way to reach devices.
+struct pci_access {
+	const char* name; // "sysfs" or "VFIO"
+	bool iommu;       // the device's DMA goes through an IOMMU (DMA memory has IO virtual addresses)
+	// Takes the device (sysfs: after ixy_init unbound its kernel driver). NULL with a message.
+	struct pci_device* (*open)(const char* pci_addr);
+	// DMA memory for all devices reached this way; size is whole huge pages. allocate fills all fields of mem.
+	int (*allocate)(size_t size, struct dma_memory* mem);
+	void (*free)(struct dma_memory* mem);
+	// Reads or writes len bytes of config space at offset.
+	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
+	// Maps memory BAR `bar` with mmap; *size receives its length.
+	uint8_t* (*map_bar)(struct pci_device* dev, unsigned bar, size_t* size);
+	// Closes what the access opened and frees dev (pci_close unmapped the BARs).
+	void (*close)(struct pci_device* dev);
+	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
+	// device, and returns 1; 0 without a word if the device has fewer than count MSI-X vectors; -1 with a message
+	// if it fails.
+	// NULL where the access has no interrupts (sysfs). Drivers call it through pci_setup_rx_interrupts
+	// (pci_interrupts.h).
+	int (*enable_interrupts)(struct pci_device* dev, unsigned count, int fds[]);
+};
+
+// The part of a taken device every access has; each embeds it as its first member.
+struct pci_device {
+	char addr[sizeof("0000:00:00.0")];
+	const struct pci_access* access;
+	uint8_t* bars[PCI_NUM_BARS]; // memory BARs mapped by pci_map_bar
+	size_t bar_sizes[PCI_NUM_BARS];
+};
+
+// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c) and the VFIO way (vfio.c).
+extern const struct pci_access pci_sysfs_access, vfio_access;
+// The sysfs way's open (root only); the caller unbinds the kernel driver first.
+struct pci_device* pci_open_sysfs(const char* pci_addr);
+// The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
+int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
+void hugetlbfs_free(struct dma_memory* mem);
+
+// Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
+static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
+	if (bar < PCI_NUM_BARS && !dev->bars[bar]) {
+		dev->bars[bar] = dev->access->map_bar(dev, bar, &dev->bar_sizes[bar]);
+	}
+	*size = bar < PCI_NUM_BARS ? dev->bar_sizes[bar] : 0;
+	return bar < PCI_NUM_BARS ? dev->bars[bar] : NULL;
+}
+
+// Sets or clears Bus Master Enable in the command register (PCI Local Bus 3.0, 6.2.2): a function may only start
+// DMA while it is set.
+static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
+	uint16_t command;
+	if (dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, false) != 0) {
+		return -1;
+	}
+	command = enable ? (command | PCI_COMMAND_MASTER) : (command & ~PCI_COMMAND_MASTER);
+	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
+}
+
+// Unmaps the BARs, closes the device and frees dev.
+static inline void pci_close(struct pci_device* dev) {
+	for (int bar = 0; bar < PCI_NUM_BARS; bar++) {
+		if (dev->bars[bar] && munmap(dev->bars[bar], dev->bar_sizes[bar]) != 0) {
+			ixy_warn("%s: unmapping BAR %d failed: %s", dev->addr, bar, strerror(errno));
+		}
+	}
+	dev->access->close(dev);
+}
+
+// ---- Before ixy takes a device (pci.c)
 
 #define PCI_BASE_CLASS_NETWORK 0x02
 

@@ -29,13 +29,6 @@ void print_stats_diff(FILE* out, const struct device_stats* now, const struct de
 		   elapsed_ns);
 }
 
-void print_stats_total(FILE* out, const struct device_stats* stats) {
-	fprintf(out, "[%s] total: RX %llu packets %llu bytes, TX %llu packets %llu bytes, RX dropped by NIC %llu\n",
-		stats->device->pci_addr, (unsigned long long)stats->rx_pkts, (unsigned long long)stats->rx_bytes,
-		(unsigned long long)stats->tx_pkts, (unsigned long long)stats->tx_bytes,
-		(unsigned long long)stats->rx_dropped);
-}
-
 void print_stats_totals(FILE* out, const char* app, const struct device_stats* stats) {
 	fprintf(out, "totals app=%s pci=%s rx_packets=%llu rx_bytes=%llu tx_packets=%llu tx_bytes=%llu rx_dropped=%llu",
 		app, stats->device->pci_addr, (unsigned long long)stats->rx_pkts, (unsigned long long)stats->rx_bytes,

@@ -12,7 +12,7 @@
 // The Linux driver a device must be bound to for ixy to use VFIO.
 #define VFIO_PCI_DRIVER "vfio-pci"
 
-// vfio_access (pci_access.h), the VFIO way to reach devices:
+// vfio_access (pci.h), the VFIO way to reach devices:
 //   open: a device bound to vfio-pci; its IOMMU group joins the process's one container (type 1 IOMMU) and the
 //     device is reached through its VFIO file. NULL with a message that says why not: no IOMMU, group not viable
 //     (names the devices in it), /dev/vfio/<group> not accessible (says who owns it), group in use by another process.

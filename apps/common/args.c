@@ -35,21 +35,19 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 	return !problem;
 }
 
-bool arg_pci_addr(const char* prog, const char* text) {
-	if (!ixy_valid_pci_addr(text)) {
-		fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog, text);
-		return false;
-	}
-	return true;
-}
-
-bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
-	if (!arg_pci_addr(prog, a) || !arg_pci_addr(prog, b)) {
-		return false;
-	}
-	if (strcasecmp(a, b) == 0) {
-		fprintf(stderr, "%s: %s given twice: forwarding needs two different NICs\n", prog, a);
-		return false;
+bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
+	for (int i = 0; i < count; i++) {
+		if (!ixy_valid_pci_addr(addrs[i])) {
+			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog,
+				addrs[i]);
+			return false;
+		}
+		for (int j = 0; j < i; j++) {
+			if (strcasecmp(addrs[i], addrs[j]) == 0) {
+				fprintf(stderr, "%s: %s given twice: each device can be used once\n", prog, addrs[i]);
+				return false;
+			}
+		}
 	}
 	return true;
 }
@@ -57,41 +55,34 @@ bool arg_two_pci_addrs(const char* prog, const char* a, const char* b) {
 struct ixy_sandbox_config arg_sandbox;
 
 int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size) {
-	enum { POLL = 1, WAIT, RING, NO_SANDBOX, USER }; // POLL and WAIT below RING (option < RING)
 	// Without wait_ms the table ends before "poll", without ring_size before "ring": getopt_long then calls the
 	// options after the end unrecognized.
-	struct option options[] = {{"no-sandbox", no_argument, NULL, NO_SANDBOX},
-				   {"user", required_argument, NULL, USER},
-				   {wait_ms ? "poll" : NULL, no_argument, NULL, POLL},
-				   {"wait", required_argument, NULL, WAIT},
-				   {ring_size ? "ring" : NULL, required_argument, NULL, RING},
+	struct option options[] = {{"no-sandbox", no_argument, NULL, 'n'},
+				   {"user", required_argument, NULL, 'u'},
+				   {wait_ms ? "poll" : NULL, no_argument, NULL, 'p'},
+				   {"wait", required_argument, NULL, 'w'},
+				   {ring_size ? "ring" : NULL, required_argument, NULL, 'r'},
 				   {NULL, 0, NULL, 0}};
 	optind = 0; // glibc: start afresh (tests parse more than one command line)
-	bool wait_given = false;
-	int option;
+	int option, waits = 0;
+	uint64_t n = 0;
 	// "+": the first argument that is not an option ends them. A bad option (unknown, or without its value) makes
 	// getopt_long print why and return '?'.
 	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
-		uint64_t n = 0; // --poll: wait 0 ms
-		if (option == '?' || (option == USER && ixy_sandbox_user(&arg_sandbox, optarg) != 0)) {
+		if (option == '?' || (option == 'w' && !arg_u64(prog, "wait time (ms)", optarg, 1, 60000, &n)) ||
+		    (option == 'r' && !arg_u64(prog, "ring size", optarg, 64, 4096, &n)) ||
+		    (option == 'u' && ixy_sandbox_user(&arg_sandbox, optarg) != 0)) {
 			return -1;
 		}
-		arg_sandbox.disabled |= option == NO_SANDBOX;
-		if (option < RING && wait_given) {
+		if (option == 'r') {
+			*ring_size = (uint32_t)n;
+		} else if (option == 'n' || option == 'u') {
+			arg_sandbox.disabled |= option == 'n';
+		} else if (waits++ > 0) {
 			fprintf(stderr, "%s: give --poll or --wait once\n", prog);
 			return -1;
-		}
-		if (option == WAIT && !arg_u64(prog, "wait time (ms)", optarg, 1, 60000, &n)) {
-			return -1;
-		}
-		if (option == RING && !arg_u64(prog, "ring size", optarg, 64, 4096, &n)) {
-			return -1;
-		}
-		if (option == RING) {
-			*ring_size = (uint32_t)n;
-		} else if (option < RING) { // --poll or --wait
-			*wait_ms = (int32_t)n;
-			wait_given = true;
+		} else {
+			*wait_ms = option == 'p' ? 0 : (int32_t)n;
 		}
 	}
 	return optind;

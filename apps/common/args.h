@@ -24,17 +24,16 @@ const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* va
 // "ixy-pcap: packet count '10k' is not a decimal number (allowed: 1 to 18446744073709551615)", and returns false.
 bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value);
 
-// Checks that text is a PCI address like 0000:03:00.0; if not, prints one line to stderr and returns false.
-bool arg_pci_addr(const char* prog, const char* text);
-
-// Checks that a and b are PCI addresses of two different devices; if not, prints one line and returns false.
-bool arg_two_pci_addrs(const char* prog, const char* a, const char* b);
+// Checks that addrs[0 .. count-1] are PCI addresses like 0000:03:00.0, no device named twice; if not, prints one
+// line to stderr and returns false.
+bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
 
 // The apps' options, read with libc's getopt_long in front of their other arguments (the first other one ends them):
 //   --poll        never sleep: *wait_ms = 0
 //   --wait <ms>   sleep on idle NICs reached through VFIO, at most <ms> (1 to 60000) at a time: a bound, so that a
 //                 signal that comes just before the app sleeps is seen within it (for struct ixy_config)
-//   --ring <n>    ixy-pcap's RX ring: 64 to 4096 descriptors (ixy_init checks the value); only if ring_size != NULL
+//   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): 64 to 4096 (ixy_init checks
+//                 the value); only if ring_size != NULL
 //   --no-sandbox  arg_sandbox.disabled: no seccomp filter once the devices run (ixy_sandbox_enter): for a kernel or
 //                 a container where it cannot be installed (the app says so and stops), or an app that needs more
 //                 system calls while packets flow than the filter allows

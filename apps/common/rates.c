@@ -1,27 +1,22 @@
 // Ticker and per-device rate printing for the apps (see rates.h).
 #include "rates.h"
 
-void ticker_start(struct ticker* ticker, uint64_t interval_ns) {
-	*ticker = (struct ticker){
-	    .interval_ns = interval_ns, .last_ns = monotonic_time_ns(), .until_check = TICKER_CHECK_EVERY};
+void ticker_start(struct ticker* ticker) {
+	*ticker = (struct ticker){.last_ns = monotonic_time_ns(), .until_check = TICKER_CHECK_EVERY};
 }
 
-bool ticker_due(struct ticker* ticker, uint64_t* elapsed_ns) {
-	if (--ticker->until_check > 0) {
+bool ticker_due(struct ticker* ticker, bool slept, uint64_t* elapsed_ns) {
+	if (--ticker->until_check > 0 && !slept) {
 		return false;
 	}
 	ticker->until_check = TICKER_CHECK_EVERY;
 	uint64_t now = monotonic_time_ns();
-	if (now - ticker->last_ns < ticker->interval_ns) {
+	if (now - ticker->last_ns < ONE_SECOND_NS) {
 		return false;
 	}
 	*elapsed_ns = now - ticker->last_ns;
 	ticker->last_ns = now;
 	return true;
-}
-
-void ticker_check_next(struct ticker* ticker) {
-	ticker->until_check = 1;
 }
 
 void rate_meter_init(struct rate_meter* meter, struct ixy_device* dev) {

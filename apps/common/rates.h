@@ -17,17 +17,15 @@
 #define ONE_SECOND_NS 1000000000ull
 
 struct ticker {
-	uint64_t interval_ns;
 	uint64_t last_ns;     // clock at the start or at the last time ticker_due() said yes
 	uint32_t until_check; // passes left until the clock is read again
 };
 
-void ticker_start(struct ticker* ticker, uint64_t interval_ns);
-// Call once per pass of the loop. True when at least interval_ns have passed since the last true (or the start);
-// then *elapsed_ns is the exact time since then.
-bool ticker_due(struct ticker* ticker, uint64_t* elapsed_ns);
-// Makes the next ticker_due read the clock (the loop slept: its passes no longer measure time).
-void ticker_check_next(struct ticker* ticker);
+void ticker_start(struct ticker* ticker);
+// Call once per pass of the loop; slept: the pass slept (ixy_waiter_round), so passes no longer measure time and
+// the clock is read now. True when at least a second has passed since the last true (or the start); then
+// *elapsed_ns is the exact time since then.
+bool ticker_due(struct ticker* ticker, bool slept, uint64_t* elapsed_ns);
 
 struct rate_meter {
 	struct ixy_device* dev;

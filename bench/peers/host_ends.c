@@ -14,26 +14,49 @@
 //
 // so that feeding it the guest's console marks where each measured run began and ended in the sink's count. It
 // runs until its standard input ends, then prints "sent <n> frames, received <m>".
+//
+// Latency (bench/latency.sh): every frame carries its sequence number and its send time (frame layout below); the
+// sink takes the time of each frame's arrival and keeps the difference in a histogram (histogram.h). A line of
+// standard input containing "IXY-VM: bench <name> run <i>: begin" empties the histogram, one with "...: end" prints
+//
+//   latency <name> run <i>: frames <n> p50 <ns> p90 <ns> p99 <ns> p99.9 <ns> p99.99 <ns> max <ns>
+//
+// A line containing "latency load <what>" sets the source's rate: "max" or "overload" <kpps>; a percentage (10)
+// that share of the rate the sink saw between the begin and end marks that followed the last "latency load max"
+// (the forwarder's maximum, measured under overload).
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "histogram.h"
+
 #define FRAME_SIZE 60
 #define BATCH 32
 #define LINE_MAX_BYTES 4096
+// Frame layout: Ethernet 0..13, IPv4 14..33, UDP 34..41, payload 42..59. ixy-fwd adds 1 to byte 45
+// (apps/fwd.h FWD_MODIFIED_BYTE); the sequence number (32 bits) and the send time (64 bits, CLOCK_MONOTONIC
+// nanoseconds) follow it, both in host byte order (the host reads them back).
+#define SEQ_OFFSET 46
+#define STAMP_OFFSET 50
 
-static double now_seconds(void) {
+static uint64_t now_ns(void) {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
+static double now_seconds(void) {
+	return (double)now_ns() / 1e9;
 }
 
 // A UDP socket on 127.0.0.1:port, non-blocking. Returns the descriptor or -1 after a message.
@@ -85,6 +108,65 @@ static void fill_frame(uint8_t* frame) {
 	frame[25] = (uint8_t)~sum;
 }
 
+// What the marks of the guest's console say to do.
+struct control {
+	double overload_kpps; // the command line's rate
+	double rate_kpps;     // the source's rate now
+	double max_kpps;      // the forwarder's maximum, once measured (0 before)
+	bool measuring_max;   // the next begin..end measures it
+	uint64_t begin_count, begin_sent;
+	double begin_seconds;
+	struct histogram latency;
+};
+
+// Acts on one line of the guest's console (after it was copied with its time and count).
+static void control_line(struct control* c, const char* line, uint64_t count, uint64_t sent) {
+	const char* load = strstr(line, "latency load ");
+	if (load) {
+		load += strlen("latency load ");
+		double percent = strtod(load, NULL);
+		if (strncmp(load, "max", 3) == 0 || strncmp(load, "overload", 8) == 0) {
+			c->rate_kpps = c->overload_kpps;
+			c->measuring_max = strncmp(load, "max", 3) == 0;
+		} else if (percent > 0 && percent <= 1000 && c->max_kpps > 0) {
+			c->rate_kpps = c->max_kpps * percent / 100.0;
+		} else {
+			printf("latency: load '%s' ignored (no maximum measured yet, or not a percentage)\n", load);
+		}
+		printf("latency rate %.3f kpps\n", c->rate_kpps);
+		return;
+	}
+	char name[64], what[16];
+	unsigned int run;
+	const char* mark = strstr(line, "IXY-VM: bench ");
+	if (!mark || sscanf(mark, "IXY-VM: bench %63s run %u: %15s", name, &run, what) != 3) {
+		return;
+	}
+	if (strcmp(what, "begin") == 0) {
+		histogram_reset(&c->latency);
+		c->begin_count = count;
+		c->begin_sent = sent;
+		c->begin_seconds = now_seconds();
+	} else if (strcmp(what, "end") == 0) {
+		double seconds = now_seconds() - c->begin_seconds;
+		const struct histogram* h = &c->latency;
+		printf("latency %s run %u: offered %.3f kpps sent %llu received %llu in %.3f s frames %llu p50 %llu "
+		       "p90 %llu "
+		       "p99 %llu p99.9 %llu p99.99 %llu max %llu\n",
+		       name, run, c->rate_kpps, (unsigned long long)(sent - c->begin_sent),
+		       (unsigned long long)(count - c->begin_count), seconds, (unsigned long long)h->total,
+		       (unsigned long long)histogram_percentile(h, 50), (unsigned long long)histogram_percentile(h, 90),
+		       (unsigned long long)histogram_percentile(h, 99),
+		       (unsigned long long)histogram_percentile(h, 99.9),
+		       (unsigned long long)histogram_percentile(h, 99.99), (unsigned long long)h->max);
+		if (c->measuring_max && seconds > 0) {
+			c->max_kpps = (double)(count - c->begin_count) / seconds / 1000.0;
+			c->measuring_max = false;
+			printf("latency maximum %.3f kpps\n", c->max_kpps);
+		}
+	}
+}
+
 int main(int argc, char** argv) {
 	uint16_t source_port, nic_port, sink_port;
 	char* end;
@@ -99,38 +181,67 @@ int main(int argc, char** argv) {
 	if (sink < 0 || fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK) != 0) {
 		return 1;
 	}
+	// Wake-ups to the nanosecond, not the default 50 us timer slack: the source is paced by them.
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
+		perror("host_ends: prctl(PR_SET_TIMERSLACK)");
+	}
 	struct sockaddr_in nic = {.sin_family = AF_INET, .sin_port = htons(nic_port)};
 	nic.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	static uint8_t frame[FRAME_SIZE], received[2048];
-	fill_frame(frame);
-	struct iovec iov = {.iov_base = frame, .iov_len = FRAME_SIZE};
+	static uint8_t frames[BATCH][FRAME_SIZE], received[2048];
+	static struct iovec iov[BATCH];
 	struct mmsghdr batch[BATCH];
 	for (int i = 0; i < BATCH; i++) {
+		fill_frame(frames[i]);
+		iov[i] = (struct iovec){.iov_base = frames[i], .iov_len = FRAME_SIZE};
 		batch[i] = (struct mmsghdr){
-		    .msg_hdr = {.msg_name = &nic, .msg_namelen = sizeof(nic), .msg_iov = &iov, .msg_iovlen = 1}};
+		    .msg_hdr = {.msg_name = &nic, .msg_namelen = sizeof(nic), .msg_iov = &iov[i], .msg_iovlen = 1}};
 	}
+	static struct control control;
+	control.overload_kpps = control.rate_kpps = kpps;
+	histogram_reset(&control.latency);
 	static char line[LINE_MAX_BYTES];
 	size_t line_length = 0;
 	uint64_t sent = 0, count = 0;
-	double start = now_seconds();
+	// The rate changes at marks: frames are due at rate_kpps since rate_start, after the sent_at_start sent before.
+	uint64_t rate_start = now_ns(), sent_at_start = 0;
+	double rate_now = kpps;
 	for (;;) {
-		// Send what is due by now (at most a batch; the rest on the next turn).
-		double due = (now_seconds() - start) * kpps * 1000.0;
+		if (control.rate_kpps != rate_now) {
+			rate_now = control.rate_kpps;
+			rate_start = now_ns();
+			sent_at_start = sent;
+		}
+		// Send what is due by now (at most a batch; the rest on the next turn), each frame stamped.
+		uint64_t now = now_ns();
+		double due = (double)(now - rate_start) * rate_now / 1e6 + (double)sent_at_start;
 		unsigned int to_send = due > (double)sent ? (unsigned int)(due - (double)sent) : 0;
 		if (to_send > BATCH) {
 			to_send = BATCH;
 		}
 		if (to_send > 0) {
+			for (unsigned int i = 0; i < to_send; i++) {
+				uint32_t seq = (uint32_t)(sent + i);
+				memcpy(frames[i] + SEQ_OFFSET, &seq, sizeof(seq));
+				memcpy(frames[i] + STAMP_OFFSET, &now, sizeof(now));
+			}
 			int n = sendmmsg(source, batch, to_send, 0);
 			// A full socket buffer (EAGAIN) or a netdev not yet bound (ECONNREFUSED) drops, as a wire
 			// would.
 			sent += n > 0 ? (uint64_t)n : to_send;
 		}
-		// Count what arrived.
-		while (recv(sink, received, sizeof(received), 0) >= 0) {
+		// Count what arrived, and how long each frame took.
+		ssize_t length;
+		while ((length = recv(sink, received, sizeof(received), 0)) >= 0) {
+			uint64_t arrived = now_ns(), stamp;
 			count++;
+			if (length >= STAMP_OFFSET + (ssize_t)sizeof(stamp)) {
+				memcpy(&stamp, received + STAMP_OFFSET, sizeof(stamp));
+				if (stamp <= arrived) {
+					histogram_add(&control.latency, arrived - stamp);
+				}
+			}
 		}
-		// Copy the lines of standard input, each with the time and the count.
+		// Copy the lines of standard input, each with the time and the count; act on the marks.
 		ssize_t got;
 		while ((got = read(STDIN_FILENO, line + line_length, 1)) == 1) {
 			if (line[line_length] == '\n' || line_length == sizeof(line) - 2) {
@@ -139,6 +250,7 @@ int main(int argc, char** argv) {
 				if (line[line_length] != '\n') {
 					putchar('\n');
 				}
+				control_line(&control, line, count, sent);
 				fflush(stdout);
 				line_length = 0;
 			} else {
@@ -149,10 +261,17 @@ int main(int argc, char** argv) {
 			break;
 		}
 		// Sleep until the next frame is due or something arrives, at most a millisecond.
-		struct pollfd wait_for[2] = {{.fd = sink, .events = POLLIN}, {.fd = STDIN_FILENO, .events = POLLIN}};
-		if (to_send < BATCH && poll(wait_for, 2, 1) < 0 && errno != EINTR) {
-			perror("host_ends: poll");
-			return 1;
+		if (to_send < BATCH) {
+			uint64_t next = rate_start + (uint64_t)((double)(sent + 1 - sent_at_start) * 1e6 / rate_now);
+			uint64_t wait = next > now_ns() ? next - now_ns() : 0;
+			wait = wait > 1000000 ? 1000000 : wait;
+			struct timespec timeout = {.tv_sec = 0, .tv_nsec = (long)wait};
+			struct pollfd wait_for[2] = {{.fd = sink, .events = POLLIN},
+						     {.fd = STDIN_FILENO, .events = POLLIN}};
+			if (ppoll(wait_for, 2, &timeout, NULL) < 0 && errno != EINTR) {
+				perror("host_ends: ppoll");
+				return 1;
+			}
 		}
 	}
 	printf("sent %llu frames, received %llu\n", (unsigned long long)sent, (unsigned long long)count);

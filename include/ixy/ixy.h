@@ -36,8 +36,6 @@ void stats_init(struct device_stats* stats, const struct ixy_device* dev);
 // line for TX. Mbit/s includes IXY_WIRE_OVERHEAD_BYTES per packet: 64 byte frames at 10 Gbit/s line rate show 10000.
 void print_stats_diff(FILE* out, const struct device_stats* now, const struct device_stats* before,
 		      uint64_t elapsed_ns);
-// Prints totals: packets, bytes and drops.
-void print_stats_total(FILE* out, const struct device_stats* stats);
 // Starts an app's totals line, printed at exit for scripts to read (the VM tests do): "totals app=<app> pci=<addr>
 // rx_packets=<n> rx_bytes=<n> tx_packets=<n> tx_bytes=<n> rx_dropped=<n>". The app appends its own " key=<n>" and
 // ends the line.

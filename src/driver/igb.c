@@ -420,12 +420,11 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		return NULL;
 	}
 	size_t bar_size;
-	uint8_t* bar = pci_map_bar(pci, 0, &bar_size); // prints why if it fails
-	struct igb_device* dev = bar ? calloc(1, sizeof(*dev)) : NULL;
-	if (!dev) {
-		if (bar) {
-			ixy_error("%s: out of memory", pci->addr);
-		}
+	struct igb_device* dev = calloc(1, sizeof(*dev));
+	uint8_t* bar = dev ? pci_map_bar(pci, 0, &bar_size) : NULL; // pci_map_bar prints why if it fails
+	if (!bar) {
+		ixy_error("%s: igb init failed%s", pci->addr, dev ? "" : ": out of memory");
+		free(dev);
 		pci_set_bus_master(pci, false);
 		pci_close(pci);
 		return NULL;

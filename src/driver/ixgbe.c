@@ -410,12 +410,11 @@ static void ixgbe_close(struct ixy_device* ixy) {
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
 	size_t bar_size;
-	uint8_t* bar = pci_map_bar(pci, 0, &bar_size); // prints why if it fails
-	struct ixgbe_device* dev = bar ? calloc(1, sizeof(*dev)) : NULL;
-	if (!dev) {
-		if (bar) {
-			ixy_error("%s: out of memory", pci->addr);
-		}
+	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
+	uint8_t* bar = dev ? pci_map_bar(pci, 0, &bar_size) : NULL; // pci_map_bar prints why if it fails
+	if (!bar) {
+		ixy_error("%s: ixgbe init failed%s", pci->addr, dev ? "" : ": out of memory");
+		free(dev);
 		pci_set_bus_master(pci, false);
 		pci_close(pci);
 		return NULL;

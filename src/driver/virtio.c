@@ -46,6 +46,10 @@
 
 // Receive buffers (at least 4 per RX chain): for the RX ring, a TX ring of forwarded packets and the app's batches.
 #define RX_MEMPOOL_ENTRIES 4096
+// Their size: 2 KiB of frame (more than the 1514 bytes of the largest frame without VIRTIO_NET_F_MTU or offloads)
+// after the 64 byte header. A constant, so that the packet path bounds the device's lengths with an immediate.
+#define RX_BUF_SIZE (64 + 2048)
+#define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 // The largest RX queue expected when ixy checks the huge pages it will need, before it may ask the device: QEMU's
 // largest (rx_queue_size=1024). A larger queue still works if the huge pages are there.
 #define LARGEST_EXPECTED_QUEUE 1024
@@ -96,9 +100,12 @@ struct virtqueue {
 	uint16_t num_chains;   // size >> chain_shift: the packets the queue holds
 	uint32_t hdr_in_data;  // header bytes in front of the frame in the data descriptor: net_hdr_len or 0
 	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain
-	uint16_t* free_chains; // TX: a stack of chains the device does not hold
+	// RX and TX: true until the device returns a chain out of order (see "Receive and transmit"). TX in order: the
+	// device holds the chains of used_idx .. avail_idx - 1, mod num_chains. TX out of order: free_chains, a stack
+	// of the chains it does not hold.
+	bool in_order;
+	uint16_t* free_chains;
 	uint16_t num_free_chains;
-	uint32_t rx_data_room; // RX: bytes of frame each buffer takes (the same for all: one pool)
 };
 
 struct virtio_device {
@@ -192,29 +199,26 @@ static __attribute__((cold)) void bad_used_entry(struct virtio_device* dev, cons
 	}
 }
 
-// The chains the device holds: every RX chain (each always has a buffer), the TX chains not on the free stack. Not
-// avail_idx - used_idx: a bad used entry advances used_idx without returning a chain, and that difference would
-// shrink for good, until a device returning all it holds looked as if its index ran ahead.
-static uint16_t chains_with_device(const struct virtqueue* q) {
-	return (uint16_t)(q->num_chains - (q->index == TX_QUEUE ? q->num_free_chains : 0));
+// The chains the device holds: every RX chain (each always has a buffer, until virtio_stop frees them); the TX
+// chains offered and not returned, in order, else those not on the free stack. Only in order avail_idx - used_idx:
+// out of order, a bad used entry advances used_idx without returning a chain, and that difference would shrink for
+// good, until a device returning all it holds looked as if its index ran ahead.
+static uint16_t chains_with_device(const struct virtio_device* dev, const struct virtqueue* q) {
+	if (q->index == TX_QUEUE) {
+		return (uint16_t)(q->in_order ? q->avail_idx - q->used_idx : q->num_chains - q->num_free_chains);
+	}
+	return dev->stopped ? 0 : q->num_chains;
 }
 
 // The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
 // holds: then the index is garbage and no entry behind it can be trusted.
 static uint16_t new_used_entries(struct virtio_device* dev, const struct virtqueue* q, uint16_t device_used_idx) {
 	uint16_t entries = (uint16_t)(device_used_idx - q->used_idx);
-	if (entries > chains_with_device(q)) {
+	if (entries > chains_with_device(dev, q)) {
 		bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
 		return 0;
 	}
 	return entries;
-}
-
-// The chain a used entry returns, or -1 if id is not the head of a chain the device holds. `shift` is the queue's
-// chain_shift, a constant where the packet path is instantiated for one layout.
-static inline int used_chain(const struct virtqueue* q, uint32_t id, uint32_t shift) {
-	uint32_t chain = id >> shift;
-	return id < q->size && (chain << shift) == id && q->bufs[chain] ? (int)chain : -1;
 }
 
 // 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
@@ -247,7 +251,7 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 	q->chain_shift = dev->one_descriptor ? 0 : 1;
 	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
 	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
-	// RX and TX: the buffer of each chain; TX also: a stack of the chains the device does not hold.
+	// RX and TX: the buffer of each chain; TX also: room for a stack of the chains the device does not hold.
 	bool out_of_memory = false;
 	if (index != CTRL_QUEUE) {
 		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
@@ -273,9 +277,11 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 			    (struct vring_desc){q->extra_phy, dev->net_hdr_len, (uint16_t)(VRING_DESC_F_NEXT | write),
 						(uint16_t)(head + 1)};
 		}
-		if (index == TX_QUEUE) {
-			q->free_chains[q->num_free_chains++] = chain;
-		}
+	}
+	// RX and TX start in order: chain c in the available ring's entries c, c + num_chains, ..., written once.
+	q->in_order = index != CTRL_QUEUE;
+	for (uint32_t entry = 0; entry < q->size && q->in_order; entry++) {
+		q->avail->ring[entry] = (uint16_t)((entry & (q->num_chains - 1u)) << q->chain_shift);
 	}
 	if (index == RX_QUEUE && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, 0) != 0) {
 		return -1;
@@ -294,174 +300,368 @@ static void free_queue(struct virtqueue* q) {
 
 // ---- Receive and transmit
 //
-// The packet path exists twice, once per layout: virtio_rx_batch() and virtio_tx_batch() take the layout (`shift`,
-// the queue's chain_shift) as a constant argument and are inlined into the small functions below, which
-// start_device puts into the device struct once it knows the layout. So each copy has no test of the layout at all; the
-// compiler drops what the other layout needs. Per-queue values are read into locals once per batch: the stores
-// into the (volatile) descriptors would otherwise make the compiler load them again for every packet.
+// Each queue goes one of two ways (virtqueue.in_order):
+// - In order, from the start: chain c always sits in the available ring's entries c, c + num_chains, ... (written
+//   once, setup_queue), and the chains are offered in that order, so offering them is one store of avail->idx per
+//   batch. A device that uses them in order, as QEMU's does, returns them in the same order: the used entry at index
+//   u must name chain u mod num_chains, a single compare per packet that also bounds the id, and the chains taken
+//   are one run in the table of buffers, as in ixgbe's ring (TX frees them from there in one call).
+// - In any order, from the first used entry that names another chain on, for good: the device may use chains in
+//   any order (2.4.8). Each id is bounded and looked up; RX writes each chain into the available ring, TX keeps a
+//   stack of free chains. A bad id goes this way too, and is then dropped and counted.
+//
+// The packet path exists once per layout and header length: virtio_rx_batch() and virtio_tx_batch() take them
+// (`shift`, the queue's chain_shift; `hdr_len`) as constant arguments and are inlined into the small functions at
+// the end, which start_device puts into the device struct once it knows the layout. So each copy has no test of the
+// layout, and its lengths and offsets are immediates. The queue's pointers and indexes are read into locals once per
+// batch: the stores into the (volatile) rings would otherwise make the compiler load them again for every packet.
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-// Puts buf into RX chain `chain` and offers it as available ring entry avail_idx (5.1.6.3): the device writes the
-// header into the buffer's head room, right in front of the packet data, and the frame into the data. One descriptor
-// covers both (shift 0), or the header descriptor covers the head room's last hdr_len bytes and the data descriptor
-// the data (shift 1). The caller counts avail_idx: kept in a local, it is not reloaded after every store.
-static ALWAYS_INLINE void rx_offer(struct virtqueue* q, uint16_t avail_idx, uint16_t chain, struct pkt_buf* buf,
-				   uint32_t shift, uint32_t hdr_len) {
+// Whether an id from the device is the head of a chain: below the queue's size (mask + 1, a power of two), and with
+// two descriptors per chain even (odd ones are data descriptors).
+static ALWAYS_INLINE bool is_head(uint32_t id, uint32_t mask, uint32_t shift) {
+	return id <= mask && !(id & shift);
+}
+
+// Puts buf into the RX chain starting at descriptor `head` (5.1.6.3): the device writes the header into the
+// buffer's head room, right in front of the packet data, and the frame into the data. One descriptor covers both
+// (shift 0), or the header descriptor covers the head room's last hdr_len bytes and the data descriptor the data
+// (shift 1). Lengths and flags never change (setup_queue, start_device).
+static ALWAYS_INLINE void rx_give_buffer(volatile struct vring_desc* desc, uint32_t head, const struct pkt_buf* buf,
+					 uint32_t shift, uint32_t hdr_len) {
 	uintptr_t data_phy = buf->buf_addr_phy + offsetof(struct pkt_buf, data);
-	uint32_t head = (uint32_t)chain << shift;
-	q->desc[head].addr = data_phy - hdr_len; // where the header starts (one descriptor: also the frame after it)
+	desc[head].addr = data_phy - hdr_len; // where the header starts (one descriptor: also the frame after it)
 	if (shift) {
-		q->desc[head + 1].addr = data_phy; // len and flags never change (setup_queue, start_device)
+		desc[head + 1].addr = data_phy;
 	}
-	q->bufs[chain] = buf;
-	q->avail->ring[avail_idx & (q->size - 1)] = (uint16_t)head;
+}
+
+// A used entry of the RX queue that is no packet (cold: see bad_used_entry): counted as dropped.
+static __attribute__((cold)) void rx_bad_entry(struct virtio_device* dev, const char* what, uint32_t id, uint32_t len) {
+	bad_used_entry(dev, &dev->queues[RX_QUEUE], what, id, len);
+	dev->rx_dropped++;
+}
+
+// The RX queue goes out of order for good (cold: once per device at most). Nothing else changes: every chain keeps
+// its buffer, and the available ring's entries are chains, whichever order they are in.
+static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* dev, struct virtqueue* q, uint32_t id) {
+	ixy_info("%s: RX chain id %u came back out of order: taking chains in any order from now on", dev->ixy.pci_addr,
+		 id);
+	q->in_order = false;
+}
+
+// A run of the chains first .. end - 1 in the table, no index wrapping: in order, the used entries and the chains
+// advance together, so a pointer steps through each (ixgbe stops a call at the ring's end for the same reason).
+// Returns the end of the run of at most n chains from `first`.
+static ALWAYS_INLINE uint32_t run_end(const struct virtqueue* q, uint32_t first, uint32_t n) {
+	return first + (n < q->num_chains - first ? n : q->num_chains - first);
+}
+
+// In order: takes the packets of up to `entries` used entries, each swapped for one of the fresh buffers in bufs[]
+// (5.1.6.4), and offers their chains again. The entry at used index u must name chain u mod num_chains (a single
+// compare), whose available ring entry is already there; the take stops at the first that does not, and the queue
+// goes out of order. Returns the packets, in bufs[]; the fresh buffers left over follow them.
+static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
+					       uint32_t entries, uint32_t shift, uint32_t hdr_len) {
+	// The queue in locals, read once per batch: every store into the rings would make the compiler load q again.
+	volatile struct vring_used_elem* used_ring = q->used->ring;
+	volatile struct vring_desc* desc = q->desc;
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t mask = q->size - 1u, chain_mask = mask >> shift;
+	uint32_t taken = 0, received = 0;
+	uint64_t rx_bytes = 0;
+	// At most two runs: up to the table's end, then from its start.
+	while (taken < entries && q->in_order) {
+		uint32_t used_idx = q->used_idx + taken, first = used_idx & chain_mask, chain = first;
+		volatile struct vring_used_elem* done = &used_ring[used_idx & mask];
+		for (uint32_t end = run_end(q, first, entries - taken); chain < end; chain++, done++) {
+			uint32_t id = done->id;
+			uint32_t length = done->len - hdr_len; // the frame: len is header plus frame (5.1.6.4)
+			// __builtin_expect: bad entries are rare, the straight path is the packet.
+			if (__builtin_expect(id != chain << shift, 0)) {
+				rx_out_of_order(dev, q, id);
+				break;
+			}
+			// A length of 0 (length - 1 wraps around) or beyond the buffer is a device bug: the buffer
+			// stays, unread, and the chain is offered again.
+			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+				rx_bad_entry(dev, "a bad length", id, length + hdr_len);
+				continue;
+			}
+			// Take the packet, refill the chain with a fresh buffer (5.1.6.3).
+			struct pkt_buf* buf = ring_bufs[chain];
+			buf->size = length;
+			rx_bytes += length;
+			ring_bufs[chain] = bufs[received];
+			rx_give_buffer(desc, id, bufs[received], shift, hdr_len);
+			bufs[received++] = buf;
+		}
+		taken += chain - first;
+	}
+	dev->rx_pkts += received;
+	dev->rx_bytes += rx_bytes + (uint64_t)received * IXY_ETHER_CRC_BYTES;
+	q->used_idx = (uint16_t)(q->used_idx + taken);
+	q->avail_idx = (uint16_t)(q->avail_idx + taken); // every chain taken is offered again
+	return received;
+}
+
+// Out of order: the same, but each id is bounded, and written into the available ring (2.4.6).
+static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
+						uint32_t entries, uint32_t shift, uint32_t hdr_len) {
+	volatile struct vring_used_elem* used_ring = q->used->ring; // in locals, as in rx_take_in_order
+	volatile struct vring_desc* desc = q->desc;
+	volatile uint16_t* avail_ring = q->avail->ring;
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t mask = q->size - 1u;
+	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, received = 0;
+	uint64_t rx_bytes = 0;
+	for (uint32_t last = used_idx + entries; used_idx != last; used_idx++) {
+		volatile struct vring_used_elem* done = &used_ring[used_idx & mask];
+		uint32_t id = done->id;
+		uint32_t length = done->len - hdr_len;
+		if (__builtin_expect(!is_head(id, mask, shift), 0)) {
+			rx_bad_entry(dev, "a chain it does not hold", id, length + hdr_len);
+			continue;
+		}
+		avail_ring[avail_idx++ & mask] = (uint16_t)id; // offered again: with a fresh buffer, or its own
+		if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+			rx_bad_entry(dev, "a bad length", id, length + hdr_len);
+			continue;
+		}
+		struct pkt_buf* buf = ring_bufs[id >> shift];
+		buf->size = length;
+		rx_bytes += length;
+		ring_bufs[id >> shift] = bufs[received];
+		rx_give_buffer(desc, id, bufs[received], shift, hdr_len);
+		bufs[received++] = buf;
+	}
+	dev->rx_pkts += received;
+	dev->rx_bytes += rx_bytes + (uint64_t)received * IXY_ETHER_CRC_BYTES;
+	q->used_idx = (uint16_t)used_idx;
+	q->avail_idx = (uint16_t)avail_idx;
+	return received;
 }
 
 // Receives up to num_bufs packets (5.1.6.4): the used ring returns RX chains the device wrote a packet into.
 static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
-					      uint32_t num_bufs, uint32_t shift) {
+					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_rx_queues) {
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[RX_QUEUE];
-	const uint32_t hdr_len = dev->net_hdr_len, data_room = q->rx_data_room;
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
-	// Unlike a NIC's ring, the used ring returns chains in any order, but says up front how many: so the fresh
-	// buffers come first, one batch allocation, and each chain taken swaps its packet for one of them. If the app
-	// holds every buffer, the packets wait in the used ring until it frees some.
+	// The used ring says up front how many chains come back: so the fresh buffers come first, one batch
+	// allocation, and each chain taken swaps its packet for one of them. One used entry per fresh buffer: if the
+	// app holds every buffer, the packets wait in the used ring until it frees some.
 	uint32_t fresh = pkt_buf_alloc_batch(dev->rx_mempool, bufs, num_bufs < entries ? num_bufs : entries);
-	// Ring indexes in locals: every store into the rings would make the compiler load the queue's copies again.
-	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, mask = q->size - 1u;
-	uint32_t received = 0;
-	uint64_t rx_bytes = 0;
-	// One used entry per fresh buffer; the entries after a bad one wait for the next call.
-	for (uint32_t last = used_idx + fresh; used_idx != last;) {
-		volatile struct vring_used_elem* done = &q->used->ring[used_idx++ & mask];
-		uint32_t id = done->id;
-		uint32_t length =
-		    done->len - hdr_len; // the frame: len is header plus frame (5.1.6.4), in either layout
-		int chain = used_chain(q, id, shift);
-		// A length of 0 (length - 1 wraps around) or beyond the buffer is a device bug. __builtin_expect: bad
-		// entries are rare, the straight path is the packet.
-		if (__builtin_expect(chain < 0 || length - 1 >= data_room, 0)) {
-			// Not a packet we can hand out: the chain (if it is one) gets its buffer back, unread.
-			bad_used_entry(dev, q, chain < 0 ? "a chain it does not hold" : "a bad length", id,
-				       length + hdr_len);
-			if (chain >= 0) {
-				rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, q->bufs[chain], shift, hdr_len);
-			}
-			dev->rx_dropped++;
-			continue;
-		}
-		struct pkt_buf* buf = q->bufs[chain];
-		buf->size = length;
-		rx_bytes += length + IXY_ETHER_CRC_BYTES;
-		rx_offer(q, (uint16_t)avail_idx++, (uint16_t)chain, bufs[received], shift, hdr_len);
-		bufs[received++] = buf;
+	uint16_t first = q->used_idx, offered = q->avail_idx;
+	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, shift, hdr_len) : 0;
+	if (!q->in_order) { // from the start, or from the entry that was out of order
+		uint32_t taken = (uint16_t)(q->used_idx - first);
+		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, shift, hdr_len);
 	}
 	// Fresh buffers that bad entries left over go back in one batch.
 	pkt_buf_free_batch(&bufs[received], fresh - received);
-	dev->rx_pkts += received;
-	dev->rx_bytes += rx_bytes;
-	q->used_idx = (uint16_t)used_idx;
-	if ((uint16_t)avail_idx != q->avail_idx) {
-		q->avail_idx = (uint16_t)avail_idx;
+	if (q->avail_idx != offered) {
 		publish_and_notify(dev, q);
 	}
 	return received;
 }
 
+// The TX queue goes out of order for good (cold: once per device at most): the chains it does not hold, those
+// after the window used_idx .. avail_idx - 1, go onto the free stack, with no buffer (the window's chains keep
+// theirs). Also at stop, so that the buffers in the table are exactly those of the chains the device holds.
+static __attribute__((cold)) void tx_leave_in_order(struct virtqueue* q) {
+	uint16_t held = (uint16_t)(q->avail_idx - q->used_idx);
+	for (uint32_t k = held; k < q->num_chains; k++) {
+		uint16_t chain = (uint16_t)((q->used_idx + k) & (q->num_chains - 1u));
+		q->bufs[chain] = NULL;
+		q->free_chains[q->num_free_chains++] = chain;
+	}
+	q->in_order = false;
+}
+
+// The used entry at used_idx named chain id, out of order.
+static __attribute__((cold)) void tx_out_of_order(const struct virtio_device* dev, struct virtqueue* q, uint32_t id,
+						  uint16_t used_idx) {
+	ixy_info("%s: TX chain id %u came back out of order: taking chains in any order from now on", dev->ixy.pci_addr,
+		 id);
+	q->used_idx = used_idx; // the window starts at the entry out of order
+	tx_leave_in_order(q);
+}
+
+// In order: the used entries must name the chains of the window, oldest first (a single compare each), so that the
+// buffers sent are one run in the table (two where it wraps), each freed with one call, as in ixgbe's tx_clean.
+// Stops at the first entry that names another chain: the queue then goes out of order. Returns the entries taken.
+static ALWAYS_INLINE uint32_t tx_clean_in_order(struct virtio_device* dev, struct virtqueue* q, uint32_t entries,
+						uint32_t shift) {
+	volatile struct vring_used_elem* used_ring = q->used->ring; // in locals, as in rx_take_in_order
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t mask = q->size - 1u, chain_mask = mask >> shift;
+	uint32_t start = q->used_idx, taken = 0;
+	uint64_t tx_bytes = 0;
+	while (taken < entries && q->in_order) { // at most two runs, as in rx_take_in_order
+		uint32_t used_idx = start + taken, first = used_idx & chain_mask, chain = first;
+		volatile struct vring_used_elem* done = &used_ring[used_idx & mask];
+		uint32_t end = run_end(q, first, entries - taken);
+		// __builtin_expect: the straight path is the chain expected; another is allowed (2.4.8), or a bad
+		// entry.
+		for (; chain < end && __builtin_expect(done->id == chain << shift, 1); chain++, done++) {
+			tx_bytes += ring_bufs[chain]->size;
+		}
+		pkt_buf_free_batch(&ring_bufs[first], chain - first);
+		taken += chain - first;
+		if (chain != end) { // after the free: going out of order takes the buffers out of the table
+			tx_out_of_order(dev, q, done->id, (uint16_t)(start + taken));
+		}
+	}
+	q->used_idx = (uint16_t)(start + taken);
+	dev->tx_pkts += taken;
+	dev->tx_bytes += tx_bytes + (uint64_t)taken * IXY_ETHER_CRC_BYTES;
+	return taken;
+}
+
 // Sent buffers are freed in batches of up to this many: one call to the pool instead of one per packet.
 #define TX_FREE_BATCH 32
 
-// Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
-static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q, uint32_t shift) {
-	uint16_t device_used_idx = q->used->idx;
-	read_barrier(); // the index before the entries it covers (3.2.2)
+// Out of order: each entry's chain is looked up; it must be one the device holds (it has a buffer). Its buffer is
+// freed, the chain goes onto the free stack.
+static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct virtqueue* q, uint32_t entries,
+					     uint32_t shift) {
 	struct pkt_buf* sent[TX_FREE_BATCH];
-	uint32_t num_sent = 0, sent_pkts = 0;
+	uint32_t num_sent = 0;
 	uint64_t tx_bytes = 0;
-	// In locals, as in virtio_rx_batch: the stores into free_chains would make the compiler reload them.
-	uint16_t used_idx = q->used_idx, num_free = q->num_free_chains, mask = (uint16_t)(q->size - 1);
-	for (uint16_t entries = new_used_entries(dev, q, device_used_idx); entries > 0; entries--) {
-		volatile struct vring_used_elem* done = &q->used->ring[used_idx++ & mask];
-		uint32_t id = done->id;
-		int chain = used_chain(q, id, shift);
-		if (__builtin_expect(chain < 0, 0)) {
-			bad_used_entry(dev, q, "a chain it does not hold", id, done->len); // e.g. one it sent already
+	volatile struct vring_used_elem* used_ring = q->used->ring; // in locals, as in virtio_rx_batch
+	struct pkt_buf** ring_bufs = q->bufs;
+	uint16_t* free_chains = q->free_chains;
+	const uint32_t mask = q->size - 1u;
+	uint32_t used_idx = q->used_idx, num_free = q->num_free_chains, num_free_before = num_free;
+	for (uint32_t last = used_idx + entries; used_idx != last; used_idx++) {
+		uint32_t id = used_ring[used_idx & mask].id;
+		// A chain the device holds has a buffer; an id that is no head, or a chain it returned already, has
+		// not.
+		struct pkt_buf* buf = is_head(id, mask, shift) ? ring_bufs[id >> shift] : NULL;
+		if (__builtin_expect(!buf, 0)) {
+			bad_used_entry(dev, q, "a chain it does not hold", id, used_ring[used_idx & mask].len);
 			continue;
 		}
-		struct pkt_buf* buf = q->bufs[chain];
-		tx_bytes += buf->size + IXY_ETHER_CRC_BYTES;
+		tx_bytes += buf->size;
+		ring_bufs[id >> shift] = NULL;
+		free_chains[num_free++] = (uint16_t)(id >> shift);
 		sent[num_sent++] = buf;
-		sent_pkts++;
-		q->bufs[chain] = NULL;
-		q->free_chains[num_free++] = (uint16_t)chain;
 		if (num_sent == TX_FREE_BATCH) {
 			pkt_buf_free_batch(sent, num_sent);
 			num_sent = 0;
 		}
 	}
 	pkt_buf_free_batch(sent, num_sent);
-	q->used_idx = used_idx;
-	q->num_free_chains = num_free;
-	dev->tx_pkts += sent_pkts;
-	dev->tx_bytes += tx_bytes;
+	q->used_idx = (uint16_t)used_idx;
+	q->num_free_chains = (uint16_t)num_free;
+	dev->tx_pkts += num_free - num_free_before;
+	dev->tx_bytes += tx_bytes + (uint64_t)(num_free - num_free_before) * IXY_ETHER_CRC_BYTES;
+}
+
+// Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
+static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q, uint32_t shift) {
+	uint16_t device_used_idx = q->used->idx;
+	read_barrier(); // the index before the entries it covers (3.2.2)
+	uint32_t entries = new_used_entries(dev, q, device_used_idx);
+	if (q->in_order) {
+		entries -= tx_clean_in_order(dev, q, entries, shift);
+	}
+	if (!q->in_order) {
+		tx_clean_any_order(dev, q, entries, shift);
+	}
+}
+
+// Puts buf into the TX chain `chain` (5.1.6.2). One descriptor: an all-zero header (no offloads, 5.1.6.2.1) goes into
+// the head room in front of the frame, as 12 bytes whatever the header length (two stores). Two descriptors: the
+// header descriptor already points at the shared zero header.
+static ALWAYS_INLINE void tx_fill_chain(volatile struct vring_desc* desc, struct pkt_buf** ring_bufs, uint32_t chain,
+					struct pkt_buf* buf, uint32_t shift, uint32_t hdr_len) {
+	const uint32_t in_data = shift ? 0 : hdr_len; // header bytes in the data descriptor
+	volatile struct vring_desc* data = &desc[(chain << shift) + shift];
+	if (!shift) {
+		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+	}
+	data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - in_data;
+	data->len = buf->size + in_data;
+	ring_bufs[chain] = buf;
+}
+
+// In order: puts up to num_bufs packets into the chains after the window, whose available ring entries are already
+// there, and offers them. Returns how many it took.
+static ALWAYS_INLINE uint32_t tx_offer_in_order(struct virtqueue* q, struct pkt_buf* bufs[], uint32_t num_bufs,
+						uint32_t shift, uint32_t hdr_len) {
+	volatile struct vring_desc* desc = q->desc; // in locals, as in rx_take_in_order
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t chain_mask = q->num_chains - 1u, free = q->num_chains - (uint16_t)(q->avail_idx - q->used_idx);
+	uint32_t wanted = num_bufs < free ? num_bufs : free, queued = 0;
+	while (queued < wanted) { // at most two runs, as in rx_take_in_order
+		uint32_t chain = (q->avail_idx + queued) & chain_mask;
+		for (uint32_t end = run_end(q, chain, wanted - queued); chain < end; chain++) {
+			tx_fill_chain(desc, ring_bufs, chain, bufs[queued++], shift, hdr_len);
+		}
+	}
+	q->avail_idx = (uint16_t)(q->avail_idx + queued);
+	return queued;
+}
+
+// Out of order: the same with chains from the free stack, each written into the available ring (2.4.6).
+static ALWAYS_INLINE uint32_t tx_offer_any_order(struct virtqueue* q, struct pkt_buf* bufs[], uint32_t num_bufs,
+						 uint32_t shift, uint32_t hdr_len) {
+	uint32_t queued = num_bufs < q->num_free_chains ? num_bufs : q->num_free_chains;
+	const uint16_t* free_chains = &q->free_chains[q->num_free_chains - queued]; // the top `queued` of the stack
+	for (uint32_t i = 0; i < queued; i++) {
+		tx_fill_chain(q->desc, q->bufs, free_chains[i], bufs[i], shift, hdr_len);
+		q->avail->ring[(q->avail_idx + i) & (q->size - 1u)] = (uint16_t)(free_chains[i] << shift);
+	}
+	q->num_free_chains = (uint16_t)(q->num_free_chains - queued);
+	q->avail_idx = (uint16_t)(q->avail_idx + queued);
+	return queued;
 }
 
 // Queues up to num_bufs packets for sending (5.1.6.2), one chain each. Returns how many it took; the rest stay with
 // the caller.
 static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
-					      uint32_t num_bufs, uint32_t shift) {
+					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_tx_queues) {
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->queues[TX_QUEUE];
 	tx_clean(dev, q, shift);
-	// As many packets as there are free chains. One descriptor: an all-zero header (no offloads, 5.1.6.2.1) goes
-	// into the head room in front of the frame, as 12 bytes whatever the header length (two stores). Two
-	// descriptors: the header descriptor already points at the shared zero header.
-	const uint32_t hdr_len = dev->net_hdr_len;
-	const uint32_t in_data = shift ? 0 : hdr_len;                      // header bytes in the data descriptor
-	uint16_t avail_idx = q->avail_idx, mask = (uint16_t)(q->size - 1); // in locals, as in virtio_rx_batch
-	uint32_t wanted = num_bufs < q->num_free_chains ? num_bufs : q->num_free_chains, queued = 0;
-	uint16_t* free_chains = &q->free_chains[q->num_free_chains - wanted]; // the top `wanted` of the stack
-	for (; queued < wanted; queued++) {
-		struct pkt_buf* buf = bufs[queued];
-		uint32_t head = (uint32_t)free_chains[queued] << shift;
-		volatile struct vring_desc* data = &q->desc[head + shift];
-		if (!shift) {
-			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-		}
-		data->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - in_data;
-		data->len = buf->size + in_data;
-		q->bufs[head >> shift] = buf;
-		q->avail->ring[avail_idx++ & mask] = (uint16_t)head;
-	}
+	uint32_t queued = q->in_order ? tx_offer_in_order(q, bufs, num_bufs, shift, hdr_len)
+				      : tx_offer_any_order(q, bufs, num_bufs, shift, hdr_len);
 	if (queued > 0) {
-		q->num_free_chains = (uint16_t)(q->num_free_chains - queued);
-		q->avail_idx = avail_idx;
 		publish_and_notify(dev, q);
 	}
 	return queued;
 }
 
-// The two instances, one per layout; start_device puts one of each into the device struct.
-static uint32_t virtio_rx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
-	return virtio_rx_batch(ixy, queue_id, bufs, num, 0);
+// The three instances: the modern interface (one descriptor, 12-byte header), the legacy one with ANY_LAYOUT (one
+// descriptor, 10 bytes), the legacy one without (two descriptors, 10 bytes). start_device puts one of each into the
+// device struct.
+static uint32_t virtio_rx_any_layout(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 0, VIRTIO_NET_HDR_LEN_LEGACY);
 }
 static uint32_t virtio_rx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
-	return virtio_rx_batch(ixy, queue_id, bufs, num, 1);
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 1, VIRTIO_NET_HDR_LEN_LEGACY);
 }
-static uint32_t virtio_tx_one_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
-	return virtio_tx_batch(ixy, queue_id, bufs, num, 0);
+static uint32_t virtio_rx_version_1(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_rx_batch(ixy, queue_id, bufs, num, 0, VIRTIO_NET_HDR_LEN_V1);
+}
+static uint32_t virtio_tx_any_layout(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 0, VIRTIO_NET_HDR_LEN_LEGACY);
 }
 static uint32_t virtio_tx_two_desc(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
-	return virtio_tx_batch(ixy, queue_id, bufs, num, 1);
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 1, VIRTIO_NET_HDR_LEN_LEGACY);
+}
+static uint32_t virtio_tx_version_1(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num) {
+	return virtio_tx_batch(ixy, queue_id, bufs, num, 0, VIRTIO_NET_HDR_LEN_V1);
 }
 
 // The RX queue's interrupt (ixy_waiter): without VIRTIO_RING_F_EVENT_IDX the device signals the queue's vector after
@@ -490,6 +690,11 @@ static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* 
 // VirtIO device does not report the frames it could not deliver for lack of RX buffers.
 static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	// The device may have taken packets since tx_batch last looked (an app's last batch before it stops): an empty
+	// batch only cleans, and counts them, so the totals say what the device sent, as a NIC's counters do.
+	if (!dev->stopped && ixy->num_tx_queues > 0) {
+		ixy->tx_batch(ixy, 0, NULL, 0);
+	}
 	if (stats) {
 		stats->rx_pkts += dev->rx_pkts;
 		stats->tx_pkts += dev->tx_pkts;
@@ -615,6 +820,9 @@ static void virtio_stop(struct ixy_device* ixy) {
 	if (dev->transport) {
 		reset_device(dev); // prints on failure; nothing else we could do
 	}
+	if (dev->queues[TX_QUEUE].in_order) {
+		tx_leave_in_order(&dev->queues[TX_QUEUE]); // the table then holds the buffers of the chains held only
+	}
 	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
 		struct virtqueue* q = &dev->queues[i];
 		for (uint32_t chain = 0; q->bufs && chain < q->num_chains; chain++) {
@@ -690,8 +898,12 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	}
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
 	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
-	dev->ixy.rx_batch = dev->one_descriptor ? virtio_rx_one_desc : virtio_rx_two_desc;
-	dev->ixy.tx_batch = dev->one_descriptor ? virtio_tx_one_desc : virtio_tx_two_desc;
+	dev->ixy.rx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_rx_version_1
+			    : dev->one_descriptor              ? virtio_rx_any_layout
+							       : virtio_rx_two_desc;
+	dev->ixy.tx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_tx_version_1
+			    : dev->one_descriptor              ? virtio_tx_any_layout
+							       : virtio_tx_two_desc;
 	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
@@ -700,17 +912,19 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		return -1;
 	}
 	struct virtqueue* rx = &dev->queues[RX_QUEUE];
-	dev->rx_mempool = memory_allocate_mempool(rx_pool_entries(rx->size), 0);
+	dev->rx_mempool = memory_allocate_mempool(rx_pool_entries(rx->size), RX_BUF_SIZE);
 	if (!dev->rx_mempool) {
 		return -1;
 	}
-	rx->rx_data_room = dev->rx_mempool->buf_size - (uint32_t)offsetof(struct pkt_buf, data);
 	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
 		// The data descriptor's length never changes: the data room, and the header if it is in there.
-		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = rx->rx_data_room + rx->hdr_in_data;
+		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = RX_BUF_DATA_ROOM + rx->hdr_in_data;
 		// cannot fail: the pool holds 4 rings
-		rx_offer(rx, rx->avail_idx++, chain, pkt_buf_alloc(dev->rx_mempool), rx->chain_shift, dev->net_hdr_len);
+		rx->bufs[chain] = pkt_buf_alloc(dev->rx_mempool);
+		rx_give_buffer(rx->desc, (uint32_t)chain << rx->chain_shift, rx->bufs[chain], rx->chain_shift,
+			       dev->net_hdr_len);
 	}
+	rx->avail_idx = rx->num_chains; // the available ring's entries are there (setup_queue)
 	write_barrier();
 	rx->avail->idx = rx->avail_idx;
 	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
@@ -803,7 +1017,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 // The DMA memory virtio_init allocates: one huge page per virtqueue, and the RX pool.
 static uint32_t virtio_huge_pages_needed(const struct ixy_config* config) {
 	uint32_t queue = config->ring_size > LARGEST_EXPECTED_QUEUE ? config->ring_size : LARGEST_EXPECTED_QUEUE;
-	return NUM_QUEUES + memory_mempool_huge_pages(rx_pool_entries(queue), 0);
+	return NUM_QUEUES + memory_mempool_huge_pages(rx_pool_entries(queue), RX_BUF_SIZE);
 }
 
 // Transitional devices (legacy and usually modern interface) and modern-only ones (4.1.2.1).

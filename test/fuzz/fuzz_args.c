@@ -8,7 +8,7 @@
 //     the answer names the first problem in the order: empty, not decimal, out of range (too large for 64 bits, or
 //     outside [min, max]). arg_u64 agrees.
 //   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7); then scanning and
-//     printing the four numbers gives the text back (in lower case). arg_pci_addr agrees.
+//     printing the four numbers gives the text back (in lower case). arg_pci_addrs agrees.
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -88,7 +88,7 @@ static bool reference_pci_shape(const char* text) {
 static void check_pci_addr(const char* text) {
 	bool valid = ixy_valid_pci_addr(text);
 	FUZZ_CHECK(valid == reference_pci_shape(text));
-	FUZZ_CHECK(arg_pci_addr("fuzz", text) == valid);
+	FUZZ_CHECK(arg_pci_addrs("fuzz", (char* const[]){(char*)text}, 1) == valid);
 	if (!valid) {
 		return;
 	}

@@ -1408,6 +1408,10 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 				if (frame_len == 0 && len >= 6) {
 					first_bytes = seam_dma_virt((uintptr_t)addr);
 				}
+				if (frame_len == 0) {
+					model_stamp_sent(
+					    addr); // the packet's first buffer: a received frame's wait ends
+				}
 				nic->counters.dma_reads++;
 				frame_len += len;
 			}
@@ -1666,6 +1670,7 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 		return MODEL_RX_NO_DESCRIPTOR;
 	}
 	count_rx_good(nic, frame, len);
+	model_stamp_received(ring->fetched[ring->head]); // the frame's first buffer, written back below
 	uint32_t written = 0;
 	uint32_t pkt_info = packet_type(frame, len);
 	while (written < total) {

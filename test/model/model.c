@@ -55,6 +55,82 @@ void model_advance_us(uint64_t us) {
 	}
 }
 
+// ---- frame stamps ----
+
+// Notes by buffer address, open addressing with linear probing. An address keeps its slot forever (a mempool has
+// a fixed set of buffers: at most 2 * 4096 + 1024 per ixgbe RX queue); a consumed note is marked unset.
+#define STAMP_SLOTS (1u << 16)
+static struct stamp_slot {
+	uint64_t buffer; // 0: free slot
+	uint64_t received_us;
+	bool set;
+} * stamp_slots;
+static uint64_t* stamp_waits;
+static size_t stamp_num_waits, stamp_waits_capacity;
+static size_t stamp_used_slots;
+
+void model_stamps_enable(bool on) {
+	free(stamp_slots);
+	free(stamp_waits);
+	stamp_slots = NULL;
+	stamp_waits = NULL;
+	stamp_num_waits = stamp_waits_capacity = stamp_used_slots = 0;
+	if (on) {
+		stamp_slots = calloc(STAMP_SLOTS, sizeof(*stamp_slots));
+		if (!stamp_slots) {
+			model_usage_error("out of memory for frame stamps");
+		}
+	}
+}
+
+static struct stamp_slot* stamp_slot(uint64_t buffer, bool insert) {
+	uint32_t i = (uint32_t)((buffer >> 6) * 0x9E3779B1u) & (STAMP_SLOTS - 1);
+	while (stamp_slots[i].buffer != 0 && stamp_slots[i].buffer != buffer) {
+		i = (i + 1) & (STAMP_SLOTS - 1);
+	}
+	if (stamp_slots[i].buffer == 0) {
+		if (!insert) {
+			return NULL;
+		}
+		if (++stamp_used_slots > STAMP_SLOTS / 2) {
+			model_usage_error("frame stamps: more than %u buffers", STAMP_SLOTS / 2);
+		}
+		stamp_slots[i].buffer = buffer;
+	}
+	return &stamp_slots[i];
+}
+
+void model_stamp_received(uint64_t buffer) {
+	if (stamp_slots && buffer != 0) {
+		struct stamp_slot* slot = stamp_slot(buffer, true);
+		slot->received_us = now_us;
+		slot->set = true;
+	}
+}
+
+void model_stamp_sent(uint64_t buffer) {
+	struct stamp_slot* slot = stamp_slots && buffer != 0 ? stamp_slot(buffer, false) : NULL;
+	if (!slot || !slot->set) {
+		return;
+	}
+	slot->set = false;
+	if (stamp_num_waits == stamp_waits_capacity) {
+		size_t capacity = stamp_waits_capacity ? 2 * stamp_waits_capacity : 4096;
+		uint64_t* waits = realloc(stamp_waits, capacity * sizeof(*waits));
+		if (!waits) {
+			model_usage_error("out of memory for frame stamps");
+		}
+		stamp_waits = waits;
+		stamp_waits_capacity = capacity;
+	}
+	stamp_waits[stamp_num_waits++] = now_us - slot->received_us;
+}
+
+size_t model_stamp_waits(const uint64_t** waits) {
+	*waits = stamp_waits;
+	return stamp_num_waits;
+}
+
 // ---- violations ----
 
 #define MAX_KEPT_VIOLATIONS 256

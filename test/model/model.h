@@ -24,6 +24,23 @@ uint64_t model_now_us(void);
 // Lets virtual time pass (as if the test waited); runs nothing by itself, models catch up when accessed.
 void model_advance_us(uint64_t us);
 
+// ---- frame stamps (a test-only latency clock) ----
+//
+// With stamps on, a device model notes the virtual time at which it writes a received frame into a buffer (RX
+// descriptor write-back: model_stamp_received) and, when it fetches a TX descriptor of a packet whose first buffer
+// holds such a frame (a forwarder sends the buffer it received, zero copy), records the frame's wait: send time
+// minus receive time (model_stamp_sent). Buffers are known by the address the device sees. Off by default.
+
+// Switches stamps on or off; both forget every note and recorded wait.
+void model_stamps_enable(bool on);
+// A device model wrote a received frame to the buffer at device address `buffer` now.
+void model_stamp_received(uint64_t buffer);
+// A device model fetched the TX descriptor of a packet starting at device address `buffer` now: if the buffer
+// holds a stamped frame, its wait is recorded and the note is consumed.
+void model_stamp_sent(uint64_t buffer);
+// The recorded waits in virtual microseconds, in the order the frames were sent; returns their number.
+size_t model_stamp_waits(const uint64_t** waits);
+
 // ---- violations ----
 
 // Records a violation of the datasheet (or of the ixy API contract) by the driver. device may be NULL.

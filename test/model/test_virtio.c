@@ -545,9 +545,9 @@ static void test_tx(void) {
 	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 20), 20);
 	check_wire(nic, 0, 0, 20);
 	CHECK_EQ(model_virtio_notifications(nic, MODEL_VIRTIO_TX), 1); // one per batch
-	CHECK_EQ(read_stats(dev).tx_pkts, 0);                          // not cleaned yet
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
-	CHECK_EQ(pool->free_stack_top, 256);
+	CHECK_EQ(pool->free_stack_top, 256 - 20);                      // not cleaned yet
+	// Reading the statistics looks at the used ring: the packets the device took count, with no tx_batch after
+	// them.
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < 20; i++) {
 		bytes += frame_len_for(i) + IXY_ETHER_CRC_BYTES;
@@ -555,6 +555,9 @@ static void test_tx(void) {
 	struct device_stats stats = read_stats(dev);
 	CHECK_EQ(stats.tx_pkts, 20);
 	CHECK_EQ(stats.tx_bytes, bytes);
+	CHECK_EQ(pool->free_stack_top, 256);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(read_stats(dev).tx_pkts, 0); // since the last read
 
 	// The device does not send: one packet per chain, then the queue is full.
 	model_virtio_tx_on_notify(nic, false);
@@ -769,6 +772,114 @@ static void test_bad_tx_entries(void) {
 	CHECK_EQ(stats.tx_pkts, 8 + chains);
 	CHECK_EQ(stats.rx_dropped, 0); // TX entries are not RX drops
 	ixy_close(dev);
+	memory_free_mempool(pool);
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// A device may return RX chains in another order than it took them (2.4.8). The driver takes the packets in the
+// order of the used ring, from the first entry out of order on in any order (no entry counts as bad), and keeps
+// every chain offered exactly once (the model checks that the driver never offers a chain it holds), for several
+// rounds of the whole queue afterwards.
+static void test_rx_out_of_order(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint32_t hdr = model_virtio_net_hdr_len(nic), chains = chains_of_64();
+	// Frames 0 .. 3 go into the first four chains; the device returns them as 2, 0, 3, 1.
+	uint16_t heads[4];
+	for (uint32_t seq = 0; seq < 4; seq++) {
+		uint8_t chain[12 + 1514] = {0}; // the header (no offloads; num_buffers 1 where there is one), the frame
+		if (hdr == 12) {
+			chain[10] = 1;
+		}
+		model_test_frame(chain + hdr, frame_len_for(seq), nic_mac, seq);
+		CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &heads[seq]));
+		CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, heads[seq], chain, hdr + frame_len_for(seq)));
+	}
+	const uint32_t order[4] = {2, 0, 3, 1};
+	for (uint32_t i = 0; i < 4; i++) {
+		model_virtio_put_used(nic, MODEL_VIRTIO_RX, heads[order[i]], hdr + frame_len_for(order[i]));
+	}
+	struct pkt_buf* bufs[8];
+	uint32_t received = ixy_rx_batch(dev, 0, bufs, 8);
+	CHECK_EQ(received, 4);
+	for (uint32_t i = 0; i < received; i++) {
+		uint8_t frame[1514];
+		model_test_frame(frame, frame_len_for(order[i]), nic_mac, order[i]);
+		CHECK(bufs[i]->size == frame_len_for(order[i]) && memcmp(bufs[i]->data, frame, bufs[i]->size) == 0);
+		pkt_buf_free(bufs[i]);
+	}
+	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), chains);
+	// Three rounds of the whole queue, in order again, after it.
+	for (uint32_t seq = 4; seq < 4 + 3 * chains; seq += chains) {
+		for (uint32_t i = 0; i < chains; i++) {
+			deliver(nic, seq + i);
+		}
+		receive_in_order(dev, seq, chains, 64);
+		CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), chains);
+	}
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 0);
+	free(text);
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.rx_pkts, 4 + 3 * chains);
+	CHECK_EQ(stats.rx_dropped, 0);
+	close_nic(nic, dev);
+}
+
+// The same for TX: the device returns the chains of a batch in another order. Every buffer comes back once, and the
+// queue then holds as many packets as before, sent byte for byte, for several rounds of the whole queue, and at
+// close the buffers still queued go back to the pool.
+static void test_tx_out_of_order(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	struct mempool* pool = memory_allocate_mempool(256, 0);
+	if (!dev || !pool) {
+		model_pci_remove_all();
+		return;
+	}
+	model_virtio_tx_on_notify(nic, false);
+	model_test_capture_start();
+	uint32_t chains = chains_of_64();
+	struct pkt_buf* bufs[64];
+	fill_packets(pool, bufs, 8, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 8), 8);
+	uint16_t heads[8];
+	for (uint32_t i = 0; i < 8; i++) {
+		CHECK(model_virtio_take(nic, MODEL_VIRTIO_TX, &heads[i]));
+	}
+	const uint32_t order[8] = {3, 1, 0, 2, 7, 6, 5, 4};
+	for (uint32_t i = 0; i < 8; i++) {
+		model_virtio_put_used(nic, MODEL_VIRTIO_TX, heads[order[i]], 0); // returned unsent
+	}
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	CHECK_EQ(read_stats(dev).tx_pkts, 8);
+	for (uint32_t round = 0; round < 3; round++) {
+		fill_packets(pool, bufs, chains, round * chains);
+		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, chains), chains);
+		CHECK_EQ(model_virtio_tx_process(nic), chains);
+		check_wire(nic, 0, round * chains, chains);
+		model_virtio_clear_tx(nic);
+	}
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 256);
+	CHECK_EQ(read_stats(dev).tx_pkts, 3 * chains);
+	fill_packets(pool, bufs, 10, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 10), 10);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 0);
+	free(text);
+	ixy_close(dev);
+	CHECK_EQ(pool->free_stack_top, 256);
 	memory_free_mempool(pool);
 	check_left_reset(nic);
 	CHECK_NO_NEW_VIOLATIONS();
@@ -1087,6 +1198,8 @@ int main(void) {
 		test_bad_rx_entries();
 		test_rx_full_ring_after_bad_ids();
 		test_bad_tx_entries();
+		test_rx_out_of_order();
+		test_tx_out_of_order();
 	}
 	test_control_queue_failures();
 	test_dma_allocation_failures();

@@ -25,7 +25,7 @@ expect() {
 	fi
 }
 
-expect 2 "usage: ixy-fwd [--poll | --wait <ms>] <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] <pci1> <pci2>" "$bin/ixy-fwd"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
 expect 2 "unrecognized option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) '0' is out of range" "$bin/ixy-fwd" --wait 0 "$addr" 0000:00:00.0
@@ -37,7 +37,13 @@ expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" "$addr" "$addr" "$addr"
 expect 2 "ixy-fwd: '03:00.0' is not a PCI address" "$bin/ixy-fwd" "$addr" 03:00.0
 expect 2 "ixy-fwd: give --poll or --wait once" "$bin/ixy-fwd" --poll --wait 5 "$addr" 0000:00:00.0
-expect 2 "unrecognized option '--ring'" "$bin/ixy-fwd" --ring 64 "$addr" 0000:00:00.0
+# --ring is accepted (it sets both NICs' rings): a good value leads on to the missing second address
+expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>]" "$bin/ixy-fwd" --ring 64 "$addr"
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll --ring 4096 "$addr"
+expect 2 "ixy-fwd: ring size '32' is out of range" "$bin/ixy-fwd" --ring 32 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: ring size '8192' is out of range" "$bin/ixy-fwd" --ring 8192 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: ring size '1k' is not a decimal number" "$bin/ixy-fwd" --ring 1k "$addr" 0000:00:00.0
+expect 2 "option '--ring' requires an argument" "$bin/ixy-fwd" --ring
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"

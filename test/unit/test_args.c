@@ -52,17 +52,20 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_u64("test", "count", "42x", 1, 100, &v));
 	CHECK(!arg_u64("test", "count", "", 1, 100, &v));
 	CHECK(!arg_u64("test", "count", "101", 1, 100, &v));
-	CHECK(arg_pci_addr("test", "0000:03:00.0"));
-	CHECK(arg_pci_addr("test", "abcd:ef:1f.7"));
-	CHECK(!arg_pci_addr("test", "03:00.0"));
-	CHECK(!arg_pci_addr("test", "0000:03:00.8")); // function is 0..7
-	CHECK(!arg_pci_addr("test", "0000:03:00.0x"));
-	CHECK(!arg_pci_addr("test", "0000-03-00.0"));
-	CHECK(!arg_pci_addr("test", ""));
-	CHECK(arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.1"));
-	CHECK(!arg_two_pci_addrs("test", "0000:03:00.0", "0000:03:00.0"));
-	CHECK(!arg_two_pci_addrs("test", "0000:0a:00.0", "0000:0A:00.0")); // the same device, spelt differently
-	CHECK(!arg_two_pci_addrs("test", "0000:03:00.0", "03:00.1"));
+	CHECK(arg_pci_addrs("test", (char*[]){"0000:03:00.0"}, 1));
+	CHECK(arg_pci_addrs("test", (char*[]){"abcd:ef:1f.7"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"03:00.0"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.8"}, 1)); // function is 0..7
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0x"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000-03-00.0"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){""}, 1));
+	CHECK(arg_pci_addrs("test", (char*[]){"0000:03:00.0", "0000:03:00.1"}, 2));
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "0000:03:00.0"}, 2));
+	CHECK(
+	    !arg_pci_addrs("test", (char*[]){"0000:0a:00.0", "0000:0A:00.0"}, 2)); // the same device, spelt differently
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "03:00.1"}, 2));
+	CHECK(!arg_pci_addrs("test", (char*[]){"03:00.0", "0000:03:00.1"}, 2));
+	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "0000:03:00.1", "0000:03:00.0"}, 3));
 	CHECK_EQ(usage("test <x>"), EXIT_USAGE);
 	CHECK_EQ(EXIT_USAGE, 2);
 }
@@ -90,6 +93,9 @@ static void test_options(void) {
 	CHECK_EQ(options_of((char*[]){"app", "--ring", "128", "--wait=60000", "a", NULL}, &ms, &ring, true), 4);
 	CHECK_EQ(ring, 128);
 	CHECK_EQ(ms, 60000);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "256", "--poll", "a", NULL}, &ms, &ring, true), 4);
+	CHECK_EQ(ring, 256);
+	CHECK_EQ(ms, 0); // --poll after an option with a value
 	// The first other argument ends the options: "--wait" after it is an argument (then not a PCI address).
 	CHECK_EQ(options_of((char*[]){"app", "a", "--wait", "5", NULL}, &ms, &ring, false), 1);
 	CHECK_EQ(ms, 1000);

@@ -137,22 +137,26 @@ static void test_totals_line(void) {
 static void test_ticker(void) {
 	struct ticker ticker;
 	uint64_t elapsed = 12345;
-	// Interval 0: due at every clock read, and the clock is read only every TICKER_CHECK_EVERY calls.
-	ticker_start(&ticker, 0);
+	ticker_start(&ticker);
 	for (int round = 0; round < 3; round++) {
+		// A second and more has passed, but the clock is read only every TICKER_CHECK_EVERY calls.
+		ticker.last_ns -= 2 * ONE_SECOND_NS;
 		int due_early = 0;
 		for (int i = 0; i < TICKER_CHECK_EVERY - 1; i++) {
-			due_early += ticker_due(&ticker, &elapsed);
+			due_early += ticker_due(&ticker, false, &elapsed);
 		}
 		CHECK_EQ(due_early, 0);
-		CHECK(ticker_due(&ticker, &elapsed));
+		CHECK(ticker_due(&ticker, false, &elapsed));
+		CHECK(elapsed >= 2 * ONE_SECOND_NS);
 	}
-	// An interval of an hour is not due within a few thousand calls, and elapsed is left alone.
-	ticker_start(&ticker, 3600 * ONE_SECOND_NS);
+	// After a sleep the clock is read at once.
+	ticker.last_ns -= 2 * ONE_SECOND_NS;
+	CHECK(ticker_due(&ticker, true, &elapsed));
+	// Less than a second: not due within a few thousand calls (they take far less), and elapsed is left alone.
 	elapsed = 12345;
 	int due = 0;
 	for (int i = 0; i < 10 * TICKER_CHECK_EVERY; i++) {
-		due += ticker_due(&ticker, &elapsed);
+		due += ticker_due(&ticker, i % 7 == 0, &elapsed);
 	}
 	CHECK_EQ(due, 0);
 	CHECK_EQ(elapsed, 12345);

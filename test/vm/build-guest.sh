@@ -141,13 +141,15 @@ printf 'root:x:0:\nnogroup:x:65534:\nixy:x:1000:\n' >"$root/etc/group"
 
 cp "$kernel_dir"/modules/* "$root/modules/"
 
-# DPDK's testpmd: the program, the PMDs that EAL loads from its plugin directory (only PCI, the mempool and VirtIO:
-# EAL loads every PMD it finds there), and every shared library these need, each at the host's path.
+# DPDK's testpmd: the program, the PMDs that EAL loads from its plugin directory (only PCI, the mempool, VirtIO and
+# e1000/igb for bench-latency's 82576 NICs: EAL loads every PMD it finds there), and every shared library these need,
+# each at the host's path.
 if [ $with_testpmd = yes ]; then
 	testpmd=$(command -v dpdk-testpmd) || { say "--with-testpmd: no dpdk-testpmd (apt-get install dpdk-dev)"; exit 1; }
 	pmd_dir=$(find /usr/lib -maxdepth 3 -type d -name 'pmds-*' -path '*dpdk*' | head -1)
 	[ -n "$pmd_dir" ] || { say "--with-testpmd: no DPDK PMD directory"; exit 1; }
-	pmds=("$pmd_dir"/librte_bus_pci.so* "$pmd_dir"/librte_mempool_ring.so* "$pmd_dir"/librte_net_virtio.so*)
+	pmds=("$pmd_dir"/librte_bus_pci.so* "$pmd_dir"/librte_mempool_ring.so* "$pmd_dir"/librte_net_virtio.so*
+		"$pmd_dir"/librte_net_e1000.so*)
 	mkdir -p "$root$pmd_dir"
 	cp -a "${pmds[@]}" "$root$pmd_dir/" # the .so names are links to one file: EAL loads it once
 	cp "$testpmd" "$root/bin/"

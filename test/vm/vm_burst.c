@@ -101,7 +101,8 @@ int main(int argc, char* argv[]) {
 	struct device_stats stats;
 	stats_init(&stats, dev);
 	ixy_read_stats(dev, &stats);
-	print_stats_total(stdout, &stats);
+	print_stats_totals(stdout, "vm_burst", &stats);
+	printf("\n");
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	return all_good ? 0 : 1;
