@@ -58,6 +58,11 @@ struct ixy_config check_environment(const struct ixy_config* config) {
 	return c;
 }
 
+bool check_sandbox_probe(void) {
+	const char* probe = getenv("IXY_TEST_SANDBOX_PROBE");
+	return probe && strcmp(probe, "1") == 0;
+}
+
 bool check_request(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {

@@ -126,10 +126,31 @@ static void test_options(void) {
 	CHECK_EQ(options_of((char*[]){"app", "-p", "a", NULL}, &ms, &ring, false), -1);
 }
 
+// --no-sandbox and --user fill arg_sandbox; between --poll/--wait they do not count as one of those.
+static void test_sandbox_options(void) {
+	int32_t ms = 0;
+	uint32_t ring = 0;
+	CHECK_EQ(options_of((char*[]){"app", "a", NULL}, &ms, &ring, false), 1);
+	CHECK(!arg_sandbox.disabled && !arg_sandbox.drop_user);
+	CHECK_EQ(
+	    options_of((char*[]){"app", "--wait", "5", "--no-sandbox", "--user", "root", "a", NULL}, &ms, &ring, true),
+	    6);
+	CHECK(arg_sandbox.disabled && arg_sandbox.drop_user);
+	CHECK_EQ(arg_sandbox.uid, 0);
+	CHECK_EQ(ms, 5);
+	// Without wait_ms (ixy-pktgen): only the sandbox options.
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--no-sandbox", "a", NULL}, NULL, NULL), 2);
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--poll", "a", NULL}, NULL, NULL), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--user", "ixy-no-such-user", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--user", NULL}, &ms, &ring, false), -1);
+}
+
 int main(void) {
 	test_good_numbers();
 	test_bad_numbers();
 	test_arg_helpers();
 	test_options();
+	test_sandbox_options();
 	return check_summary();
 }
