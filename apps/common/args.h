@@ -30,8 +30,8 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
 //   --poll        never sleep: *wait_ms = 0
 //   --wait <ms>   sleep on idle NICs reached through VFIO, at most <ms> (1 to 60000) at a time: a bound, so that a
 //                 signal that comes just before the app sleeps is seen within it (for struct ixy_config)
-//   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): 64 to 4096 (ixy_init checks
-//                 the value); only if ring_size != NULL
+//   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): a power of two, 64 to 4096
+//                 (ixy_init checks the value); only if ring_size != NULL
 // An option not given leaves its variable as it is; --poll and --wait exclude each other. Returns the index in argv
 // of the first other argument, or -1 after one line on stderr.
 #define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
