@@ -41,13 +41,6 @@ static int compare_u64(const void* a, const void* b) {
 	return (x > y) - (x < y);
 }
 
-static struct ixy_device* open_port(const char* addr, uint32_t ring_size) {
-	struct ixy_config config = {.pci_addr = addr, .rx_queues = 1, .tx_queues = 1, .ring_size = ring_size};
-	struct ixy_device* dev = ixy_init_config(&config);
-	CHECK(dev != NULL);
-	return dev;
-}
-
 // Forwards under overload with rings of ring_size descriptors; returns the median wait (us) of the frames forwarded
 // after the first 2 * ring_size (while the ring fills, waits are shorter), or 0 if something went wrong.
 static uint64_t median_wait_under_overload(uint32_t ring_size) {
@@ -56,8 +49,8 @@ static uint64_t median_wait_under_overload(uint32_t ring_size) {
 	struct model_ixgbe* b = model_ixgbe_add(PORT_B);
 	model_ixgbe_set_perfect(a, true);
 	model_ixgbe_set_perfect(b, true);
-	struct ixy_device* dev_a = open_port(PORT_A, ring_size);
-	struct ixy_device* dev_b = open_port(PORT_B, ring_size);
+	struct ixy_device* dev_a = model_test_open(PORT_A, ring_size);
+	struct ixy_device* dev_b = model_test_open(PORT_B, ring_size);
 	uint64_t median = 0;
 	if (dev_a && dev_b) {
 		model_advance_us(1000000); // link up
@@ -108,14 +101,7 @@ static uint64_t median_wait_under_overload(uint32_t ring_size) {
 		}
 		model_stamps_enable(false);
 	}
-	if (dev_a) {
-		ixy_stop(dev_a);
-	}
-	if (dev_b) {
-		ixy_stop(dev_b);
-	}
-	ixy_close(dev_a);
-	ixy_close(dev_b);
+	model_test_close_pair(dev_a, dev_b);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
