@@ -25,7 +25,8 @@
 #                                              earlier run (no QEMU; bench/test_latency.sh)
 # Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (overload rate, default 100), IXY_BENCH_RINGS
 # (ring sizes, default 64:256:512:1024:4096), IXY_BENCH_ROUNDS (rounds of the peers, default 3), IXY_BENCH_OUT
-# (default docs/benchmark), IXY_BENCH_DOC
+# (default docs/benchmark), IXY_BENCH_DOC, IXY_BENCH_SETUP (with --from: the tables' first words, e.g. the earlier
+# run's date, version and host)
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/bench/lib.sh"
@@ -36,7 +37,7 @@ rc=0
 if [ "${1:-}" = --from ]; then
 	marks=${2:?usage: bench/latency.sh --from MARKS [OUT]}
 	out=${3:-$out}
-	setup="from $(basename "$marks")"
+	setup=${IXY_BENCH_SETUP:-from $(basename "$marks")}
 else
 	seconds=${1:-4}
 	case "$seconds$kpps" in
@@ -58,6 +59,7 @@ else
 		{ rc=1; echo "run-vm.sh failed: $vm_out.log"; }
 	host_ends_stop || rc=1
 	marks=$host_ends_marks
+	setup="$setup, $(cut -d' ' -f1 /proc/loadavg) at the end"
 fi
 mkdir -p "$out"
 csv=$out/latency.csv
@@ -87,8 +89,11 @@ echo "$points runs, maximum ${maximum:-?} kpps: $csv"
 
 # The median over a point's runs of each column (one run: its values), and the smallest and largest median:
 # forwarder,ring,load,runs,offered,forwarded,frames,p50,p90,p99,p99.9,p99.99,max,cpu,p50 min,p50 max,p99 min,p99 max
-awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in n)) order[++keys] = key; n[key]++
-		for (c = 5; c <= 14; c++) v[key, c, n[key]] = $c }
+# A run in which no frame arrived (the NIC stopped receiving: it happens, see docs/benchmark.md) has no latency: it
+# is left out of the medians and counted in the runs column as "+<n> no frames".
+awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++keys] = key } }
+	NR > 1 && $7 == 0 { stalled[key]++; next }
+	NR > 1 { n[key]++; for (c = 5; c <= 14; c++) v[key, c, n[key]] = $c }
 	function median(key, c,   m, i, j, t, a) {
 		m = 0
 		for (i = 1; i <= n[key]; i++) if (v[key, c, i] != "") a[++m] = v[key, c, i] + 0
@@ -99,7 +104,7 @@ awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in n)) order[++keys] = key; 
 	}
 	END {
 		for (k = 1; k <= keys; k++) {
-			key = order[k]; line = key "," n[key]
+			key = order[k]; line = key "," n[key] + 0 (stalled[key] ? "+" stalled[key] " no frames" : "")
 			for (c = 5; c <= 14; c++) line = line "," median(key, c)
 			median(key, 8); line = line "," lo "," hi
 			median(key, 10); line = line "," lo "," hi
@@ -135,7 +140,7 @@ awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in n)) order[++keys] = key; 
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F, '$1 == "ixy-poll" && $3 != "max" { print $2 + 0, ($3 == "overload" ? 1000 : $3), $0 }' "$tmp/points" | sort -n -k1,1 -k2,2 |
 		cut -d' ' -f3- | awk -F, '{
-		printf "| %s | %s | %d | %.1f | %.1f | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", $2, $3 == "overload" ? "overload" : $3 " %",
+		printf "| %s | %s | %s | %.1f | %.1f | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", $2, $3 == "overload" ? "overload" : $3 " %",
 			$4, $5, $6, $7, $8, $9, $10, $11, $12, $13 }'
 	echo
 	echo "The peers at the same loads (512 descriptors; the bridge: the kernel's igb driver and its rings), the median"
@@ -148,7 +153,7 @@ awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in n)) order[++keys] = key; 
 			names["testpmd"] = "DPDK testpmd io-fwd"; names["bridge"] = "Linux bridge"
 			rank["ixy-poll"] = 1; rank["ixy-wait"] = 2; rank["testpmd"] = 3; rank["bridge"] = 4 }
 		($1 == "ixy-poll" && $2 == 512 || $1 in rank && $1 != "ixy-poll") && $3 != "max" {
-			printf "%d %d | %s | %s | %d | %.1f | %.0f | %.0f..%.0f | %.0f | %.0f..%.0f | %.0f | %s |\n", rank[$1], ($3 == "overload" ? 1000 : $3),
+			printf "%d %d | %s | %s | %s | %.1f | %.0f | %.0f..%.0f | %.0f | %.0f..%.0f | %.0f | %s |\n", rank[$1], ($3 == "overload" ? 1000 : $3),
 				names[$1], $3 == "overload" ? "overload" : $3 " %", $4, $6, $8, $15, $16, $10, $17, $18, $13, $14 == "" ? "" : sprintf("%.1f", $14) }' "$tmp/points" |
 		sort -n -k1,1 -k2,2 | cut -d' ' -f3-
 	echo
