@@ -10,8 +10,8 @@
 # order rotated, of ixy-fwd --poll and --wait 1000 (512 descriptors), DPDK's testpmd (if the host has dpdk-testpmd:
 # apt-get install dpdk-dev) and the Linux bridge at the same loads. Each point is measured for <seconds> after a
 # second of settling (4 s under overload). A benchmark, not a test. Needs root (boots QEMU like the VM tests), and
-# installs gnuplot-nox (Debian) if it is missing; takes about 3 + (16 + 3 * 16 * 1.1) * (seconds + 3) / 60 minutes
-# (with 4 s: about 11), boot and settling included.
+# installs gnuplot-nox (Debian) if it is missing (it is needed: without gnuplot the script fails). 73 runs of
+# <seconds> plus settling, starts and the boot: with 4 s about 9 minutes (2026-11-25: 9 min 8 s).
 #
 # Writes OUT/latency.csv (one row per measured run: forwarder, ring, load, run, offered and forwarded kpps, frames,
 # percentiles 50, 90, 99, 99.9, 99.99 and max in microseconds, and for ixy-fwd its CPU time per frame forwarded),
@@ -120,7 +120,7 @@ awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in seen)) { seen[key] = 1; o
 		$1 == "ixy-poll" && $3 == "overload" && $6 > over { over = $6; at = $2 }
 		END {
 			printf "%s; the forwarder'"'"'s maximum (ixy-fwd --poll, 512 descriptors, overloaded, after 4 s of warm-up, ", setup
-			printf "the largest of %s kpps): %s kpps. The largest rate forwarded in any overload run below: %.2f kpps (ring %s).\n", runs, maximum, over, at
+			printf "the largest of %s kpps): %s kpps. The largest rate ixy-fwd --poll forwarded in an overload run below: %.2f kpps (ring %s).\n", runs, maximum, over, at
 		}' "$csv"
 	echo
 	echo "Baselines, the guest idle (one run each): the measuring path alone (\`direct\`: host_ends's source to its sink)"
