@@ -1,6 +1,6 @@
 // ixy-fwd: forwards packets between two NICs in both directions, printing rates every second.
 //
-//   ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] <pci1> <pci2>
+//   ixy-fwd [--no-sandbox] [--user <name>] [--poll | --wait <ms>] [--ring <descriptors>] <pci1> <pci2>
 //
 // --wait (the default, 1000 ms): while no packet comes, sleep until a NIC reached through VFIO raises an interrupt,
 // at most <ms> at a time (ixy/interrupts.h); NICs reached through sysfs have no interrupts and are always polled.
@@ -50,11 +50,12 @@ int main(int argc, char* argv[]) {
 		}
 		rate_meter_init(&meters[i], devs[i]);
 	}
-	struct fwd_counters counters[2] = {{0}}; // counters[i]: from devs[i] to the other one
+	int failed = ixy_sandbox_enter(&arg_sandbox) != 0; // least privilege from here on (ixy/sandbox.h)
+	struct fwd_counters counters[2] = {{0}};           // counters[i]: from devs[i] to the other one
 	struct ticker ticker;
 	ticker_start(&ticker);
 	uint64_t elapsed_ns;
-	while (!stop_requested()) {
+	while (!failed && !stop_requested()) {
 		uint32_t received = forward(devs[0], 0, devs[1], 0, &counters[0]);
 		received += forward(devs[1], 0, devs[0], 0, &counters[1]);
 		bool slept = ixy_waiter_round(waiter, received); // then the clock moved on more than the rounds say
@@ -76,5 +77,5 @@ int main(int argc, char* argv[]) {
 	ixy_waiter_destroy(waiter);
 	ixy_close(devs[0]);
 	ixy_close(devs[1]);
-	return 0;
+	return failed;
 }

@@ -1,6 +1,6 @@
 // ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark.
 //
-//   ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]
+//   ixy-pcap [--no-sandbox] [--user <name>] [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
@@ -68,6 +68,7 @@ int main(int argc, char* argv[]) {
 		return 1;
 	}
 	ixy_waiter_before_sleep(waiter, flush_before_sleep, &pcap);
+	int locked_out = ixy_sandbox_enter(&arg_sandbox) != 0; // the filter cannot be installed: stop and close
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
@@ -75,7 +76,7 @@ int main(int argc, char* argv[]) {
 	uint64_t elapsed_ns;
 	uint64_t not_captured = 0; // received but not written: after the n-th packet (same batch) or a write error
 	int failed = 0;
-	while (!stop_requested() && !failed && pcap.packets_written < limit) {
+	while (!locked_out && !stop_requested() && !failed && pcap.packets_written < limit) {
 		struct pkt_buf* bufs[BATCH_SIZE];
 		uint32_t num_rx = ixy_rx_batch(dev, 0, bufs, BATCH_SIZE);
 		uint64_t timestamp_ns = num_rx > 0 ? pcap_time_now_ns() : 0;
@@ -106,5 +107,5 @@ int main(int argc, char* argv[]) {
 	ixy_waiter_print(stdout, "ixy-pcap", waiter);
 	ixy_waiter_destroy(waiter);
 	ixy_close(dev);
-	return failed ? 1 : 0;
+	return failed || locked_out ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 // ixy-pktgen: sends minimum-sized UDP packets as fast as the NIC takes them, printing rates every second.
 //
-//   ixy-pktgen <pci>
+//   ixy-pktgen [--no-sandbox] [--user <name>] <pci>
 //
 // Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
 // little-endian, wrapping at 2^32) in its last 4 bytes. Ctrl-C or SIGTERM stops it: it prints its totals line
@@ -20,12 +20,13 @@
 #define NUM_BUFS 2048
 
 int main(int argc, char* argv[]) {
-	if (argc != 2 || !arg_pci_addrs("ixy-pktgen", &argv[1], 1)) {
+	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL); // only --no-sandbox and --user
+	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE);
 	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
-	struct ixy_config config = {.pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1};
+	struct ixy_config config = {.pci_addr = argv[first], .rx_queues = 1, .tx_queues = 1};
 	// The device and the packet pool allocated after it: both checked before the device is taken.
 	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(NUM_BUFS, 0)) || stop_on_signals() != 0) {
 		return 1;
@@ -37,7 +38,7 @@ int main(int argc, char* argv[]) {
 	uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 	if (ixy_get_mac_addr(dev, mac) != 0) {
 		fprintf(stderr, "ixy-pktgen: cannot read the MAC address of %s, sending from 02:00:00:00:00:01\n",
-			argv[1]);
+			argv[first]);
 	}
 	struct mempool* pool = memory_allocate_mempool(NUM_BUFS, 0);
 	struct generator gen;
@@ -46,12 +47,13 @@ int main(int argc, char* argv[]) {
 		memory_free_mempool(pool);
 		return 1;
 	}
+	int locked_out = ixy_sandbox_enter(&arg_sandbox) != 0; // the filter cannot be installed: stop and close
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
 	struct ticker ticker;
 	ticker_start(&ticker);
 	uint64_t elapsed_ns;
-	while (!stop_requested()) {
+	while (!locked_out && !stop_requested()) {
 		generator_send(&gen, dev, 0);
 		if (ticker_due(&ticker, false, &elapsed_ns)) {
 			rate_meter_print(&meter, elapsed_ns, stdout);
@@ -69,5 +71,5 @@ int main(int argc, char* argv[]) {
 	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
 	ixy_close(dev);
 	memory_free_mempool(pool);
-	return 0;
+	return locked_out;
 }

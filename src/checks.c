@@ -3,15 +3,40 @@
 // interface, a device reached another way than the process's others, too little DMA memory. ixy_init and
 // ixy_check_configs (device.c) ask these; failsafe.c answers what they ask of the machine (in use, root, huge pages).
 #include <ctype.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
 #include "checks.h"
 #include "driver/virtio_spec.h"
+#include "driver/xdp.h"
 #include "vfio.h"
 
+bool check_xdp_name(const char* s) {
+	size_t prefix = strlen(XDP_NAME_PREFIX);
+	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
+		return false;
+	}
+	// An interface name as the kernel takes it (net/core/dev.c dev_valid_name): 1 to 15 bytes, not "." or "..",
+	// no '/', ':' or white space.
+	const char* ifname = s + prefix;
+	size_t len = strlen(ifname);
+	if (len == 0 || len >= IF_NAMESIZE || strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (ifname[i] == '/' || ifname[i] == ':' || isspace((unsigned char)ifname[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
 bool ixy_valid_pci_addr(const char* s) {
+	if (check_xdp_name(s)) {
+		return true;
+	}
 	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
 	const char* pattern = "xxxx:xx:xx.x";
 	for (size_t i = 0; s && i <= strlen(pattern); i++) {
@@ -33,10 +58,16 @@ struct ixy_config check_environment(const struct ixy_config* config) {
 	return c;
 }
 
+bool check_sandbox_probe(void) {
+	const char* probe = getenv("IXY_TEST_SANDBOX_PROBE");
+	return probe && strcmp(probe, "1") == 0;
+}
+
 bool check_request(const struct ixy_config* config) {
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
-		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0",
+		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0, or "
+			  "xdp:<interface>",
 			  pci_addr ? pci_addr : "(null)");
 		return false;
 	}
@@ -83,6 +114,26 @@ bool check_device(const struct ixy_config* config, const struct pci_ids* ids, co
 }
 
 bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan) {
+	// AF_XDP: its own refusals. A process with AF_XDP devices only needs no memory with device addresses
+	// (xdp_memory_access); memory for PCI devices is another way (access_check refuses them after it).
+	if (driver == &xdp_driver) {
+		const struct pci_access* way = plan->access ? plan->access : access_of_process();
+		if (way && way != &xdp_memory_access) {
+			// ixy's PCI drivers would send a UMEM frame by its buf_addr_phy, which is a UMEM offset.
+			ixy_error("%s: AF_XDP devices and PCI devices in one process are not supported yet: a PCI NIC "
+				  "cannot send the UMEM's frames",
+				  config->pci_addr);
+			return false;
+		}
+		if (!xdp_check(config)) {
+			return false;
+		}
+		plan->access = &xdp_memory_access;
+		plan->num_devices++;
+		plan->pci_addr = config->pci_addr;
+		plan->driver = driver;
+		return true;
+	}
 	if (!driver || failsafe_check_device(config, plan->kernel_driver) != 0) {
 		return false;
 	}
@@ -108,6 +159,9 @@ bool check_memory(const struct check_plan* plan) {
 			 plan->num_devices, plan->app_huge_pages);
 	} else {
 		snprintf(who, sizeof(who), "PCI device %s (%s driver)", plan->pci_addr, plan->driver->name);
+	}
+	if (plan->access == &xdp_memory_access) {
+		return true; // ordinary memory: no huge pages, nothing locked but the UMEM the kernel pins
 	}
 	uint64_t pages = plan->huge_pages + plan->app_huge_pages;
 	return failsafe_check_memory(who, pages, plan->access && plan->access->iommu) == 0;

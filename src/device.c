@@ -1,5 +1,6 @@
 // ixy_init(): from a PCI address to a running device. Picks the driver by PCI vendor and device ID, and decides how
-// this process reaches its devices (access.h).
+// this process reaches its devices (access.h). A name "xdp:<ifname>" instead is a kernel interface, driven through
+// AF_XDP sockets (driver/xdp.c).
 #include <ixy/ixy.h>
 
 #include "access.h"
@@ -15,8 +16,9 @@ static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &
 // its driver, or NULL with a message.
 static const struct ixy_driver* find_driver(const struct ixy_config* config) {
 	struct pci_ids ids;
-	if (!check_request(config) || pci_read_ids(config->pci_addr, &ids) != 0) {
-		return NULL;
+	bool xdp = check_xdp_name(config->pci_addr), valid = check_request(config);
+	if (!valid || xdp || pci_read_ids(config->pci_addr, &ids) != 0) {
+		return valid && xdp ? &xdp_driver : NULL; // "xdp:<ifname>": a kernel interface, no PCI IDs to read
 	}
 	const struct ixy_driver* driver = NULL; // the one whose ID list has this vendor and device
 	for (size_t d = 0; d < NUM_DRIVERS; d++) {
@@ -49,6 +51,10 @@ struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 	    access_choose(config.pci_addr, plan.access) != 0 ||
 	    (plan.access == &pci_sysfs_access && plan.kernel_driver[0] && pci_unbind_driver(config.pci_addr) != 0)) {
 		return NULL;
+	}
+	if (plan.driver == &xdp_driver) { // AF_XDP (driver/xdp.c): nothing to take, the interface stays the kernel's
+		// cppcheck-suppress returnDanglingLifetime ; init copies what it keeps of config (driver.h)
+		return plan.driver->init(&config, NULL);
 	}
 	struct pci_device* pci = plan.access->open(config.pci_addr);
 	if (pci && pci_set_bus_master(pci, true) != 0) {

@@ -16,8 +16,9 @@ uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
 	return (num_entries + bufs_per_page - 1) / bufs_per_page;
 }
 
-struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
-	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+// Buffers of a page never span two huge pages: those need not be physically contiguous.
+struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
+				  size_t stride, bool by_offset) {
 	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
 	    buf_size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
@@ -29,32 +30,39 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 		ixy_error("out of memory for a mempool of %u buffers", num_entries);
 		return NULL;
 	}
-	// Buffers are laid out page by page, none spans two huge pages: those need not be physically contiguous.
-	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
-	size_t num_pages = memory_mempool_huge_pages(num_entries, buf_size);
-	if (memory_allocate_dma(num_pages * IXY_HUGE_PAGE_SIZE, false, &mempool->dma) != 0) {
-		free(mempool);
-		return NULL;
-	}
-	mempool->buf_size = buf_size;
-	mempool->num_entries = num_entries;
-	mempool->free_stack_top = num_entries;
-	uintptr_t page_phy = 0;
+	*mempool = (struct mempool){
+	    .dma = *mem, .buf_size = buf_size, .num_entries = num_entries, .free_stack_top = num_entries};
+	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / stride;
+	uintptr_t page_device = 0;
 	for (uint32_t i = 0; i < num_entries; i++) {
-		uint8_t* page = (uint8_t*)mempool->dma.virt + (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE;
-		size_t offset_in_page = (size_t)(i % bufs_per_page) * buf_size;
+		size_t page = (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE,
+		       offset = first + (i % bufs_per_page) * stride;
 		// Each huge page is physically contiguous: translate once per page.
-		if (offset_in_page == 0 && (page_phy = memory_device_address(page)) == 0) {
-			memory_free_mempool(mempool);
+		if (!by_offset && i % bufs_per_page == 0 &&
+		    (page_device = memory_device_address((uint8_t*)mem->virt + page)) == 0) {
+			free(mempool);
 			return NULL;
 		}
-		struct pkt_buf* buf = (struct pkt_buf*)(page + offset_in_page);
-		buf->buf_addr_phy = page_phy + offset_in_page;
-		buf->mempool = mempool;
-		buf->mempool_idx = i;
-		buf->size = 0;
+		struct pkt_buf* buf = (struct pkt_buf*)((uint8_t*)mem->virt + page + offset);
+		*buf = (struct pkt_buf){.buf_addr_phy = by_offset ? page + offset : page_device + offset,
+					.mempool = mempool,
+					.mempool_idx = i};
 		// The stack is filled so that buffer 0 is handed out first.
 		mempool->free_stack[num_entries - 1 - i] = buf;
+	}
+	return mempool;
+}
+
+struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+	// No memory for sizes memory_mempool_in refuses: it only prints why.
+	size_t pages =
+	    buf_size % 64 || buf_size > IXY_HUGE_PAGE_SIZE ? 0 : memory_mempool_huge_pages(num_entries, buf_size);
+	struct dma_memory mem = {0};
+	struct mempool* mempool = NULL;
+	if ((pages == 0 || memory_allocate_dma(pages * IXY_HUGE_PAGE_SIZE, false, &mem) == 0) &&
+	    !(mempool = memory_mempool_in(&mem, num_entries, buf_size, 0, buf_size, false))) {
+		memory_free_dma(&mem);
 	}
 	return mempool;
 }

@@ -38,12 +38,14 @@ bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min,
 bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 	for (int i = 0; i < count; i++) {
 		if (!ixy_valid_pci_addr(addrs[i])) {
-			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 (lspci -D lists them)\n", prog,
+			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 nor xdp:<ifname>\n", prog,
 				addrs[i]);
 			return false;
 		}
 		for (int j = 0; j < i; j++) {
-			if (strcasecmp(addrs[i], addrs[j]) == 0) {
+			// PCI addresses in either case; interface names (xdp:<ifname>) are case-sensitive
+			if ((strncmp(addrs[i], "xdp:", 4) ? strcasecmp(addrs[i], addrs[j])
+							  : strcmp(addrs[i], addrs[j])) == 0) {
 				fprintf(stderr, "%s: %s given twice: each device can be used once\n", prog, addrs[i]);
 				return false;
 			}
@@ -52,9 +54,14 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 	return true;
 }
 
+struct ixy_sandbox_config arg_sandbox;
+
 int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size) {
-	// Without ring_size the table ends before "ring": getopt_long then calls --ring unrecognized.
-	struct option options[] = {{"poll", no_argument, NULL, 'p'},
+	// Without wait_ms the table ends before "poll", without ring_size before "ring": getopt_long then calls the
+	// options after the end unrecognized.
+	struct option options[] = {{"no-sandbox", no_argument, NULL, 'n'},
+				   {"user", required_argument, NULL, 'u'},
+				   {wait_ms ? "poll" : NULL, no_argument, NULL, 'p'},
 				   {"wait", required_argument, NULL, 'w'},
 				   {ring_size ? "ring" : NULL, required_argument, NULL, 'r'},
 				   {NULL, 0, NULL, 0}};
@@ -65,11 +72,14 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 	// getopt_long print why and return '?'.
 	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
 		if (option == '?' || (option == 'w' && !arg_u64(prog, "wait time (ms)", optarg, 1, 60000, &n)) ||
-		    (option == 'r' && !arg_u64(prog, "ring size", optarg, 64, 4096, &n))) {
+		    (option == 'r' && !arg_u64(prog, "ring size", optarg, 64, 4096, &n)) ||
+		    (option == 'u' && ixy_sandbox_user(&arg_sandbox, optarg) != 0)) {
 			return -1;
 		}
 		if (option == 'r') {
 			*ring_size = (uint32_t)n;
+		} else if (option == 'n' || option == 'u') {
+			arg_sandbox.disabled |= option == 'n';
 		} else if (waits++ > 0) {
 			fprintf(stderr, "%s: give --poll or --wait once\n", prog);
 			return -1;
@@ -81,6 +91,6 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 }
 
 int usage(const char* usage_text) {
-	fprintf(stderr, "usage: %s\n", usage_text);
+	fprintf(stderr, "usage: %s\n%s\n", usage_text, IXY_SANDBOX_OPTIONS_HELP);
 	return EXIT_USAGE;
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ixy/sandbox.h>
+
 // Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
 #define EXIT_USAGE 2
 
@@ -32,13 +34,22 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
 //                 signal that comes just before the app sleeps is seen within it (for struct ixy_config)
 //   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): a power of two, 64 to 4096
 //                 (ixy_init checks the value); only if ring_size != NULL
+//   --no-sandbox  arg_sandbox.disabled: no seccomp filter once the devices run (ixy_sandbox_enter): for a kernel or
+//                 a container where it cannot be installed (the app says so and stops), or an app that needs more
+//                 system calls while packets flow than the filter allows
+//   --user <name> arg_sandbox drops root to that user once the devices run (sysfs; through VFIO the apps run as the
+//                 user already). Looked up here, before any device is opened.
+//   --poll and --wait only if wait_ms != NULL (ixy-pktgen has neither).
 // An option not given leaves its variable as it is; --poll and --wait exclude each other. Returns the index in argv
 // of the first other argument, or -1 after one line on stderr.
 #define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
 #define ARG_RING_USAGE "[--ring <descriptors>]"
 int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size);
+// What --no-sandbox and --user asked for, for ixy_sandbox_enter once every device runs.
+extern struct ixy_sandbox_config arg_sandbox;
 
-// Prints "usage: <usage>" to stderr and returns EXIT_USAGE, for `return usage(...)` in main.
+// Prints "usage: <usage>" and a line on the options every app has (--no-sandbox, --user) to stderr and returns
+// EXIT_USAGE, for `return usage(...)` in main.
 int usage(const char* usage_text);
 
 #endif

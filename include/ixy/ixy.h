@@ -105,7 +105,8 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config);
 // ixy_init itself can only check one device's memory, when the devices before it are taken already.
 bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages);
 
-// Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits). Prints nothing.
+// Checks that s looks like a PCI address "DDDD:BB:DD.F" (hex digits), or names a kernel interface "xdp:<ifname>"
+// that ixy drives through AF_XDP sockets (src/driver/xdp.c; then no PCI device is taken). Prints nothing.
 bool ixy_valid_pci_addr(const char* s);
 
 static inline uint32_t ixy_rx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],

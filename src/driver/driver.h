@@ -63,7 +63,7 @@ struct ixy_driver {
 };
 
 extern const struct ixy_driver ixgbe_driver, igb_driver;
-extern const struct ixy_driver virtio_driver;
+extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel interface through AF_XDP (xdp.h)
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
 

@@ -7,8 +7,9 @@
 //     [min, max]; then printing the value gives the text without leading zeros. Otherwise *value is untouched, and
 //     the answer names the first problem in the order: empty, not decimal, out of range (too large for 64 bits, or
 //     outside [min, max]). arg_u64 agrees.
-//   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7); then scanning and
-//     printing the four numbers gives the text back (in lower case). arg_pci_addrs agrees.
+//   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7), then scanning and
+//     printing the four numbers gives the text back (in lower case), and for "xdp:<ifname>" with a name an
+//     interface can have. arg_pci_addrs agrees.
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -85,11 +86,25 @@ static bool reference_pci_shape(const char* text) {
 	return true;
 }
 
+// "xdp:" and a name the kernel gives an interface: 1 to 15 bytes, not "." or "..", no '/', ':' or white space.
+static bool reference_xdp_name(const char* text) {
+	if (strncmp(text, "xdp:", 4) != 0) {
+		return false;
+	}
+	const char* name = text + 4;
+	size_t len = strlen(name);
+	bool ok = len >= 1 && len <= 15 && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+	for (size_t i = 0; ok && i < len; i++) {
+		ok = name[i] != '/' && name[i] != ':' && !isspace((unsigned char)name[i]);
+	}
+	return ok;
+}
+
 static void check_pci_addr(const char* text) {
 	bool valid = ixy_valid_pci_addr(text);
-	FUZZ_CHECK(valid == reference_pci_shape(text));
+	FUZZ_CHECK(valid == (reference_pci_shape(text) || reference_xdp_name(text)));
 	FUZZ_CHECK(arg_pci_addrs("fuzz", (char* const[]){(char*)text}, 1) == valid);
-	if (!valid) {
+	if (!valid || reference_xdp_name(text)) {
 		return;
 	}
 	unsigned domain, bus, device, function;

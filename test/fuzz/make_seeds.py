@@ -38,6 +38,8 @@ seed("args", "pci-address", args(0, U64_MAX, b"0000:03:00.0"))
 seed("args", "pci-upper-case", args(0, U64_MAX, b"ABCD:EF:1f.7"))
 seed("args", "pci-function-8", args(0, U64_MAX, b"0000:03:00.8"))
 seed("args", "uint64-max", args(1, U64_MAX, b"18446744073709551615"))
+seed("args", "xdp-name", args(0, U64_MAX, b"xdp:veth0"))
+seed("args", "xdp-name-too-long", args(0, U64_MAX, b"xdp:1234567890123456"))
 seed("args", "uint64-overflow", args(1, U64_MAX, b"18446744073709551616"))
 seed("args", "leading-zeros", args(0, 100, b"000000000000000000000000042"))
 seed("args", "out-of-range", args(1, 10, b"11"))
@@ -368,3 +370,43 @@ seed("virtio_caps", "legacy-registers", caps_input(
     1, config_space(None, [], 0x1000), [0] * 6,
     INIT_OPS + c_op(C_WRITE_CONFIG, 0, bytes([6])) + c_read_config(0, 8),
     bytes([0, 0x20, 0, 0, 1, 1, 1]) + bytes(range(40))))
+
+# ---- xdp_rings: the ring size as a power of two (u8 % 7), then operations (u8 % 9) with their arguments:
+# 0 FILL_TAKE n(u8); 1 RX_PUT address, length; 2 TX_TAKE n(u8); 3 COMPLETE address; 4 JUMP which(u8) mode(u8)
+# value(u32, mode odd) or step(u8); 5 FLAGS u32; 6 RX want(u8); 7 TX want(u8), per buffer: from the app(u8 odd)
+# index(u16) or its own pool(u8 even), then size(u16); 8 FREE n(u8), per buffer index(u16).
+# An address: kind(u8 % 3) 0 a frame the kernel holds (index u16), 1 any frame (u16), 2 any value (u64).
+def x_addr_held(i):
+    return bytes([0]) + struct.pack("<H", i)
+
+
+def x_addr_any(value):
+    return bytes([2]) + struct.pack("<Q", value)
+
+
+def x_len(n):
+    return bytes([0]) + struct.pack("<H", n)
+
+
+def x_tx(bufs):
+    out = bytes([7, len(bufs)])
+    for from_app, index, size in bufs:
+        out += (bytes([1]) + struct.pack("<H", index) if from_app else bytes([0])) + struct.pack("<H", size)
+    return out
+
+
+FILL_TAKE_ALL = bytes([0, 64])
+seed("xdp_rings", "receive-forward-complete",
+     bytes([3]) + FILL_TAKE_ALL + bytes([1]) + x_addr_held(0) + x_len(60) + bytes([1]) + x_addr_held(1) + x_len(1514)
+     + bytes([6, 32]) + x_tx([(True, 0, 60), (True, 0, 1514)]) + bytes([2, 8]) + bytes([3]) + x_addr_held(0)
+     + bytes([3]) + x_addr_held(1) + x_tx([]))
+seed("xdp_rings", "send-copies", bytes([5]) + x_tx([(False, 0, 60)] * 16) + bytes([2, 16])
+     + b"".join(bytes([3]) + x_addr_held(i) for i in range(16)) + x_tx([]))
+seed("xdp_rings", "garbage-descriptors",
+     bytes([2]) + FILL_TAKE_ALL + bytes([1]) + x_addr_any(2**64 - 1) + bytes([1]) + struct.pack("<I", 2**32 - 1)
+     + bytes([1]) + bytes([1]) + struct.pack("<H", 9999) + x_len(60) + bytes([1]) + x_addr_held(0) + x_len(1793)
+     + bytes([6, 64]) + bytes([3]) + x_addr_any(256) + x_tx([]))
+seed("xdp_rings", "indices-jump", bytes([4]) + bytes([4, 0, 1]) + struct.pack("<I", 0x80000000) + bytes([6, 64])
+     + bytes([4, 2, 1]) + struct.pack("<I", 12345) + bytes([6, 1]) + bytes([4, 3, 0, 7]) + x_tx([(False, 0, 60)])
+     + bytes([5]) + struct.pack("<I", 1))
+seed("xdp_rings", "too-large-to-send", bytes([1]) + x_tx([(False, 0, 2048)]) + bytes([8, 3, 0, 0]))

@@ -47,8 +47,13 @@ expect 2 "option '--ring' requires an argument" "$bin/ixy-fwd" --ring
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
+# Every usage names the sandbox options and says why one would turn the filter off.
+expect 2 "--no-sandbox leaves them allowed, for a kernel or container where seccomp cannot be installed" "$bin/ixy-pktgen"
+expect 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-no-such-user "$addr"
+expect 2 "unrecognized option '--poll'" "$bin/ixy-pktgen" --poll "$addr"
+expect 2 "option '--user' requires an argument" "$bin/ixy-fwd" --user
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
-expect 2 "ixy-pktgen: '--help' is not a PCI address" "$bin/ixy-pktgen" --help
+expect 2 "unrecognized option '--help'" "$bin/ixy-pktgen" --help
 expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
 expect 2 "option '--ring' requires an argument" "$bin/ixy-pcap" --ring

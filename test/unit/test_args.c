@@ -66,6 +66,18 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "03:00.1"}, 2));
 	CHECK(!arg_pci_addrs("test", (char*[]){"03:00.0", "0000:03:00.1"}, 2));
 	CHECK(!arg_pci_addrs("test", (char*[]){"0000:03:00.0", "0000:03:00.1", "0000:03:00.0"}, 3));
+	// A kernel interface through AF_XDP (src/driver/xdp.c): "xdp:" and 1 to 15 bytes of an interface name.
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:eth0"}, 1));
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:123456789012345"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:1234567890123456"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:.."}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a/b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:a:b"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"XDP:eth0"}, 1));
+	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:veth0"}, 2));
+	CHECK(arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:VETH0"}, 2)); // interface names are case-sensitive
 	CHECK_EQ(usage("test <x>"), EXIT_USAGE);
 	CHECK_EQ(EXIT_USAGE, 2);
 }
@@ -114,10 +126,31 @@ static void test_options(void) {
 	CHECK_EQ(options_of((char*[]){"app", "-p", "a", NULL}, &ms, &ring, false), -1);
 }
 
+// --no-sandbox and --user fill arg_sandbox; between --poll/--wait they do not count as one of those.
+static void test_sandbox_options(void) {
+	int32_t ms = 0;
+	uint32_t ring = 0;
+	CHECK_EQ(options_of((char*[]){"app", "a", NULL}, &ms, &ring, false), 1);
+	CHECK(!arg_sandbox.disabled && !arg_sandbox.drop_user);
+	CHECK_EQ(
+	    options_of((char*[]){"app", "--wait", "5", "--no-sandbox", "--user", "root", "a", NULL}, &ms, &ring, true),
+	    6);
+	CHECK(arg_sandbox.disabled && arg_sandbox.drop_user);
+	CHECK_EQ(arg_sandbox.uid, 0);
+	CHECK_EQ(ms, 5);
+	// Without wait_ms (ixy-pktgen): only the sandbox options.
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--no-sandbox", "a", NULL}, NULL, NULL), 2);
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--poll", "a", NULL}, NULL, NULL), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--user", "ixy-no-such-user", "a", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(options_of((char*[]){"app", "--user", NULL}, &ms, &ring, false), -1);
+}
+
 int main(void) {
 	test_good_numbers();
 	test_bad_numbers();
 	test_arg_helpers();
 	test_options();
+	test_sandbox_options();
 	return check_summary();
 }

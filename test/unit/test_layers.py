@@ -8,7 +8,7 @@ Include graph: the #include "..." lines of src/, include/ixy/ and apps/. Call gr
 function pointers (struct pci_access, struct ixy_driver) counts as a call. The layers, top to bottom:
 
   4 apps          apps/
-  3 dispatch      src/device.c, the rest of the device API (stats.c, interrupts.c) and the public headers
+  3 dispatch      src/device.c, the rest of the device API (stats.c, interrupts.c, sandbox.c) and the public headers
   2 drivers       src/driver/, and the checks device.c asks before it takes a device (checks.c, failsafe.c)
   1 pci, memory   pci, VFIO, the process's way to its devices (access.c), DMA memory, pools, the trace
   0 definitions   log.h and the register and descriptor headers (constants and types only)
@@ -34,7 +34,7 @@ def layer(path):
         return 4
     if path.startswith("include/ixy/"):
         return 3
-    if path in ("src/device.c", "src/stats.c", "src/interrupts.c"):
+    if path in ("src/device.c", "src/stats.c", "src/interrupts.c", "src/sandbox.c"):
         return 3
     if path.startswith("src/driver/") or re.match(r"src/(checks|failsafe)\.[ch]$", path):
         return 2

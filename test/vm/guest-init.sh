@@ -128,6 +128,14 @@ run_app() {
 	exec "$@"
 }
 
+# The marks of least privilege (ixy_sandbox_enter) in /proc/PID/status as one machine-readable line, e.g.
+# "status app=ixy-fwd uid=1000 seccomp=2 no_new_privs=1": the real uid, the seccomp mode (2: a filter) and
+# NoNewPrivs. Read it while the app runs its loop (wait_running): it enters the sandbox before that.
+app_status() { # app_status APP PID
+	awk -v app="$1" '$1 == "Uid:" { uid = $2 } $1 == "Seccomp:" { mode = $2 } $1 == "NoNewPrivs:" { nnp = $2 }
+		END { printf "status app=%s uid=%s seccomp=%s no_new_privs=%s\n", app, uid, mode, nnp }' "/proc/$2/status"
+}
+
 # Sends a file from /tmp to the host over ttyS1.
 send_file() {
 	{

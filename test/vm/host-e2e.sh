@@ -74,6 +74,16 @@ checks() {
 			test "$(total "$out/guest/pcap.log" "waiter app=ixy-pcap" slept)" = 0
 	fi
 	expect "receivers started before the generator" marker "receivers running"
+	# Least privilege (include/ixy/sandbox.h), from the apps' /proc/<pid>/status while they ran: a seccomp filter
+	# (mode 2), no_new_privs, and uid 1000 (user ixy): --user dropped root through sysfs; through VFIO they ran as ixy.
+	local app key want
+	sed 's/^/  /' "$out/guest/status.txt" 2>/dev/null
+	for app in ixy-pcap ixy-fwd ixy-pktgen; do
+		for key in seccomp=2 no_new_privs=1 uid=1000; do
+			want=${key#*=}
+			expect "$app ran with $key" test "$(total "$out/guest/status.txt" "status app=$app" "${key%=*}")" = "$want"
+		done
+	done
 	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
 	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
 	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"

@@ -6,6 +6,9 @@
 #      UDP sockets, which keep the frames' order). Receivers start first, so that the generator's first packets
 #      find them ready.
 # run-vm.sh checks the results: check_capture.py compares the capture with the host's records of the wire.
+# The apps run with --user ixy: through sysfs they drop root once their devices run; through VFIO they are that user
+# already. While they run, their /proc/<pid>/status goes to status.txt (app_status): the host checks the uid, the
+# seccomp filter and no_new_privs.
 
 # 1. Driver self test
 (run_app vm_selftest $NIC_B $NIC_A "$mac_b" "$mac_a" >/tmp/selftest.log 2>&1)
@@ -13,9 +16,9 @@ marker "selftest exit $?"
 send_file selftest.log
 
 # 2. Pipeline
-run_app ixy-pcap $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+run_app ixy-pcap --user ixy $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
-run_app ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+run_app ixy-fwd --user ixy $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
 	marker "receivers running"
@@ -23,8 +26,10 @@ if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; t
 		sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/uid \1/p' "/proc/$pid/status"
 	done >/tmp/apps-uid.txt
 	marker "ixy-pcap and ixy-fwd run as $(tr '\n' ' ' </tmp/apps-uid.txt)"
-	run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
+	{ app_status ixy-pcap $pcap_pid; app_status ixy-fwd $fwd_pid; } >/tmp/status.txt
+	run_app ixy-pktgen --user ixy $NIC_A >/tmp/pktgen.log 2>&1 &
 	pktgen_pid=$!
+	wait_running /tmp/pktgen.log $pktgen_pid && app_status ixy-pktgen $pktgen_pid >>/tmp/status.txt
 	for _ in $(seq $((wait_s * 10))); do
 		kill -0 $pcap_pid 2>/dev/null || break
 		sleep 0.1
@@ -43,7 +48,7 @@ else
 fi
 stop_app fwd $fwd_pid
 
-for name in pcap.log fwd.log pktgen.log; do
+for name in pcap.log fwd.log pktgen.log status.txt; do
 	[ -f /tmp/$name ] && send_file $name
 done
 [ -f /tmp/capture.pcap ] && send_file capture.pcap

@@ -13,6 +13,11 @@
 # 3. SIGKILL (no ixy_stop). Through sysfs this is a control: the same checks do fail, the device keeps DMAing into
 #    memory its killed owner had. Through VFIO (run-vm.sh --vfio) the kernel's VFIO release stops the device: it
 #    must be quiet and the guard intact, as after the other exits.
+# The apps run under ixy's sandbox (ixy_sandbox_enter: seccomp filter, no_new_privs), as root through sysfs, as user
+# ixy through VFIO; each one's /proc/<pid>/status is checked while it runs. ixy-fwd runs with the test hook
+# IXY_TEST_SANDBOX_PROBE=1: once its devices run it tries to open /etc/passwd and to execve a program; both must be
+# refused (EPERM, its "sandbox probe=1" line), and it must still stop B and C on SIGTERM. And ixy-pcap where no filter
+# can be installed (vm_probe no-seccomp): it must exit 1 with D quiet, and run with --no-sandbox.
 # A-D get a driver_override that matches no driver, so that loading the kernel's drivers for E and F leaves them
 # alone (with --vfio they are bound to vfio-pci already). E and F come from run-vm.sh (ixy_nic_e, ixy_nic_f).
 BURST=20000
@@ -45,10 +50,26 @@ marker "before: $free_before free huge pages"
 # 1. The apps, and the state each leaves behind.
 run_app ixy-pcap $NIC_D /tmp/quiet.pcap 2000 >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
-run_app ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+(
+	export IXY_TEST_SANDBOX_PROBE=1
+	run_app ixy-fwd $NIC_B $NIC_C
+) >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
 check "ixy-pcap and ixy-fwd run" receivers_running
+# sandboxed APP PID: the app runs under the filter with no_new_privs, as the user it was started as.
+sandboxed() {
+	app_status "$1" "$2" >/tmp/status.txt
+	sed 's/^/    /' /tmp/status.txt
+	test "$(total /tmp/status.txt "status app=$1" seccomp)" = 2 &&
+		test "$(total /tmp/status.txt "status app=$1" no_new_privs)" = 1 &&
+		test "$(total /tmp/status.txt "status app=$1" uid)" = "$(id -u "${APP_USER:-root}")"
+}
+check "ixy-pcap runs under the seccomp filter with no_new_privs" sandboxed ixy-pcap $pcap_pid
+check "ixy-fwd runs under the seccomp filter with no_new_privs" sandboxed ixy-fwd $fwd_pid
+grep "^sandbox " /tmp/fwd.log | sed 's/^/    /'
+check_eq "ixy-fwd's open of /etc/passwd under the filter: errno" "$(total /tmp/fwd.log "sandbox probe=1" open_errno)" 1
+check_eq "ixy-fwd's execve under the filter: errno" "$(total /tmp/fwd.log "sandbox probe=1" execve_errno)" 1
 if [ "$vfio" = yes ]; then # vfio-pci keeps the BARs to itself while ixy has the device: config space only
 	check_eq "while ixy-pcap runs, D has bus mastering on" "$(vm_probe bus-master $NIC_D)" 1
 else
@@ -56,6 +77,8 @@ else
 fi
 run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
 pktgen_pid=$!
+wait_running /tmp/pktgen.log $pktgen_pid
+check "ixy-pktgen runs under the seccomp filter with no_new_privs" sandboxed ixy-pktgen $pktgen_pid
 for _ in $(seq 600); do
 	kill -0 $pcap_pid 2>/dev/null || break
 	sleep 0.1
@@ -76,6 +99,20 @@ check "after ixy-fwd ended: C is reset, without queues, bus master off" probe_is
 stop_app pktgen $pktgen_pid INT
 check_eq "ixy-pktgen exits 0 on SIGINT" "$app_rc" 0
 check "after ixy-pktgen ended: A is reset, without queues, bus master off" probe_is $NIC_A quiet
+# Where no seccomp filter can be installed (vm_probe no-seccomp: as on a kernel without them): ixy-pcap says so in one
+# error line, stops D and exits 1 (were it to run on, SIGINT after 20 s ends it with exit 0); with --no-sandbox it
+# runs, and stops cleanly on SIGINT.
+(run_app timeout -s INT 20 vm_probe no-seccomp ixy-pcap $NIC_D /tmp/nofilter.pcap >/tmp/nofilter.log 2>&1)
+check_eq "no seccomp: ixy-pcap exits 1" "$?" 1
+sed 's/^/    /' /tmp/nofilter.log
+check_eq "no seccomp: one error line" "$(grep -c '^ixy: error: ' /tmp/nofilter.log)" 1
+check "no seccomp: then D is reset, without queues, bus master off" probe_is $NIC_D quiet
+run_app vm_probe no-seccomp ixy-pcap --no-sandbox $NIC_D /tmp/nofilter.pcap >/tmp/nofilter.log 2>&1 &
+nofilter_pid=$!
+check "no seccomp, --no-sandbox: ixy-pcap runs" wait_running /tmp/nofilter.log $nofilter_pid
+stop_app pcap-no-sandbox $nofilter_pid INT
+check_eq "no seccomp, --no-sandbox: ixy-pcap exits 0 on SIGINT" "$app_rc" 0
+check "no seccomp, --no-sandbox: then D is quiet" probe_is $NIC_D quiet
 check_eq "all huge pages free again" "$(free_hugepages)" "$free_before"
 check_eq "no file left in hugetlbfs" "$(ls -A /mnt/huge)" ""
 check_eq "each NIC's RX mempool was full at close (4 reports)" \

@@ -23,7 +23,13 @@
 //                                  may not grow back once memory is fragmented.
 //   vm_probe send <ifname> <n>     sends n 60 byte broadcast frames (EtherType 0x88b5) on a kernel interface
 //                                  through an AF_PACKET socket: traffic from a NIC that is not ixy's.
+//   vm_probe no-seccomp <program> [args...]  runs program (execvp) where seccomp filters cannot be installed: under
+//                                  a filter of its own that makes prctl(PR_SET_SECCOMP) and seccomp() fail with EINVAL,
+//                                  as on a kernel without CONFIG_SECCOMP_FILTER (sets no_new_privs to install it).
 #include <arpa/inet.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,11 +37,14 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -303,7 +312,29 @@ static int send_frames(const char* ifname, long count) {
 	return 0;
 }
 
+// no-seccomp: every system call allowed, but installing a seccomp filter fails with EINVAL.
+static int without_seccomp(char* argv[]) {
+	struct sock_filter filter[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 4, 0), // seccomp(): EINVAL
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 2),   // prctl(PR_SET_SECCOMP, ...): EINVAL, others pass
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+	};
+	struct sock_fprog program = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+		return fail("cannot install the filter that forbids seccomp");
+	}
+	execvp(argv[0], argv);
+	return fail("cannot run the program");
+}
+
 int main(int argc, char* argv[]) {
+	if (argc >= 3 && strcmp(argv[1], "no-seccomp") == 0) {
+		return without_seccomp(argv + 2);
+	}
 	if (argc == 3 && strcmp(argv[1], "regs") == 0) {
 		return regs(argv[2]);
 	}
@@ -338,6 +369,6 @@ int main(int argc, char* argv[]) {
 		return send_frames(argv[2], strtol(argv[3], NULL, 10));
 	}
 	fprintf(stderr, "usage: vm_probe regs <pci> | bus-master <pci> | guard-fill <file> | guard-check <file> | "
-			"hold <file> <n> | send <ifname> <n>\n");
+			"hold <file> <n> | send <ifname> <n> | no-seccomp <program> [args...]\n");
 	return 2;
 }

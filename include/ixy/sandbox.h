@@ -1,0 +1,51 @@
+// Least privilege once the devices run (the paper's section 3.6): after every device is up and every pool
+// allocated, an app needs no new files, no new mappings of devices, no other programs and, through sysfs, no root.
+// ixy_sandbox_enter() takes all of that away for the rest of the process's life (src/sandbox.c; the book's chapter
+// on VFIO says what each step protects against and what it does not).
+//
+// Use:
+//   struct ixy_sandbox_config sandbox = {0};
+//   ixy_sandbox_user(&sandbox, "nobody");  // optional; early: the user database may need files and sockets
+//   ... ixy_init_config, memory_allocate_mempool, pcap files, ixy_waiter ...
+//   if (ixy_sandbox_enter(&sandbox) != 0) { stop and close the devices, exit }
+//   ... the packet loop, then ixy_stop, ixy_close, exit: all allowed under the filter ...
+#ifndef IXY_SANDBOX_H
+#define IXY_SANDBOX_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct ixy_sandbox_config {
+	bool disabled;  // no seccomp filter and no no_new_privs (the apps' --no-sandbox); a user is still dropped to
+	bool drop_user; // become uid/gid below (ixy_sandbox_user sets them): root is dropped
+	uid_t uid;
+	gid_t gid;
+};
+
+// The options of apps that call ixy_sandbox_enter, for their help text (the apps print it after their usage line):
+// --no-sandbox, and why one would give it.
+#define IXY_SANDBOX_OPTIONS_HELP                                                                                       \
+	"  options of every app, first: [--no-sandbox] [--user <name>]. Once its devices run, an app drops root to "   \
+	"<name> and forbids all system calls it no longer needs (seccomp); --no-sandbox leaves them allowed, for a "   \
+	"kernel or container where seccomp cannot be installed"
+
+// Looks name up in /etc/passwd (not through NSS: see sandbox.c) and makes config drop to that user and its primary
+// group. Call it before the first device is opened, as the apps do while they read their options: it opens a file,
+// which the filter forbids. Returns 0, or -1 with one line on stderr (no such user).
+int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
+
+// Locks the process down; call it once every device is up, every pool allocated and every file opened. In order:
+//   1. if config->drop_user: setgroups, setgid, setuid to that user (root's capabilities go with root), and checks
+//      that root cannot be had back. The process keeps what it holds: mapped BARs, open config files and VFIO
+//      files, locked DMA memory.
+//   2. unless config->disabled: prctl(PR_SET_NO_NEW_PRIVS) and a seccomp filter that allows only what the rest of
+//      the process's life needs (the list is in src/sandbox.c: I/O on files it has open, anonymous memory, sleeping,
+//      clocks, signals, the teardown, exit). Every other system call fails with EPERM; a call of another
+//      architecture's ABI kills the process.
+// Returns 0, or -1 with one line on stderr saying what failed and how to go on (an old kernel or a container that
+// forbids seccomp: run the app with --no-sandbox). Then the caller stops and closes its devices and exits.
+// For tests, IXY_TEST_SANDBOX_PROBE=1 makes it then try an open and an execve (both harmless without the filter) and
+// print "sandbox probe=1 open_errno=<n> execve_errno=<n>" on stdout (EPERM, 1, under the filter).
+int ixy_sandbox_enter(const struct ixy_sandbox_config* config);
+
+#endif

@@ -1,0 +1,710 @@
+// AF_XDP: a kernel network interface as an ixy device (xdp.h). The kernel's way of handing packets to user space,
+// next to ixy's own drivers, with libc and the kernel's uapi headers only (no libbpf, no libxdp).
+//
+// Per device: an XSKMAP (queue index -> socket), a hand-assembled XDP program that redirects each packet to the
+// socket of its RX queue, and a BPF link attaching the program to the interface (the link dies with the process).
+// Per queue: an AF_XDP socket bound to the interface and queue, with its four rings (xdp_ring.h).
+// Per process: one UMEM, shared by all sockets of all AF_XDP devices (XDP_SHARED_UMEM), so that ixy-fwd between two
+// AF_XDP devices sends the buffer it received without a copy.
+//
+// Linux Documentation/networking/af_xdp.rst describes the socket, Documentation/bpf/ the program and its loading.
+#include <errno.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "xdp.h"
+#include "xdp_ring.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44 // linux/socket.h
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+// Frames of the process's UMEM: enough for the fill and TX rings of a few devices at the default ring size (each
+// socket gives the kernel up to a ring's worth through each). 32 MiB.
+#define UMEM_FRAMES 16384u
+// Sockets that can share it at once (slots for xsk_umem.held).
+#define MAX_SOCKETS 256
+
+struct xdp_device {
+	struct ixy_device ixy;
+	char name[IF_NAMESIZE + sizeof(XDP_NAME_PREFIX)]; // "xdp:<ifname>"
+	const char* ifname;                               // inside name
+	int ifindex;
+	int map_fd, prog_fd, link_fd; // -1 when not open
+	bool zero_copy, native, stopped, kick_warned;
+	uint16_t num_queues;
+	struct xsk_queue* queues;
+	int* fds;                              // the queues' sockets
+	struct xdp_statistics* kernel_dropped; // per queue: the kernel's counters at the last read_stats
+	struct xsk_counters totals;            // for the words at close
+};
+
+// The process's UMEM, made by its first AF_XDP device and freed with its last.
+static struct {
+	struct xsk_umem umem;
+	int fds[MAX_SOCKETS + 1]; // by slot: a bound socket of the UMEM, -2 before it is bound, -1 free (0 unused)
+	unsigned sockets;
+} process_umem;
+
+static long sys_bpf(enum bpf_cmd cmd, union bpf_attr* attr) {
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static const char* ifname_of(const char* name) {
+	return name + strlen(XDP_NAME_PREFIX);
+}
+
+// ---- Refusals (xdp_check) ----
+
+// The capabilities this process has in its effective set (capget, linux/capability.h).
+static bool has_capability(int cap) {
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {{0}};
+	if (syscall(SYS_capget, &header, data) != 0) {
+		return false;
+	}
+	return data[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+// An ioctl on the interface through a throwaway socket; -1 with errno on failure.
+static int interface_ioctl(const char* ifname, unsigned long request, struct ifreq* ifr) {
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return -1;
+	}
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", ifname);
+	int ret = ioctl(fd, request, ifr);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+// Which XDP program the interface has (rtnetlink RTM_GETLINK, attribute IFLA_XDP): its IFLA_XDP_ATTACHED value
+// (XDP_ATTACHED_NONE: none), or -1 if the kernel's answer cannot be had.
+static int attached_xdp(int ifindex) {
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct {
+		struct nlmsghdr header;
+		struct ifinfomsg info;
+	} request = {.header = {.nlmsg_len = sizeof(request), .nlmsg_type = RTM_GETLINK, .nlmsg_flags = NLM_F_REQUEST},
+		     .info = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex}};
+	static char answer[32768];
+	ssize_t got = fd < 0 || send(fd, &request, sizeof(request), 0) < 0 ? -1 : recv(fd, answer, sizeof(answer), 0);
+	if (fd >= 0) {
+		close(fd);
+	}
+	struct nlmsghdr* msg = (struct nlmsghdr*)answer;
+	if (got < (ssize_t)NLMSG_LENGTH(sizeof(struct ifinfomsg)) || !NLMSG_OK(msg, (size_t)got) ||
+	    msg->nlmsg_type != RTM_NEWLINK) {
+		return -1;
+	}
+	// The attributes after the ifinfomsg, each bounded by what is left of the message.
+	int left = (int)msg->nlmsg_len - (int)NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	for (struct rtattr* attr = IFLA_RTA(NLMSG_DATA(msg)); RTA_OK(attr, left); attr = RTA_NEXT(attr, left)) {
+		if (attr->rta_type != IFLA_XDP) {
+			continue;
+		}
+		int inner_left = (int)RTA_PAYLOAD(attr);
+		for (struct rtattr* x = RTA_DATA(attr); RTA_OK(x, inner_left); x = RTA_NEXT(x, inner_left)) {
+			if (x->rta_type == IFLA_XDP_ATTACHED && RTA_PAYLOAD(x) >= 1) {
+				return *(uint8_t*)RTA_DATA(x);
+			}
+		}
+	}
+	return XDP_ATTACHED_NONE;
+}
+
+// A queue the interface has: its directory in sysfs (the namespace's own sysfs under ip netns exec).
+static bool has_queue(const char* ifname, const char* kind, unsigned queue) {
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/%s-%u", ifname, kind, queue);
+	return access(path, F_OK) == 0;
+}
+
+static unsigned count_queues(const char* ifname, const char* kind) {
+	unsigned n = 0;
+	while (n < 1024 && has_queue(ifname, kind, n)) {
+		n++;
+	}
+	return n;
+}
+
+bool xdp_check(const struct ixy_config* config) {
+	const char* name = config->pci_addr;
+	const char* ifname = ifname_of(name);
+	unsigned ifindex = if_nametoindex(ifname);
+	if (ifindex == 0) {
+		ixy_error("%s: no network interface %s in this network namespace (ip link lists them)", name, ifname);
+		return false;
+	}
+	// AF_XDP sockets need CAP_NET_RAW, loading the program and its map CAP_BPF (or CAP_SYS_ADMIN), attaching it
+	// to an interface CAP_NET_ADMIN.
+	const char* missing = !has_capability(CAP_NET_RAW)     ? "CAP_NET_RAW (for AF_XDP sockets)"
+			      : !has_capability(CAP_NET_ADMIN) ? "CAP_NET_ADMIN (to attach an XDP program)"
+			      : !has_capability(CAP_BPF) && !has_capability(CAP_SYS_ADMIN)
+				  ? "CAP_BPF (to load an XDP program and its map)"
+				  : NULL;
+	if (missing) {
+		ixy_error("%s: not permitted: this process lacks %s; run it as root", name, missing);
+		return false;
+	}
+	int probe = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (probe < 0) {
+		ixy_error("%s: this kernel has no AF_XDP sockets (%s): needs Linux >= 4.18 with CONFIG_XDP_SOCKETS",
+			  name, strerror(errno));
+		return false;
+	}
+	close(probe);
+	// BPF_LINK_CREATE with no program: a kernel that knows the command asks for the program (EBADF), an older one
+	// does not know the command (EINVAL). Nothing is created either way.
+	union bpf_attr attr = {
+	    .link_create = {.prog_fd = (uint32_t)-1, .target_ifindex = ifindex, .attach_type = BPF_XDP}};
+	if (sys_bpf(BPF_LINK_CREATE, &attr) >= 0 || errno == EINVAL || errno == ENOSYS) {
+		ixy_error(
+		    "%s: this kernel has no BPF links (%s): needs Linux >= 5.9, so that the XDP program goes away "
+		    "with the process",
+		    name, strerror(errno));
+		return false;
+	}
+	struct ifreq ifr = {0};
+	if (interface_ioctl(ifname, SIOCGIFMTU, &ifr) != 0) {
+		ixy_error("%s: cannot read the MTU of %s: %s", name, ifname, strerror(errno));
+		return false;
+	}
+	// A frame holds XSK_MAX_PACKET bytes of packet: the MTU plus the Ethernet header (14) and one VLAN tag (4).
+	if ((unsigned)ifr.ifr_mtu + 18 > XSK_MAX_PACKET) {
+		ixy_error("%s: MTU %d is above what an AF_XDP frame of ixy holds (%u bytes of frame: MTU at most %u). "
+			  "Lower it: ip link set %s mtu %u",
+			  name, ifr.ifr_mtu, XSK_MAX_PACKET, XSK_MAX_PACKET - 18, ifname, XSK_MAX_PACKET - 18);
+		return false;
+	}
+	unsigned queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
+	for (unsigned q = 0; q < queues; q++) {
+		if (!has_queue(ifname, q < config->rx_queues ? "rx" : "tx", q) ||
+		    (q < config->tx_queues && !has_queue(ifname, "tx", q))) {
+			ixy_error("%s: %u queue(s) asked, but %s has %u RX and %u TX queue(s)", name, queues, ifname,
+				  count_queues(ifname, "rx"), count_queues(ifname, "tx"));
+			return false;
+		}
+	}
+	int attached = attached_xdp((int)ifindex);
+	if (attached < 0) {
+		ixy_error("%s: cannot ask the kernel (rtnetlink) whether %s has an XDP program", name, ifname);
+		return false;
+	}
+	if (attached != XDP_ATTACHED_NONE && !config->force) {
+		ixy_error("%s: %s has an XDP program attached already (ip link shows it): refusing to touch it. "
+			  "IXY_FORCE=1 tries anyway (the kernel refuses a second program of the same mode)",
+			  name, ifname);
+		return false;
+	}
+	if (attached != XDP_ATTACHED_NONE) {
+		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", name, ifname);
+	}
+	return true;
+}
+
+// ---- The XDP program ----
+
+// The program, hand-assembled (Documentation/bpf/standardization/instruction-set.rst). On entry r1 points to the
+// struct xdp_md of the packet (linux/bpf.h). It returns bpf_redirect_map(xskmap, rx_queue_index, XDP_PASS): the
+// packet goes to the socket in the map's entry for its RX queue; if that entry is empty, the helper returns the low
+// bits of its flags argument, XDP_PASS, and the packet goes on to the kernel's stack.
+static void assemble_program(struct bpf_insn prog[6], int map_fd) {
+	// r2 = *(u32 *)(r1 + offsetof(struct xdp_md, rx_queue_index)): the key, the packet's RX queue.
+	prog[0] = (struct bpf_insn){.code = BPF_LDX | BPF_MEM | BPF_W,
+				    .dst_reg = BPF_REG_2,
+				    .src_reg = BPF_REG_1,
+				    .off = offsetof(struct xdp_md, rx_queue_index)};
+	// r1 = the XSKMAP: a 64 bit load of an immediate over two instructions, whose source register
+	// BPF_PSEUDO_MAP_FD tells the verifier that the immediate is a map's file descriptor (it puts the map's
+	// address there). The second instruction carries the upper 32 bits of the immediate, 0.
+	prog[1] = (struct bpf_insn){
+	    .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1, .src_reg = BPF_PSEUDO_MAP_FD, .imm = map_fd};
+	prog[2] = (struct bpf_insn){0};
+	// r3 = XDP_PASS: the flags, whose low two bits are the action when the map has no socket for the key.
+	prog[3] = (struct bpf_insn){.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = XDP_PASS};
+	// r0 = bpf_redirect_map(r1, r2, r3): XDP_REDIRECT if the entry holds a socket, else XDP_PASS.
+	prog[4] = (struct bpf_insn){.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_map};
+	// return r0
+	prog[5] = (struct bpf_insn){.code = BPF_JMP | BPF_EXIT};
+}
+
+// Loads the program for map_fd; prints the verifier's log if the kernel refuses it. The fd, or -1.
+static int load_program(const char* name, int map_fd) {
+	struct bpf_insn prog[6];
+	assemble_program(prog, map_fd);
+	static char log[8192];
+	union bpf_attr attr = {.prog_type = BPF_PROG_TYPE_XDP,
+			       .insn_cnt = 6,
+			       .insns = (uintptr_t)prog,
+			       .license = (uintptr_t) "BSD",
+			       .expected_attach_type = BPF_XDP};
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "ixy_xsk_redir");
+	int fd = (int)sys_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0) {
+		int load_errno = errno;
+		attr.log_buf = (uintptr_t)log; // again, with the verifier's log
+		attr.log_size = sizeof(log);
+		attr.log_level = 1;
+		log[0] = '\0';
+		fd = (int)sys_bpf(BPF_PROG_LOAD, &attr);
+		if (fd < 0) {
+			ixy_error("%s: the kernel refused ixy's XDP program (%s); the verifier's log:\n%s", name,
+				  strerror(load_errno), log);
+		}
+	}
+	return fd;
+}
+
+// ---- The process's UMEM ----
+
+// Makes the UMEM if there is none; takes a slot for a new socket. The slot, or 0 with a message.
+static uint16_t umem_join(const char* name) {
+	struct xsk_umem* umem = &process_umem.umem;
+	if (!umem->pool) {
+		struct dma_memory mem;
+		if (memory_allocate_dma((size_t)UMEM_FRAMES * XSK_FRAME_SIZE, false, &mem) != 0) {
+			return 0;
+		}
+		// Frame i is buffer i: its pkt_buf at XSK_BUF_OFFSET into the frame, so its data is the packet.
+		umem->pool = memory_mempool_in(&mem, UMEM_FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET,
+					       XSK_FRAME_SIZE, true);
+		umem->held = calloc(UMEM_FRAMES, sizeof(umem->held[0]));
+		if (!umem->pool || !umem->held) {
+			if (umem->pool) {
+				memory_free_mempool(umem->pool);
+			} else {
+				memory_free_dma(&mem);
+			}
+			free(umem->held);
+			*umem = (struct xsk_umem){0};
+			ixy_error("%s: no memory for the UMEM", name);
+			return 0;
+		}
+		umem->num_frames = UMEM_FRAMES;
+		for (int slot = 0; slot <= MAX_SOCKETS; slot++) {
+			process_umem.fds[slot] = -1;
+		}
+	}
+	for (uint16_t slot = 1; slot <= MAX_SOCKETS; slot++) {
+		if (process_umem.fds[slot] == -1) {
+			process_umem.fds[slot] = -2; // taken; the socket's fd once it is bound
+			process_umem.sockets++;
+			return slot;
+		}
+	}
+	ixy_error("%s: more than %d AF_XDP sockets in one process", name, MAX_SOCKETS);
+	return 0;
+}
+
+// A socket's slot is free again (its frames are back); the last one frees the UMEM.
+static void umem_leave(uint16_t slot) {
+	process_umem.fds[slot] = -1;
+	if (--process_umem.sockets == 0) {
+		memory_free_mempool(process_umem.umem.pool);
+		free(process_umem.umem.held);
+		process_umem.umem = (struct xsk_umem){0};
+	}
+}
+
+// A bound socket of the UMEM, to share it; -1 if there is none (this socket registers it).
+static int umem_socket(void) {
+	for (int slot = 1; slot <= MAX_SOCKETS; slot++) {
+		if (process_umem.fds[slot] >= 0) {
+			return process_umem.fds[slot];
+		}
+	}
+	return -1;
+}
+
+// ---- Sockets ----
+
+// Maps one of the socket's rings (offsets from XDP_MMAP_OFFSETS). 0 or -1.
+static int map_ring(int fd, struct xsk_ring* ring, const struct xdp_ring_offset* off, uint32_t size, size_t desc_size,
+		    uint64_t pgoff) {
+	size_t len = off->desc + size * desc_size;
+	uint8_t* map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, (off_t)pgoff);
+	if (map == MAP_FAILED) {
+		return -1;
+	}
+	*ring = (struct xsk_ring){.producer = (uint32_t*)(map + off->producer),
+				  .consumer = (uint32_t*)(map + off->consumer),
+				  .flags = (uint32_t*)(map + off->flags),
+				  .descs = map + off->desc,
+				  .size = size};
+	return 0;
+}
+
+static void unmap_ring(struct xsk_ring* ring, const struct xdp_ring_offset* off, size_t desc_size) {
+	if (ring->descs) {
+		munmap((uint8_t*)ring->descs - off->desc, off->desc + ring->size * desc_size);
+	}
+}
+
+// Opens the socket of queue q: rings, bind (zero copy if the driver offers it), fill ring filled. 0 or -1.
+static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
+	struct xsk_queue* queue = &dev->queues[q];
+	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	dev->fds[q] = fd;
+	int share = umem_socket();
+	const char* step = "socket";
+	struct xdp_umem_reg reg = {.addr = (uintptr_t)process_umem.umem.pool->dma.virt,
+				   .len = (uint64_t)UMEM_FRAMES * XSK_FRAME_SIZE,
+				   .chunk_size = XSK_FRAME_SIZE};
+	struct xdp_mmap_offsets off;
+	socklen_t off_len = sizeof(off);
+	if (fd < 0 ||
+	    (step = "UMEM registration", share < 0 && setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg))) ||
+	    (step = "ring sizes", setsockopt(fd, SOL_XDP, XDP_UMEM_FILL_RING, &ring_size, sizeof(ring_size))) ||
+	    setsockopt(fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &ring_size, sizeof(ring_size)) ||
+	    setsockopt(fd, SOL_XDP, XDP_RX_RING, &ring_size, sizeof(ring_size)) ||
+	    setsockopt(fd, SOL_XDP, XDP_TX_RING, &ring_size, sizeof(ring_size)) ||
+	    (step = "ring offsets", getsockopt(fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &off_len)) ||
+	    (step = "ring mapping",
+	     map_ring(fd, &queue->fill, &off.fr, ring_size, sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING)) ||
+	    map_ring(fd, &queue->completion, &off.cr, ring_size, sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING) ||
+	    map_ring(fd, &queue->rx, &off.rx, ring_size, sizeof(struct xdp_desc), XDP_PGOFF_RX_RING) ||
+	    map_ring(fd, &queue->tx, &off.tx, ring_size, sizeof(struct xdp_desc), XDP_PGOFF_TX_RING)) {
+		ixy_error("%s: AF_XDP socket of queue %u: %s failed: %s", dev->name, q, step, strerror(errno));
+		return -1;
+	}
+	struct sockaddr_xdp addr = {.sxdp_family = AF_XDP, .sxdp_ifindex = (uint32_t)dev->ifindex, .sxdp_queue_id = q};
+	if (share >= 0) {
+		// Another socket registered the UMEM: share it. The kernel takes the mode (copy or zero copy) and
+		// need_wakeup from that socket; no other flags are allowed.
+		addr.sxdp_flags = XDP_SHARED_UMEM;
+		addr.sxdp_shared_umem_fd = (uint32_t)share;
+	} else {
+		addr.sxdp_flags = XDP_USE_NEED_WAKEUP | XDP_ZEROCOPY;
+	}
+	int ret = bind(fd, (struct sockaddr*)&addr, sizeof(addr));
+	if (ret != 0 && share < 0) { // the driver has no zero copy: the kernel copies each packet
+		addr.sxdp_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
+		ret = bind(fd, (struct sockaddr*)&addr, sizeof(addr));
+	}
+	struct xdp_options options = {0};
+	socklen_t options_len = sizeof(options);
+	if (ret != 0 || getsockopt(fd, SOL_XDP, XDP_OPTIONS, &options, &options_len) != 0) {
+		ixy_error("%s: binding the AF_XDP socket of queue %u%s failed: %s%s", dev->name, q,
+			  share >= 0 ? " to the shared UMEM" : "", strerror(errno),
+			  errno == EBUSY ? " (another AF_XDP socket has this queue)" : "");
+		return -1;
+	}
+	dev->zero_copy = options.flags & XDP_OPTIONS_ZEROCOPY;
+	process_umem.fds[queue->slot] = fd;
+	xsk_refill(queue);
+	if (q >= dev->ixy.num_rx_queues) {
+		return 0; // a TX queue only: the program passes this queue's packets on to the kernel
+	}
+	uint32_t key = q, value = (uint32_t)fd;
+	union bpf_attr attr = {.map_fd = (uint32_t)dev->map_fd, .key = (uintptr_t)&key, .value = (uintptr_t)&value};
+	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) != 0) {
+		ixy_error("%s: putting the socket of queue %u into the XSKMAP failed: %s", dev->name, q,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+// Ends the program (closing the link detaches it), the sockets, and gives their frames back to the pool.
+static void xdp_stop(struct ixy_device* ixy) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	if (dev->stopped) {
+		return;
+	}
+	dev->stopped = true;
+	int* fds[] = {&dev->link_fd, &dev->prog_fd, &dev->map_fd};
+	for (size_t i = 0; i < 3; i++) {
+		if (*fds[i] >= 0 && close(*fds[i]) != 0) {
+			ixy_warn("%s: close: %s", dev->name, strerror(errno));
+		}
+		*fds[i] = -1;
+	}
+	struct xdp_mmap_offsets off;
+	socklen_t off_len = sizeof(off);
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
+		struct xsk_queue* queue = &dev->queues[q];
+		if (queue->slot == 0) {
+			continue; // never joined the UMEM
+		}
+		if (dev->fds[q] >= 0) {
+			if (getsockopt(dev->fds[q], SOL_XDP, XDP_MMAP_OFFSETS, &off, &off_len) == 0) {
+				unmap_ring(&queue->fill, &off.fr, sizeof(uint64_t));
+				unmap_ring(&queue->completion, &off.cr, sizeof(uint64_t));
+				unmap_ring(&queue->rx, &off.rx, sizeof(struct xdp_desc));
+				unmap_ring(&queue->tx, &off.tx, sizeof(struct xdp_desc));
+			}
+			close(dev->fds[q]); // the kernel is done with its frames once the socket is released
+			dev->fds[q] = -1;
+		}
+		xsk_take_back(queue);
+		umem_leave(queue->slot);
+		queue->slot = 0;
+	}
+}
+
+static void add_counters(struct xsk_counters* to, const struct xsk_counters* from) {
+	to->rx_packets += from->rx_packets;
+	to->rx_bytes += from->rx_bytes;
+	to->tx_packets += from->tx_packets;
+	to->tx_bytes += from->tx_bytes;
+	to->tx_copied += from->tx_copied;
+	to->tx_dropped += from->tx_dropped;
+	to->bad += from->bad;
+}
+
+static void xdp_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
+		struct xsk_counters* c = &dev->queues[q].counters;
+		if (dev->queues[q].completion.descs && dev->queues[q].tx.descs && !dev->stopped) {
+			xsk_tx(&dev->queues[q], NULL, 0); // takes back (and counts) what the kernel has sent by now
+		}
+		if (stats) {
+			// Software counters: the 4 byte CRC added, as hardware counters count it (ixy.h).
+			stats->rx_pkts += c->rx_packets;
+			stats->tx_pkts += c->tx_packets;
+			stats->rx_bytes += c->rx_bytes + c->rx_packets * IXY_ETHER_CRC_BYTES;
+			stats->tx_bytes += c->tx_bytes + c->tx_packets * IXY_ETHER_CRC_BYTES;
+		}
+		add_counters(&dev->totals, c);
+		*c = (struct xsk_counters){0};
+		// Packets the kernel dropped for this socket: RX ring full, or no frame in the fill ring.
+		struct xdp_statistics now, *before = &dev->kernel_dropped[q];
+		socklen_t len = sizeof(now);
+		if (stats && dev->fds[q] >= 0 && getsockopt(dev->fds[q], SOL_XDP, XDP_STATISTICS, &now, &len) == 0) {
+			stats->rx_dropped +=
+			    (now.rx_dropped - before->rx_dropped) + (now.rx_ring_full - before->rx_ring_full);
+			*before = now;
+		}
+	}
+}
+
+static void xdp_close(struct ixy_device* ixy) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	xdp_read_stats(ixy, NULL); // the counters since the app's last read, for the words below
+	xdp_stop(ixy);
+	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
+	// indices from the kernel side that were out of bounds. Words "key=value", for scripts (test/xdp).
+	ixy_info("%s: closed: tx_copied=%llu tx_too_large=%llu refused=%llu", dev->name,
+		 (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
+		 (unsigned long long)dev->totals.bad);
+	free(dev->queues);
+	free(dev->fds);
+	free(dev->kernel_dropped);
+	free(dev);
+}
+
+// ---- Receive and send ----
+
+// A system call the kernel asked for (need_wakeup). Busy or out of buffers for a moment is normal; other errors are
+// reported once.
+static void kick(struct xdp_device* dev, int fd, bool tx) {
+	ssize_t ret = tx ? sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) : recvfrom(fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	if (ret < 0 && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN &&
+	    !dev->kick_warned) {
+		dev->kick_warned = true;
+		ixy_warn("%s: waking the kernel up for %s failed: %s", dev->name, tx ? "TX" : "RX", strerror(errno));
+	}
+}
+
+static uint32_t xdp_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	if (queue_id >= ixy->num_rx_queues || dev->stopped) {
+		return 0;
+	}
+	uint32_t n = xsk_rx(&dev->queues[queue_id], bufs, num_bufs);
+	if (xsk_needs_wakeup(&dev->queues[queue_id].fill)) {
+		kick(dev, dev->fds[queue_id], false);
+	}
+	return n;
+}
+
+static uint32_t xdp_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	if (queue_id >= ixy->num_tx_queues || dev->stopped) {
+		return 0;
+	}
+	struct xsk_queue* queue = &dev->queues[queue_id];
+	uint32_t n = xsk_tx(queue, bufs, num_bufs);
+	// Copy mode sends only in the system call: kick while anything waits in the TX ring, if the kernel asks.
+	if (queue->tx.head != __atomic_load_n(queue->tx.consumer, __ATOMIC_ACQUIRE) && xsk_needs_wakeup(&queue->tx)) {
+		kick(dev, dev->fds[queue_id], true);
+	}
+	return n;
+}
+
+static int xdp_set_promisc(struct ixy_device* ixy, bool enabled) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	ixy_error("%s: promiscuous mode is the kernel's to set: ip link set %s promisc %s", dev->name, dev->ifname,
+		  enabled ? "on" : "off");
+	return -1;
+}
+
+static uint32_t xdp_get_link_speed(const struct ixy_device* ixy) {
+	const struct xdp_device* dev = IXY_TO_DRIVER(const struct xdp_device, ixy);
+	struct ifreq ifr = {0};
+	if (interface_ioctl(dev->ifname, SIOCGIFFLAGS, &ifr) != 0 || !(ifr.ifr_flags & IFF_RUNNING)) {
+		return 0;
+	}
+	struct ethtool_cmd cmd = {.cmd = ETHTOOL_GSET};
+	ifr.ifr_data = (char*)&cmd;
+	uint32_t speed = interface_ioctl(dev->ifname, SIOCETHTOOL, &ifr) == 0 ? ethtool_cmd_speed(&cmd) : 0;
+	return speed == (uint32_t)SPEED_UNKNOWN ? 0 : speed;
+}
+
+static int xdp_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
+	const struct xdp_device* dev = IXY_TO_DRIVER(const struct xdp_device, ixy);
+	struct ifreq ifr = {0};
+	if (interface_ioctl(dev->ifname, SIOCGIFHWADDR, &ifr) != 0) {
+		ixy_error("%s: cannot read the MAC address: %s", dev->name, strerror(errno));
+		return -1;
+	}
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
+}
+
+static int xdp_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
+	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
+	(void)mac;
+	ixy_error("%s: the MAC address is the kernel's to set: ip link set %s address ...", dev->name, dev->ifname);
+	return -1;
+}
+
+// ---- Init ----
+
+// Attaches the program with a BPF link: in the driver's own XDP mode if it has one, else in the generic (SKB) mode
+// every interface has. The link's fd, or -1.
+static int attach(struct xdp_device* dev) {
+	union bpf_attr attr = {.link_create = {.prog_fd = (uint32_t)dev->prog_fd,
+					       .target_ifindex = (uint32_t)dev->ifindex,
+					       .attach_type = BPF_XDP,
+					       .flags = XDP_FLAGS_DRV_MODE}};
+	int fd = (int)sys_bpf(BPF_LINK_CREATE, &attr);
+	dev->native = fd >= 0;
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EINVAL)) {
+		attr.link_create.flags = XDP_FLAGS_SKB_MODE;
+		fd = (int)sys_bpf(BPF_LINK_CREATE, &attr);
+	}
+	if (fd < 0) {
+		ixy_error("%s: attaching the XDP program to %s failed: %s%s", dev->name, dev->ifname, strerror(errno),
+			  errno == EBUSY || errno == EEXIST ? " (another XDP program is attached)" : "");
+	}
+	return fd;
+}
+
+static uint32_t xdp_huge_pages_needed(const struct ixy_config* config) {
+	(void)config;
+	return 0; // ordinary memory (xdp_memory_access)
+}
+
+static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
+	(void)pci; // none: the interface stays the kernel's
+	uint16_t num_queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
+	num_queues = num_queues ? num_queues : 1;
+	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	struct xdp_device* dev = calloc(1, sizeof(*dev));
+	if (!dev || !(dev->queues = calloc(num_queues, sizeof(dev->queues[0]))) ||
+	    !(dev->fds = calloc(num_queues, sizeof(dev->fds[0]))) ||
+	    !(dev->kernel_dropped = calloc(num_queues, sizeof(dev->kernel_dropped[0])))) {
+		ixy_error("%s: out of memory", config->pci_addr);
+		if (dev) {
+			free(dev->queues);
+			free(dev->fds);
+		}
+		free(dev);
+		return NULL;
+	}
+	snprintf(dev->name, sizeof(dev->name), "%s", config->pci_addr);
+	dev->ifname = ifname_of(dev->name);
+	dev->ifindex = (int)if_nametoindex(dev->ifname);
+	dev->num_queues = num_queues;
+	dev->link_fd = dev->prog_fd = -1;
+	for (uint16_t q = 0; q < num_queues; q++) {
+		dev->fds[q] = -1;
+	}
+	dev->ixy = (struct ixy_device){.pci_addr = dev->name,
+				       .driver_name = "xdp",
+				       .num_rx_queues = config->rx_queues,
+				       .num_tx_queues = config->tx_queues,
+				       .rx_batch = xdp_rx_batch,
+				       .tx_batch = xdp_tx_batch,
+				       .read_stats = xdp_read_stats,
+				       .set_promisc = xdp_set_promisc,
+				       .get_link_speed = xdp_get_link_speed,
+				       .get_mac_addr = xdp_get_mac_addr,
+				       .set_mac_addr = xdp_set_mac_addr,
+				       .stop = xdp_stop,
+				       .close = xdp_close};
+	union bpf_attr map = {
+	    .map_type = BPF_MAP_TYPE_XSKMAP, .key_size = 4, .value_size = 4, .max_entries = num_queues};
+	snprintf(map.map_name, sizeof(map.map_name), "ixy_xsks");
+	dev->map_fd = (int)sys_bpf(BPF_MAP_CREATE, &map);
+	if (dev->map_fd < 0) {
+		ixy_error("%s: creating the XSKMAP failed: %s", dev->name, strerror(errno));
+	}
+	bool ok = dev->map_fd >= 0 && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
+	for (uint16_t q = 0; ok && q < num_queues; q++) {
+		dev->queues[q].umem = &process_umem.umem;
+		ok = (dev->queues[q].slot = umem_join(dev->name)) != 0 && open_socket(dev, q, ring_size) == 0;
+	}
+	// Last: from now on the interface's packets come to the sockets.
+	ok = ok && (dev->link_fd = attach(dev)) >= 0;
+	if (!ok) {
+		xdp_close(&dev->ixy);
+		return NULL;
+	}
+	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s", dev->name, dev->ifname, num_queues,
+		 ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
+		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)");
+	return &dev->ixy;
+}
+
+const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init, .huge_pages_needed = xdp_huge_pages_needed};
+
+// ---- DMA memory of a process that has only AF_XDP devices ----
+
+static int xdp_memory_allocate(size_t size, struct dma_memory* mem) {
+	// Ordinary pages, present from the start (MAP_POPULATE, zero-filled). The kernel pins a UMEM's pages when it is
+	// registered; nothing needs their physical addresses.
+	void* virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (virt == MAP_FAILED) {
+		ixy_error("cannot map %zu bytes of memory: %s", size, strerror(errno));
+		return -1;
+	}
+	*mem = (struct dma_memory){.virt = virt, .phy = (uintptr_t)virt, .size = size};
+	return 0;
+}
+
+static void xdp_memory_free(struct dma_memory* mem) {
+	if (munmap(mem->virt, mem->size) != 0) {
+		ixy_warn("munmap of memory failed: %s", strerror(errno));
+	}
+}
+
+const struct pci_access xdp_memory_access = {.name = "AF_XDP (ordinary memory, no PCI devices)",
+					     .iommu = true,
+					     .allocate = xdp_memory_allocate,
+					     .free = xdp_memory_free};

@@ -1,0 +1,81 @@
+// AF_XDP's rings as ixy's side sees them (xdp_ring.c), apart from the sockets and the XDP program (xdp.c), so that
+// tests can feed them any contents (test/fuzz/fuzz_xdp_rings.c).
+//
+// An AF_XDP socket shares four single-producer, single-consumer rings with the kernel (Linux
+// Documentation/networking/af_xdp.rst): ixy produces into the fill ring (empty frames for the kernel to receive
+// into) and the TX ring (frames to send); the kernel produces into the RX ring (frames it filled) and the completion
+// ring (frames it sent). Each ring is an array of a power of two entries with a producer and a consumer index that
+// run freely (they wrap at 2^32, and entry i lives at i & (size - 1)).
+//
+// All frames are in the UMEM, the memory the socket registered: ixy lays a mempool over it (memory_mempool_in), one
+// pkt_buf per frame, so that what the kernel received is handed to the app as it is, without a copy.
+//
+// Everything the kernel writes is untrusted: its producer and consumer indices are bounded by the ring size, and a
+// descriptor is taken only if it names a frame that this socket gave the kernel through the matching ring (fill for
+// RX, TX for completion), at the offset where the kernel puts packets, with a length the frame holds. Anything else
+// is counted as bad and dropped, and the frame stays where ixy last gave it.
+#ifndef IXY_XDP_RING_H
+#define IXY_XDP_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ixy/memory.h>
+
+// A UMEM frame: 2 KiB, aligned (the kernel's aligned chunk mode). The kernel puts a packet XDP_PACKET_HEADROOM (256,
+// linux/bpf.h) bytes into its frame (the UMEM is registered with no extra headroom); the frame's pkt_buf lies just
+// before that, so that its data is the packet. A frame holds 2048 - 256 = 1792 bytes of packet.
+#define XSK_FRAME_SIZE 2048u
+#define XSK_PACKET_OFFSET 256u
+#define XSK_BUF_OFFSET (XSK_PACKET_OFFSET - 64u)
+#define XSK_MAX_PACKET (XSK_FRAME_SIZE - XSK_PACKET_OFFSET)
+
+// One ring as mapped (xdp.c maps it; a test may point it at any memory).
+struct xsk_ring {
+	uint32_t* producer;
+	uint32_t* consumer;
+	uint32_t* flags; // XDP_RING_NEED_WAKEUP (linux/if_xdp.h): the kernel wants a system call to go on
+	void* descs;     // uint64_t frame addresses (fill, completion) or struct xdp_desc (RX, TX)
+	uint32_t size;   // entries, a power of two
+	uint32_t head;   // ixy's own index: producer of fill and TX, consumer of RX and completion
+};
+
+// The UMEM: a pool whose buffers are its frames, and where each frame is.
+struct xsk_umem {
+	struct mempool* pool; // buffer i is frame i; pool->dma.virt is the UMEM
+	uint32_t num_frames;
+	// Per frame: 0 while ixy (the pool or the app) has it; else the socket that gave it to the kernel, as
+	// XSK_HELD(slot, tx). Sockets sharing the UMEM have slots 1, 2, ...
+	uint16_t* held;
+};
+#define XSK_HELD(slot, tx) ((uint16_t)((slot) << 1 | (tx)))
+
+// What a socket counted since the device's last read_stats.
+struct xsk_counters {
+	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
+	uint64_t tx_copied;  // packets copied into a UMEM frame to be sent (their buffer was not one)
+	uint64_t tx_dropped; // packets freed unsent: larger than a frame holds
+	uint64_t bad;        // descriptors (RX, completion) and indices the kernel side got wrong
+};
+
+// One socket's side of the rings.
+struct xsk_queue {
+	struct xsk_ring fill, completion, rx, tx;
+	struct xsk_umem* umem;
+	uint16_t slot;
+	struct xsk_counters counters;
+};
+
+// Receives up to num_bufs packets: the pkt_bufs of the frames the kernel filled. Then refills the fill ring.
+uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs);
+// Takes back the frames the kernel sent, then queues up to num_bufs packets for sending; returns how many it took.
+// A buffer in the UMEM is sent as it is; any other is copied into a free frame and freed.
+uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs);
+// Puts free frames into the fill ring, as many as fit.
+void xsk_refill(struct xsk_queue* q);
+// The kernel asks for a system call before it goes on with the ring (the need_wakeup flag).
+bool xsk_needs_wakeup(const struct xsk_ring* ring);
+// After the socket is closed: every frame it gave the kernel goes back to the pool.
+void xsk_take_back(struct xsk_queue* q);
+
+#endif
