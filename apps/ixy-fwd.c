@@ -4,7 +4,7 @@
 //
 // --wait (the default, 1000 ms): while no packet comes, sleep until a NIC reached through VFIO raises an interrupt,
 // at most <ms> at a time (ixy/interrupts.h); NICs reached through sysfs have no interrupts and are always polled.
-// --ring: descriptors per RX and TX ring of both NICs, 64 to 4096 (default 512; bench/latency.sh varies it).
+// --ring: descriptors per RX and TX ring of both NICs, a power of two, 64 to 4096 (default 512; bench/latency.sh).
 // Each device gets one RX and one TX queue and runs promiscuous (ixy_init turns that on). Every packet received on one
 // device is sent on the other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints a
 // totals line per device (print_stats_totals) and the waiter's, and closes both devices.

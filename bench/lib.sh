@@ -2,22 +2,23 @@
 # Shared by bench/peers.sh and bench/interrupts.sh (sourced; POSIX sh): the source and sink on the host, the runs
 # they measured, and the table each script writes into docs/benchmark.md.
 
-# host_ends_start BUILD OUT KPPS: four free UDP ports on the loopback (NIC B's netdev, the source, NIC C's netdev,
+# host_ends_start BUILD OUT KPPS [hub]: four free UDP ports on the loopback (NIC B's netdev, the source, NIC C's netdev,
 # the sink) and bench/peers/host_ends sending KPPS thousand frames per second, fed the guest's console OUT/console.log
 # (it stamps each line with the host's time and the sink's count into OUT-host-ends.txt). Sets host_ends_vm, the
-# value of run-vm.sh's --host-ends, and host_ends_marks, the file of stamped lines.
+# value of run-vm.sh's --host-ends, and host_ends_marks, the file of stamped lines. With "hub", two more ports for
+# QEMU's hub between two netdevs (bench/vm/host-ends.sh), the first of which is host_ends's hub port.
 host_ends_start() {
-	# shellcheck disable=SC2046  # four numbers
+	# shellcheck disable=SC2046  # four or six numbers
 	set -- "$1" "$2" "$3" $(python3 -c '
-import socket
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(4)]
+import socket, sys
+socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(int(sys.argv[1]))]
 for s in socks: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
-	host_ends_vm="$4,$5,$6,$7"
+print(*[s.getsockname()[1] for s in socks])' "$([ "${4:-}" = hub ] && echo 6 || echo 4)")
+	host_ends_vm="$4,$5,$6,$7${8:+,$8,$9}"
 	host_ends_marks=$2-host-ends.txt
 	host_ends_fifo=$2.fifo
 	rm -rf "$2" "$host_ends_fifo" && mkfifo "$host_ends_fifo" # (tail must not see an earlier run's console)
-	"$1/bench/peers/host_ends" "$5" "$4" "$7" "$3" <"$host_ends_fifo" >"$host_ends_marks" &
+	"$1/bench/peers/host_ends" "$5" "$4" "$7" "$3" ${8:+"$8"} <"$host_ends_fifo" >"$host_ends_marks" &
 	host_ends_pid=$!
 	tail -s 0.02 -n +1 -F "$2/console.log" 2>/dev/null >"$host_ends_fifo" & # (-s: it may poll the file)
 	host_ends_tail=$!

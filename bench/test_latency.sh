@@ -1,8 +1,13 @@
 #!/bin/sh
-# Test of bench/latency.sh's tooling without QEMU (--from): host_ends output made up for every point the scenario
-# measures, with a median under overload of 2000 µs + 25 µs per descriptor at 40 kpps (25 µs per packet), becomes a
-# CSV with a row per point, tables in a copy of docs/benchmark.md between the markers, the slope recovered from the
-# medians (25.0 µs per descriptor, slope / (1 / rate) = 1.00), and with gnuplot four SVG plots.
+# Test of bench/latency.sh's tooling without QEMU (--from): host_ends output made up for every run the scenario
+# measures (3 max runs, baselines, ring sizes, 3 rounds of the peers with CPU ticks), with a median under overload of
+# 2000 µs + 25 µs per descriptor at 40 kpps (25 µs per packet), becomes a CSV with a row per run, tables in a copy of
+# docs/benchmark.md between the markers (the maximum the largest max run, a row per ring size and load, the peers'
+# median over their runs with the spread of the runs' medians, a run without frames left out of them, ixy-fwd's CPU
+# time per frame), the slope recovered
+# from the medians (25.0 µs per descriptor, slope / (1 / rate) = 1.00), and four SVG plots (gnuplot required) whose x
+# axis is a log axis of nines (the ticks 90 %, 99 %, 99.9 %, 99.99 % equally spaced), y a log axis (ticks powers of
+# ten, equally spaced), and the max a separate tick.
 #
 #   test_latency.sh WORKDIR
 set -eu
@@ -12,23 +17,42 @@ rm -rf "$work"
 mkdir -p "$work/out"
 fail() { echo "FAIL: $*"; exit 1; }
 
-# latency <name> run 1: offered <kpps> kpps sent <n> received <n> in <s> s frames <n> p50 .. max (ns)
-point() { # point NAME OFFERED_KPPS FORWARDED_KPPS MEDIAN_US
-	awk -v name="$1" -v o="$2" -v f="$3" -v m="$4" 'BEGIN {
-		printf "latency %s run 1: offered %.3f kpps sent %d received %d in 4.000 s frames %d", name, o, o * 4000, f * 4000, f * 4000
+# latency <name> run <i>: offered <kpps> kpps sent <n> received <n> in <s> s frames <n> p50 .. max (ns)
+point() { # point NAME RUN OFFERED_KPPS FORWARDED_KPPS MEDIAN_US
+	awk -v name="$1" -v run="$2" -v o="$3" -v f="$4" -v m="$5" 'BEGIN {
+		printf "latency %s run %d: offered %.3f kpps sent %d received %d in 4.000 s frames %d", name, run, o, o * 4000, f * 4000, f * 4000
 		printf " p50 %d p90 %d p99 %d p99.9 %d p99.99 %d max %d\n", m * 1000, m * 1100, m * 1300, m * 1600, m * 2000, m * 2500 }'
 }
 {
 	echo "12.000000 0 IXY-VM: latency load max"
-	point ixy-poll,r512,lmax 100 40 14800
-	echo "latency maximum 40.000 kpps"
-	for ring in 64 256 512 1024 4096; do
-		for load in 10 50 90; do point "ixy-poll,r$ring,l$load" $((load * 40 / 100)) $((load * 40 / 100)) 300; done
-		point "ixy-poll,r$ring,loverload" 100 40 $((2000 + 25 * ring))
+	point ixy-poll,r512,lmax 1 100 30 14800
+	echo "latency maximum 30.000 kpps (this run 30.000)"
+	point ixy-poll,r512,lmax 2 100 40 14800
+	echo "latency maximum 40.000 kpps (this run 40.000)"
+	point ixy-poll,r512,lmax 3 100 35 14800
+	echo "latency maximum 40.000 kpps (this run 35.000)"
+	for path in direct hub; do
+		for load in 10 50 90; do point "$path,r0,l$load" 1 $((load * 40 / 100)) $((load * 40 / 100)) 20; done
 	done
-	for peer in ixy-wait,r512 testpmd,r512 bridge,r0; do
-		for load in 10 50 90; do point "$peer,l$load" $((load * 40 / 100)) $((load * 40 / 100)) 500; done
-		point "$peer,loverload" 100 30 9000
+	for ring in 64 256 1024 4096; do
+		for load in 10 50 90; do point "ixy-poll,r$ring,l$load" 1 $((load * 40 / 100)) $((load * 40 / 100)) 300; done
+		point "ixy-poll,r$ring,loverload" 1 100 40 $((2000 + 25 * ring))
+	done
+	for round in 1 2 3; do
+		# ixy-fwd --poll 512: medians 14800 +- 100 (14700, 14800, 14900) over the rounds under overload, 280, 300, 320 at the loads
+		for load in 10 50 90; do point "ixy-poll,r512,l$load" $round $((load * 40 / 100)) $((load * 40 / 100)) $((260 + 20 * round)); done
+		point "ixy-poll,r512,loverload" $round 100 40 $((14600 + 100 * round))
+		# ixy-fwd --wait: medians 400, 100, 250 at 10 % (median 250, spread 100..400); 4 ticks = 40 ms for 16000 frames
+		for load in 10 50 90; do
+			point "ixy-wait,r512,l$load" $round $((load * 40 / 100)) $((load * 40 / 100)) $((round == 1 ? 400 : round == 2 ? 100 : 250))
+			echo "13.0 0 IXY-VM: cpu ixy-wait,r512,l$load run $round: ticks $((load / 10 * 4))"
+		done
+		# round 1 under overload: no frame arrived (a stalled NIC): no latency, left out of the medians
+		if [ $round = 1 ]; then point "ixy-wait,r512,loverload" 1 100 0 0; else point "ixy-wait,r512,loverload" $round 100 30 9000; fi
+		for peer in testpmd,r512 bridge,r0; do
+			for load in 10 50 90; do point "$peer,l$load" $round $((load * 40 / 100)) $((load * 40 / 100)) 500; done
+			point "$peer,loverload" $round 100 30 9000
+		done
 	done
 } >"$work/marks.txt"
 printf '# doc\n<!-- latency: begin -->\nold\n<!-- latency: end -->\nafter\n' >"$work/doc.md"
@@ -36,23 +60,51 @@ IXY_BENCH_DOC=$work/doc.md "$here/latency.sh" --from "$work/marks.txt" "$work/ou
 	{ cat "$work/log.txt"; fail "latency.sh --from"; }
 cat "$work/log.txt"
 csv=$work/out/latency.csv
-[ "$(head -1 "$csv")" = "forwarder,ring,load,offered_kpps,forwarded_kpps,frames,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us" ] ||
+[ "$(head -1 "$csv")" = "forwarder,ring,load,run,offered_kpps,forwarded_kpps,frames,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us,cpu_us_per_frame" ] ||
 	fail "CSV header: $(head -1 "$csv")"
-[ "$(wc -l <"$csv")" = 34 ] || fail "$(wc -l <"$csv") CSV lines, expected a header and 33 points"
-grep -qx "ixy-poll,4096,overload,100.00,40.00,160000,104400.0,114840.0,135720.0,167040.0,208800.0,261000.0" "$csv" ||
+# 3 max runs, 6 baselines, 4 ring sizes x 4 loads, 3 rounds x 4 forwarders x 4 loads
+[ "$(wc -l <"$csv")" = $((1 + 3 + 6 + 16 + 48)) ] || fail "$(wc -l <"$csv") CSV lines, expected a header and 73 runs"
+grep -qx "ixy-poll,4096,overload,1,100.00,40.00,160000,104400.0,114840.0,135720.0,167040.0,208800.0,261000.0," "$csv" ||
 	fail "the row of ring 4096 under overload"
-grep -q "^| 4096 | overload | 100.0 | 40.0 | 104400 |" "$work/doc.md" || fail "Table 2's row of 4096 under overload"
-grep -q "^| Linux bridge | 50 % |" "$work/doc.md" || fail "the bridge at 50 %"
+grep -qx "ixy-wait,512,90,2,36.00,36.00,144000,100.0,110.0,130.0,160.0,200.0,250.0,2.5" "$csv" ||
+	fail "the row of ixy-fwd --wait at 90 %, round 2 (36 ticks of 10 ms for 144000 frames: 2.5 µs each)"
+grep -q "the largest of 30.00, 40.00, 35.00 kpps): 40.000 kpps" "$work/doc.md" || fail "the maximum: the largest of the max runs"
+grep -q "^| hub | 50 % | 20.0 | 20.0 | 80000 | 20 |" "$work/doc.md" || fail "the hub baseline at 50 %"
+grep -q "^| 4096 | overload | 1 | 100.0 | 40.0 | 160000 | 104400 |" "$work/doc.md" || fail "Table 2's row of 4096 under overload"
+grep -q "^| 512 | overload | 3 | 100.0 | 40.0 | 160000 | 14800 |" "$work/doc.md" || fail "Table 2's row of 512 under overload: the median of 3"
+grep -q "^| ixy-fwd --wait 1000 | 10 % | 3 | 4.0 | 250 | 100..400 | 325 | 130..520 | 625 | 2.5 |" "$work/doc.md" ||
+	fail "ixy-fwd --wait at 10 %: median, spread and CPU per frame"
+grep -q "^| ixy-fwd --wait 1000 | overload | 2+1 no frames | 30.0 | 9000 | 9000..9000 |" "$work/doc.md" ||
+	fail "ixy-fwd --wait under overload: a run without frames left out of the median"
+grep -q "^| Linux bridge | 50 % | 3 |" "$work/doc.md" || fail "the bridge at 50 %"
+[ -z "$(grep '^| ' "$work/doc.md" | sort | uniq -d)" ] || fail "rows twice: $(grep '^| ' "$work/doc.md" | sort | uniq -d)"
 grep -q "rises by 25.0 µs per descriptor.*1 / forwarding rate = 25.0 µs.*= 1.00\." "$work/doc.md" || fail "the slope"
 grep -q "^old$" "$work/doc.md" && fail "the old table is still there"
 [ "$(sed -n '$p' "$work/doc.md")" = after ] || fail "the text after the markers is gone"
-if command -v gnuplot >/dev/null; then
-	for load in 10 50 90 overload; do
-		python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$work/out/latency-$load.svg" ||
-			fail "latency-$load.svg is no SVG"
-		grep -q "ixy-fwd --poll, 4096" "$work/out/latency-$load.svg" || fail "latency-$load.svg has no line for ring 4096"
-	done
-else
-	echo "(no gnuplot: plots not checked)"
-fi
+for load in 10 50 90 overload; do
+	svg=$work/out/latency-$load.svg
+	[ -f "$svg" ] || fail "no $svg"
+	grep -q "ixy-fwd --poll, 4096" "$svg" || fail "latency-$load.svg has no line for ring 4096"
+	# The tick labels and where they are: x ticks of the nines equally spaced (a log axis), y ticks powers of ten,
+	# equally spaced, and a max tick right of 99.99 %.
+	python3 - "$svg" <<'EOF2' || fail "latency-$load.svg: axes"
+import math, re, sys, xml.dom.minidom
+text = open(sys.argv[1]).read()
+xml.dom.minidom.parseString(text)
+ticks = re.findall(r'translate\(([0-9.]+),([0-9.]+)\)[^>]*>\s*<text><tspan[^>]*>([^<]*)</tspan>', text)
+ticks = [(tx, ty, label.strip()) for tx, ty, label in ticks]
+x = {label: float(tx) for tx, ty, label in ticks if label.endswith("%") or label == "max"}
+nines = [x.get(label) for label in ("90%", "99%", "99.9%", "99.99%")]
+assert None not in nines and "max" in x, "x ticks: %s" % x
+steps = [b - a for a, b in zip(nines, nines[1:])]
+assert max(steps) - min(steps) < 1 and steps[0] > 10, "x ticks not equally spaced (no log axis): %s" % nines
+assert x["max"] > nines[-1], "max is not right of 99.99 %"
+y = sorted((float(ty), float(label)) for tx, ty, label in ticks if re.fullmatch(r"[0-9]+", label))
+assert len(y) >= 2, "y ticks: %s" % y
+powers = all(v > 0 and abs(round(math.log10(v)) - math.log10(v)) < 1e-9 for _, v in y)
+ysteps = [b[0] - a[0] for a, b in zip(y, y[1:])]
+assert powers and max(ysteps) - min(ysteps) < 1, "y ticks not powers of ten equally spaced (no log axis): %s" % y
+print(sys.argv[1].rsplit("/", 1)[1], "x", nines, "max", x["max"], "y", y)
+EOF2
+done
 echo PASS

@@ -32,8 +32,8 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
 //   --poll        never sleep: *wait_ms = 0
 //   --wait <ms>   sleep on idle NICs reached through VFIO, at most <ms> (1 to 60000) at a time: a bound, so that a
 //                 signal that comes just before the app sleeps is seen within it (for struct ixy_config)
-//   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): 64 to 4096 (ixy_init checks
-//                 the value); only if ring_size != NULL
+//   --ring <n>    descriptors per ring (ixy-pcap's RX ring, ixy-fwd's RX and TX rings): a power of two, 64 to 4096
+//                 (ixy_init checks the value); only if ring_size != NULL
 //   --no-sandbox  arg_sandbox.disabled: no seccomp filter once the devices run (ixy_sandbox_enter): for a kernel or
 //                 a container where it cannot be installed (the app says so and stops), or an app that needs more
 //                 system calls while packets flow than the filter allows

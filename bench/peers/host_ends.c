@@ -1,7 +1,7 @@
 // host_ends: the source and the sink of bench/peers.sh --host-ends, on the host, outside the QEMU guest, so that the
 // guest's one vCPU runs nothing but the forwarder under test. Not part of libixy: libc only.
 //
-//   host_ends <source port> <NIC B's port> <sink port> <kpps>
+//   host_ends <source port> <NIC B's port> <sink port> <kpps> [<hub port>]
 //
 // QEMU's "-netdev socket,udp=..." joins a guest NIC to a UDP socket on 127.0.0.1 and carries one Ethernet frame per
 // datagram. host_ends sends 60-byte frames (IPv4/UDP, as ixy-pktgen's) from <source port> to NIC B's netdev at
@@ -13,7 +13,9 @@
 //   <seconds> <frames received> <line>
 //
 // so that feeding it the guest's console marks where each measured run began and ended in the sink's count. It
-// runs until its standard input ends, then prints "sent <n> frames, received <m>".
+// runs until its standard input ends, then prints "sent <n> frames, received <m>, foreign <f>". The sink counts only
+// its own frames: 60 bytes, the source's header, a sequence number below the count sent and a send time since
+// host_ends started; any other datagram is foreign (counted apart, no latency taken).
 //
 // Latency (bench/latency.sh): every frame carries its sequence number and its send time (frame layout below); the
 // sink takes the time of each frame's arrival and keeps the difference in a histogram (histogram.h). A line of
@@ -22,8 +24,11 @@
 //   latency <name> run <i>: frames <n> p50 <ns> p90 <ns> p99 <ns> p99.9 <ns> p99.99 <ns> max <ns>
 //
 // A line containing "latency load <what>" sets the source's rate: "max" or "overload" <kpps>; a percentage (10)
-// that share of the rate the sink saw between the begin and end marks that followed the last "latency load max"
-// (the forwarder's maximum, measured under overload).
+// that share of the forwarder's maximum: the largest rate the sink saw between a begin and an end mark while the
+// load was "max" (overload; the guest may measure it several times, and the largest counts).
+// A line containing "latency path <where>" sets where the source sends: "nic" (NIC B's port, the start), "direct"
+// (the sink's own port: the measuring path alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub
+// joins to a netdev sending to the sink, with no NIC and no guest in between).
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -51,7 +56,10 @@
 
 static uint64_t now_ns(void) {
 	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) {
+		perror("host_ends: clock_gettime(CLOCK_MONOTONIC)");
+		exit(1);
+	}
 	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
@@ -89,12 +97,12 @@ static int parse_port(const char* text, uint16_t* port) {
 
 // The frame every datagram carries: unicast to a MAC that no NIC of the guest has (so that a learning
 // bridge floods it to its other port), from a fixed source MAC, IPv4/UDP 10.0.0.1 -> 10.0.0.2, header checksum set.
+static const uint8_t header[] = {
+    0x52, 0x54, 0x00, 0x12, 0x34, 0xff, 0x52, 0x54, 0x00, 0x12, 0x34, 0xee, 0x08, 0x00, // Ethernet
+    0x45, 0x00, 0x00, 0x2e, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x00, 0x00, 0x0a, 0x00, // IPv4 (46 bytes)
+    0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0x04, 0xd2, 0x10, 0xe1, 0x00, 0x1a, 0x00, 0x00, // UDP (26 bytes)
+};
 static void fill_frame(uint8_t* frame) {
-	static const uint8_t header[] = {
-	    0x52, 0x54, 0x00, 0x12, 0x34, 0xff, 0x52, 0x54, 0x00, 0x12, 0x34, 0xee, 0x08, 0x00, // Ethernet
-	    0x45, 0x00, 0x00, 0x2e, 0x00, 0x00, 0x00, 0x00, 0x40, 0x11, 0x00, 0x00, 0x0a, 0x00, // IPv4 (46 bytes)
-	    0x00, 0x01, 0x0a, 0x00, 0x00, 0x02, 0x04, 0xd2, 0x10, 0xe1, 0x00, 0x1a, 0x00, 0x00, // UDP (26 bytes)
-	};
 	memset(frame, 0, FRAME_SIZE);
 	memcpy(frame, header, sizeof(header));
 	uint32_t sum = 0;
@@ -113,7 +121,9 @@ struct control {
 	double overload_kpps; // the command line's rate
 	double rate_kpps;     // the source's rate now
 	double max_kpps;      // the forwarder's maximum, once measured (0 before)
-	bool measuring_max;   // the next begin..end measures it
+	bool measuring_max;   // the load is "max": each begin..end measures it
+	uint16_t ports[3];    // where the source sends: NIC B's port, the sink's, the hub's (0: none)
+	uint16_t to;          // the one of them it sends to now
 	uint64_t begin_count, begin_sent;
 	double begin_seconds;
 	struct histogram latency;
@@ -125,15 +135,31 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 	if (load) {
 		load += strlen("latency load ");
 		double percent = strtod(load, NULL);
+		c->measuring_max = strncmp(load, "max", 3) == 0;
 		if (strncmp(load, "max", 3) == 0 || strncmp(load, "overload", 8) == 0) {
 			c->rate_kpps = c->overload_kpps;
-			c->measuring_max = strncmp(load, "max", 3) == 0;
 		} else if (percent > 0 && percent <= 1000 && c->max_kpps > 0) {
 			c->rate_kpps = c->max_kpps * percent / 100.0;
 		} else {
-			printf("latency: load '%s' ignored (no maximum measured yet, or not a percentage)\n", load);
+			printf("latency: load '%.*s' ignored (no maximum measured yet, or not a percentage)\n",
+			       (int)strcspn(load, "\n"), load);
 		}
 		printf("latency rate %.3f kpps\n", c->rate_kpps);
+		return;
+	}
+	const char* path = strstr(line, "latency path ");
+	if (path) {
+		path += strlen("latency path ");
+		static const char* const names[] = {"nic", "direct", "hub"};
+		for (int i = 0; i < 3; i++) {
+			if (strncmp(path, names[i], strlen(names[i])) == 0 && c->ports[i] != 0) {
+				c->to = c->ports[i];
+				printf("latency path %s: port %u\n", names[i], c->to);
+				return;
+			}
+		}
+		printf("latency: path '%.*s' ignored (nic, direct or, with a hub port, hub)\n",
+		       (int)strcspn(path, "\n"), path);
 		return;
 	}
 	char name[64], what[16];
@@ -159,33 +185,59 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		       (unsigned long long)histogram_percentile(h, 99),
 		       (unsigned long long)histogram_percentile(h, 99.9),
 		       (unsigned long long)histogram_percentile(h, 99.99), (unsigned long long)h->max);
-		if (c->measuring_max && seconds > 0) {
-			c->max_kpps = (double)(count - c->begin_count) / seconds / 1000.0;
-			c->measuring_max = false;
-			printf("latency maximum %.3f kpps\n", c->max_kpps);
+		double kpps = seconds > 0 ? (double)(count - c->begin_count) / seconds / 1000.0 : 0;
+		if (c->measuring_max && kpps > c->max_kpps) {
+			c->max_kpps = kpps;
+		}
+		if (c->measuring_max) {
+			printf("latency maximum %.3f kpps (this run %.3f)\n", c->max_kpps, kpps);
 		}
 	}
 }
 
+// Whether a datagram the sink received is a frame of this source: 60 bytes, the source's header (ixy-fwd changes
+// byte 45, after it) as in its frame sent_frame, a sequence number it sent and a send time since start. Sets *stamp.
+static bool own_frame(const uint8_t* frame, ssize_t length, const uint8_t* sent_frame, uint64_t sent, uint64_t start,
+		      uint64_t* stamp) {
+	uint32_t seq;
+	if (length != FRAME_SIZE || memcmp(frame, sent_frame, sizeof(header)) != 0) {
+		return false;
+	}
+	memcpy(&seq, frame + SEQ_OFFSET, sizeof(seq));
+	memcpy(stamp, frame + STAMP_OFFSET, sizeof(*stamp));
+	return seq < sent && *stamp >= start;
+}
+
 int main(int argc, char** argv) {
-	uint16_t source_port, nic_port, sink_port;
+	uint16_t source_port, sink_port;
+	static struct control control;
 	char* end;
-	double kpps = argc == 5 ? strtod(argv[4], &end) : 0;
-	if (argc != 5 || parse_port(argv[1], &source_port) || parse_port(argv[2], &nic_port) ||
-	    parse_port(argv[3], &sink_port) || *end != '\0' || !(kpps > 0 && kpps <= 10000)) {
-		fprintf(stderr, "usage: host_ends <source port> <NIC B's port> <sink port> <kpps 0..10000>\n");
+	double kpps = argc == 5 || argc == 6 ? strtod(argv[4], &end) : 0;
+	if ((argc != 5 && argc != 6) || parse_port(argv[1], &source_port) || parse_port(argv[2], &control.ports[0]) ||
+	    parse_port(argv[3], &sink_port) || *end != '\0' || !(kpps > 0 && kpps <= 10000) ||
+	    (argc == 6 && parse_port(argv[5], &control.ports[2]))) {
+		fprintf(stderr,
+			"usage: host_ends <source port> <NIC B's port> <sink port> <kpps 0..10000> [<hub port>]\n");
 		return 2;
 	}
+	control.ports[1] = sink_port;
+	control.to = control.ports[0];
+	uint64_t start = now_ns();
 	int source = udp_socket(source_port);
 	int sink = source < 0 ? -1 : udp_socket(sink_port);
-	if (sink < 0 || fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK) != 0) {
+	if (sink < 0) {
+		return 1;
+	}
+	int flags = fcntl(STDIN_FILENO, F_GETFL);
+	if (flags < 0 || fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) != 0) {
+		perror("host_ends: making standard input non-blocking");
 		return 1;
 	}
 	// Wake-ups to the nanosecond, not the default 50 us timer slack: the source is paced by them.
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) != 0) {
 		perror("host_ends: prctl(PR_SET_TIMERSLACK)");
 	}
-	struct sockaddr_in nic = {.sin_family = AF_INET, .sin_port = htons(nic_port)};
+	struct sockaddr_in nic = {.sin_family = AF_INET, .sin_port = htons(control.to)};
 	nic.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	static uint8_t frames[BATCH][FRAME_SIZE], received[2048];
 	static struct iovec iov[BATCH];
@@ -196,12 +248,11 @@ int main(int argc, char** argv) {
 		batch[i] = (struct mmsghdr){
 		    .msg_hdr = {.msg_name = &nic, .msg_namelen = sizeof(nic), .msg_iov = &iov[i], .msg_iovlen = 1}};
 	}
-	static struct control control;
 	control.overload_kpps = control.rate_kpps = kpps;
 	histogram_reset(&control.latency);
 	static char line[LINE_MAX_BYTES];
 	size_t line_length = 0;
-	uint64_t sent = 0, count = 0;
+	uint64_t sent = 0, count = 0, foreign = 0;
 	// The rate changes at marks: frames are due at rate_kpps since rate_start, after the sent_at_start sent before.
 	uint64_t rate_start = now_ns(), sent_at_start = 0;
 	double rate_now = kpps;
@@ -218,6 +269,7 @@ int main(int argc, char** argv) {
 		if (to_send > BATCH) {
 			to_send = BATCH;
 		}
+		nic.sin_port = htons(control.to);
 		if (to_send > 0) {
 			for (unsigned int i = 0; i < to_send; i++) {
 				uint32_t seq = (uint32_t)(sent + i);
@@ -226,20 +278,28 @@ int main(int argc, char** argv) {
 			}
 			int n = sendmmsg(source, batch, to_send, 0);
 			// A full socket buffer (EAGAIN) or a netdev not yet bound (ECONNREFUSED) drops, as a wire
-			// would.
+			// would; any other error ends the run.
+			if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED) {
+				perror("host_ends: sendmmsg");
+				return 1;
+			}
 			sent += n > 0 ? (uint64_t)n : to_send;
 		}
 		// Count what arrived, and how long each frame took.
 		ssize_t length;
 		while ((length = recv(sink, received, sizeof(received), 0)) >= 0) {
 			uint64_t arrived = now_ns(), stamp;
-			count++;
-			if (length >= STAMP_OFFSET + (ssize_t)sizeof(stamp)) {
-				memcpy(&stamp, received + STAMP_OFFSET, sizeof(stamp));
-				if (stamp <= arrived) {
-					histogram_add(&control.latency, arrived - stamp);
-				}
+			if (own_frame(received, length, frames[0], sent, start, &stamp) && stamp <= arrived) {
+				count++;
+				histogram_add(&control.latency, arrived - stamp);
+			} else {
+				foreign++;
 			}
+		}
+		// (ECONNREFUSED: an ICMP error of an earlier datagram, reported once; nothing lost.)
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED && errno != EINTR) {
+			perror("host_ends: recv");
+			return 1;
 		}
 		// Copy the lines of standard input, each with the time and the count; act on the marks.
 		ssize_t got;
@@ -260,6 +320,10 @@ int main(int argc, char** argv) {
 		if (got == 0) {
 			break;
 		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			perror("host_ends: reading standard input");
+			return 1;
+		}
 		// Sleep until the next frame is due or something arrives, at most a millisecond.
 		if (to_send < BATCH) {
 			uint64_t next = rate_start + (uint64_t)((double)(sent + 1 - sent_at_start) * 1e6 / rate_now);
@@ -274,6 +338,7 @@ int main(int argc, char** argv) {
 			}
 		}
 	}
-	printf("sent %llu frames, received %llu\n", (unsigned long long)sent, (unsigned long long)count);
+	printf("sent %llu frames, received %llu, foreign %llu\n", (unsigned long long)sent, (unsigned long long)count,
+	       (unsigned long long)foreign);
 	return 0;
 }

@@ -1,10 +1,17 @@
 #!/bin/sh
 # host_ends against a stand-in for QEMU's two netdevs (a Python loop on 127.0.0.1 that checks each frame and sends
 # it on to the sink port DELAY_MS later, as a forwarder in the guest would): the frames are well-formed 60-byte
-# IPv4/UDP frames with a rising sequence number and a send time after the byte ixy-fwd changes, the source is paced
-# (about the rate asked for), the count that prefixes each copied input line grows with what arrived, each begin..end
-# pair of marks gives a latency line whose percentiles are in order and no shorter than the relay's delay (a bound
-# that holds however slow the machine: no wall-clock limit), and "latency load 50" halves the measured maximum.
+# IPv4/UDP frames with a rising sequence number and a send time after the byte ixy-fwd changes, stamped as they are
+# sent (in every 200 ms the stamps span at least half the time over which the relay received them: a source that
+# stamps frames with a time other than their own fails), the source is paced (about the rate asked for), the count that prefixes each copied
+# input line grows with what arrived, each begin..end pair of marks gives a latency line whose percentiles are in
+# order, no shorter than the relay's delay (a bound that holds however slow the machine), and whose median is at
+# most the oldest frame the relay sent on (it measures each frame's age, send time to its own send, on the same
+# clock) plus 50 ms for the last hop to the sink; "latency load 50" halves the measured maximum (the largest of two
+# max runs: the relay drops half of the second's); datagrams that are not the source's frames (the relay sends 40
+# with another MAC, 10 short ones, 5 with a sequence number not yet sent, 5 stamped before host_ends started) are
+# counted as foreign, not received; "latency path direct" sends straight to the sink, past the relay; an error
+# reading standard input ends host_ends with a message.
 # Usage: test_host_ends.sh <host_ends binary>
 set -eu
 host_ends=$1
@@ -32,11 +39,17 @@ held = collections.deque()
 start = time.monotonic_ns()  # before host_ends starts: every send time lies between this and the frame's arrival
 good = bad = 0
 last_seq = last_stamp = -1
-end = time.monotonic() + 3.5
+seen = []  # (arrival, stamp) of every frame
+relayed = 0
+oldest = 0  # the largest age (its send time to the relay's send) of a frame sent on
+end = time.monotonic() + 4.5
 while time.monotonic() < end:
     now = time.monotonic()
     while held and held[0][0] <= now:
-        out.sendto(held.popleft()[1], ("127.0.0.1", int(sys.argv[2])))
+        frame = held.popleft()[1]
+        out.sendto(frame, ("127.0.0.1", int(sys.argv[2])))
+        relayed += 1
+        oldest = max(oldest, time.monotonic_ns() - struct.unpack("=Q", frame[50:58])[0])
     try:
         frame = nic.recv(2048)
     except socket.timeout:
@@ -51,8 +64,28 @@ while time.monotonic() < end:
     ok = ok and frame[42:46] == b"\0\0\0\0" and seq > last_seq and stamp >= last_stamp and start <= stamp <= time.monotonic_ns()
     last_seq, last_stamp = seq, stamp
     good, bad = good + ok, bad + (not ok)
-    held.append((time.monotonic() + delay, frame))
-print(good, bad)
+    seen.append((time.monotonic_ns(), stamp))
+    # Frames 3600 to 6500 (the second max run, 0.7 to 1.2 s at 5 kpps): every other one dropped, so that the two
+    # max runs differ and the maximum must be the larger.
+    if not (3600 <= seq < 6500 and seq % 2):
+        held.append((time.monotonic() + delay, frame))
+    if good == 10:  # not the source's frames: another source MAC (byte 11), too short, a sequence number not sent
+        sink = ("127.0.0.1", int(sys.argv[2]))  # yet, a send time before host_ends started
+        for i in range(40):
+            out.sendto(frame[:11] + b"\x99" + frame[12:], sink)
+        for i in range(10):
+            out.sendto(frame[:40], sink)
+        for i in range(5):
+            out.sendto(frame[:46] + struct.pack("=IQ", 0xFFFFFFF0, stamp) + frame[58:], sink)
+            out.sendto(frame[:46] + struct.pack("=IQ", seq, 0) + frame[58:], sink)
+# In every 200 ms of arrivals (with 20 frames or more), the stamps span at least half the time they arrived over.
+worst, windows = 1.0, {}
+for arrival, stamp in seen:
+    windows.setdefault(arrival // 200000000, []).append((arrival, stamp))
+for w in windows.values():
+    if len(w) >= 20 and w[-1][0] > w[0][0]:
+        worst = min(worst, (w[-1][1] - w[0][1]) / (w[-1][0] - w[0][0]))
+print(good, bad, "%.3f" % worst, len(windows), oldest, relayed)
 EOF2
 relay=$!
 sleep 0.3
@@ -62,22 +95,32 @@ test_start=$(date +%s%N)
 	echo "IXY-VM: latency load max"
 	sleep 0.2
 	echo "IXY-VM: bench x run 1: begin"
-	sleep 1
+	sleep 0.5
 	echo "IXY-VM: bench x run 1: end"
+	echo "IXY-VM: bench x run 2: begin"
+	sleep 0.5
+	echo "IXY-VM: bench x run 2: end"
 	echo "IXY-VM: latency load 50"
 	sleep 0.2
-	echo "IXY-VM: bench x run 2: begin"
+	echo "IXY-VM: bench x run 3: begin"
 	sleep 1
-	echo "IXY-VM: bench x run 2: end"
+	echo "IXY-VM: bench x run 3: end"
 	echo "second line"
+	echo "IXY-VM: latency path direct"
+	echo "IXY-VM: latency path hub"
+	echo "IXY-VM: bench x run 4: begin"
+	sleep 0.5
+	echo "IXY-VM: bench x run 4: end"
 } | "$host_ends" "$source_port" "$nic_port" "$sink_port" 5 >"$dir/out.txt"
 test_end=$(date +%s%N)
 wait $relay
-read -r good bad <"$dir/relay.txt"
+read -r good bad worst windows oldest relayed <"$dir/relay.txt"
 cat "$dir/out.txt"
-echo "relay: $good good frames, $bad bad"
+echo "relay: $good good frames, $bad bad; stamps span at least $worst of the arrival time in each of $windows windows of 200 ms; oldest $oldest ns; $relayed sent on"
 fail() { echo "FAIL: $*"; exit 1; }
 [ "$bad" = 0 ] || fail "malformed frames"
+awk -v w="$worst" 'BEGIN { exit !(w >= 0.5) }' ||
+	fail "in a window of 200 ms the stamps span $worst of the time the relay received them over: not stamped as sent"
 # 5 kpps for about 1.4 s, then 2.5 kpps for 1.2 s: 10000 frames; allow a wide margin for a loaded machine, but not
 # an unpaced source.
 [ "$good" -ge 2000 ] && [ "$good" -le 14000 ] || fail "$good frames in 2.6 s at 5 and 2.5 kpps"
@@ -85,22 +128,40 @@ first=$(awk '$3 == "first" { print $2 }' "$dir/out.txt")
 second=$(awk '$3 == "second" { print $2 }' "$dir/out.txt")
 [ -n "$first" ] && [ -n "$second" ] || fail "input lines not copied"
 [ "$second" -gt "$first" ] || fail "count did not grow ($first -> $second)"
-[ "$second" -le "$good" ] || fail "counted $second, more than the $good relayed"
-grep -q "^sent [0-9]* frames, received $second\$" "$dir/out.txt" || fail "no totals line"
+[ "$second" -le "$relayed" ] || fail "counted $second, more than the $relayed relayed"
+# After "second line" the source sends past the relay ("hub": no hub port, ignored), so the sink counts more.
+grep -q "^latency path direct: port $sink_port\$" "$dir/out.txt" || fail "path direct not taken"
+grep -q "^latency: path 'hub' ignored" "$dir/out.txt" || fail "path hub taken without a hub port"
+received=$(sed -n 's/^sent [0-9]* frames, received \([0-9]*\), foreign \([0-9]*\)$/\1/p' "$dir/out.txt")
+foreign=$(sed -n 's/^sent [0-9]* frames, received \([0-9]*\), foreign \([0-9]*\)$/\2/p' "$dir/out.txt")
+[ -n "$received" ] || fail "no totals line"
+[ "$foreign" = 60 ] || fail "foreign $foreign, the relay sent 60 datagrams that are not the source's"
+[ "$received" -gt "$relayed" ] || fail "received $received, no more than the $relayed relayed: path direct did nothing"
 # latency x run <i>: offered <kpps> sent <n> received <n> in <s> s frames <n> p50 <ns> ... max <ns>
-# A frame's latency cannot be shorter than the relay's delay, nor longer than the whole test took.
-for run in 1 2; do
-	awk -v run="$run:" -v min=$((delay_ms * 1000000)) -v longest=$((test_end - test_start)) \
+# A frame's latency cannot be shorter than the relay's delay, nor longer than the whole test took; the median is
+# at most the oldest frame the relay sent on plus 50 ms for the hop to the sink.
+for run in 1 2 3; do
+	awk -v run="$run:" -v min=$((delay_ms * 1000000)) -v longest=$((test_end - test_start)) -v oldest="$oldest" \
 		'$1 == "latency" && $2 == "x" && $4 == run {
 		if ($28 > longest) { print "run " run ": a latency of " $28 " ns, longer than the test"; exit 1 }
+		if ($18 > oldest + 50000000) { print "run " run ": median " $18 " ns, the relay held none longer than " oldest " ns"; exit 1 }
 		found = 1
 		if ($16 < 100) { print "run " run " only " $16 " frames with a latency"; exit 1 }
 		for (i = 18; i <= 28; i += 2) if ($i < min || (i > 18 && $i < $(i - 2))) {
 			print "run " run " percentiles not in order or below the relay delay: " $0; exit 1 }
 	} END { if (!found) { print "no latency line for run " run; exit 1 } }' "$dir/out.txt" || fail "latency of run $run"
 done
-maximum=$(awk '$1 == "latency" && $2 == "maximum" { print $3 }' "$dir/out.txt")
+# The maximum: the larger of runs 1 and 2 (both under "load max").
+maximum=$(awk '$1 == "latency" && $2 == "maximum" { m = $3 } END { print m }' "$dir/out.txt")
+larger=$(awk '$1 == "latency" && $2 == "x" && ($4 == "1:" || $4 == "2:") { k = $11 / $13 / 1000; if (k > m) m = k } END { print m }' "$dir/out.txt")
+awk -v m="$maximum" -v l="$larger" 'BEGIN { exit !(m > 0 && m > l * 0.99 && m < l * 1.01) }' ||
+	fail "maximum $maximum kpps, the larger of the two max runs forwarded $larger kpps"
+[ "$(grep -c '^latency maximum' "$dir/out.txt")" = 2 ] || fail "a maximum measured outside load max"
 half=$(awk '$1 == "latency" && $2 == "rate" { r = $3 } END { print r }' "$dir/out.txt")
 [ -n "$maximum" ] && awk -v m="$maximum" -v h="$half" 'BEGIN { exit !(m > 0 && h * 2 > m * 0.999 && h * 2 < m * 1.001) }' ||
 	fail "load 50 gave rate $half kpps, the maximum was $maximum kpps"
+# A standard input that cannot be read (a directory: EISDIR) ends host_ends with a message, not a loop.
+status=0
+timeout 20 "$host_ends" "$source_port" "$nic_port" "$sink_port" 5 </ >/dev/null 2>"$dir/err.txt" || status=$?
+[ "$status" = 1 ] && [ -s "$dir/err.txt" ] || fail "host_ends reading a directory: exit $status, stderr '$(cat "$dir/err.txt")'"
 echo "PASS"

@@ -2,17 +2,23 @@
 # it): a benchmark, not a test. The source and the sink are on the host (bench/peers/host_ends): the source stamps
 # every frame with its send time, the sink takes each frame's latency; the guest's one vCPU runs only the forwarder
 # B -> C. The guest sets the load through its console: "latency load max|overload|<percent>" (host_ends: the source
-# at its overload rate, or at that share of the maximum it measured in the run after "load max"), and brackets each
-# measured run of BENCH_S seconds with "bench <name> run 1: begin" / "...: end" (host_ends prints the run's
-# percentiles at the end). In this one boot, in order:
-#   1. ixy-fwd --poll (512 descriptors) under overload: the forwarder's maximum;
-#   2. ixy-fwd --poll --ring R, R = 64 256 512 1024 4096, each at 10, 50, 90 % of that maximum and overload;
-#   3. ixy-fwd --wait 1000 (interrupts through VFIO), 512 descriptors, at the same loads;
-#   4. DPDK's testpmd io forwarding (if the guest has it), 512 descriptors, through vfio-pci, at the same loads;
-#   5. the Linux bridge (the kernel's igb driver takes B and C back from vfio-pci), at the same loads.
-# Run names: <forwarder>,r<ring>,l<load>, e.g. ixy-poll,r512,l50 (bridge: r0, the kernel driver's ring).
+# at its overload rate, or at that share of the largest rate it measured in a run under "load max"), and
+# "latency path nic|direct|hub" (where the source sends), and brackets each measured run of BENCH_S seconds with
+# "bench <name> run <i>: begin" / "...: end" (host_ends prints the run's percentiles at the end). In this one boot:
+#   1. the forwarder's maximum: ixy-fwd --poll (512 descriptors) under overload, 4 s of warm-up, then 3 runs (the
+#      largest counts: the first seconds after the boot forward less);
+#   2. baselines with the guest idle: the measuring path alone (path direct: host_ends's source to its own sink) and
+#      QEMU's netdev path without NIC or guest (path hub: QEMU's hub between two netdevs), at 10, 50, 90 % load;
+#   3. ixy-fwd --poll --ring R, R = the ring sizes but 512, each at 10, 50, 90 % of the maximum and overload;
+#   4. ROUNDS rounds of ixy-fwd --poll and --wait 1000 (512 descriptors), DPDK's testpmd io forwarding (if the
+#      guest has it; 512 descriptors, vfio-pci) and the Linux bridge (the kernel's igb driver takes B and C back),
+#      each at the same loads, the order rotated by one each round (run <i> = round i).
+# For ixy-fwd the CPU time it used in each run (/proc/<pid>/stat utime + stime, ticks of USER_HZ, 100 on x86) is
+# marked "cpu <name> run <i>: ticks <n>": with --wait, the forwarder's own time per packet.
+# Run names: <forwarder>,r<ring>,l<load>, e.g. ixy-poll,r512,l50 (bridge, direct, hub: r0).
 BENCH_S=${IXY_BENCH_SECONDS:-4}
 RINGS=$(echo "${IXY_BENCH_RINGS:-64:256:512:1024:4096}" | tr : ' ')
+ROUNDS=${IXY_BENCH_ROUNDS:-3}
 LOADS="10 50 90 overload"
 # After a change of load, before the measured run, the queues reach their new level: 1 s, and under overload 4 s
 # (QEMU's igb stops taking frames from its netdev while the RX ring is full, so the host's socket buffer drops the
@@ -24,47 +30,56 @@ SETTLE_OVERLOAD_S=4
 if [ "${IXY_BENCH_HOST_ENDS:-0}" != 1 ]; then
 	marker "FAIL bench-latency needs the source and sink on the host (run-vm.sh --host-ends)"
 	checks_failed=$((checks_failed + 1))
+	RINGS="" LOADS="" ROUNDS=0
 fi
 
-# measure NAME LOAD: sets the load, lets the queues settle, marks a measured run.
+cpu_pid=
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$cpu_pid/stat" 2>/dev/null || echo 0; }
+
+# measure NAME LOAD [RUN]: sets the load, lets the queues settle, marks a measured run (and ixy-fwd's CPU time).
 measure() {
 	marker "latency load $2"
 	[ "$2" = overload ] || [ "$2" = max ] && sleep $SETTLE_OVERLOAD_S || sleep $SETTLE_S
-	marker "bench $1,l$2 run 1: begin"
+	_ticks=$(cpu_ticks)
+	marker "bench $1,l$2 run ${3:-1}: begin"
 	sleep "$BENCH_S"
-	marker "bench $1,l$2 run 1: end"
+	marker "bench $1,l$2 run ${3:-1}: end"
+	[ -z "$cpu_pid" ] || marker "cpu $1,l$2 run ${3:-1}: ticks $(($(cpu_ticks) - _ticks))"
 }
 
-# fwd_loads NAME LOADS OPTIONS...: ixy-fwd with OPTIONS forwarding B -> C, measured at each of LOADS.
-fwd_loads() {
-	_name=$1 _loads=$2
-	shift 2
-	marker "latency load ${_loads%% *}" # traffic while it starts (the first load again below)
+# fwd_start OPTIONS...: ixy-fwd with OPTIONS forwarding B -> C, the traffic already at LOAD (the first to measure).
+fwd_start() {
 	run_app ixy-fwd "$@" $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 	fwd_pid=$!
 	wait_running /tmp/bench-fwd.log $fwd_pid || { marker "FAIL ixy-fwd $* did not start"; sed 's/^/    /' /tmp/bench-fwd.log; }
+	cpu_pid=$(pidof ixy-fwd 2>/dev/null | cut -d' ' -f1)
+	[ -n "$cpu_pid" ] || cpu_pid=$fwd_pid
 	sleep 1 # warm-up
-	for load in $_loads; do
-		measure "$_name" "$load"
-	done
-	check "$_name: ixy-fwd still running at the end" kill -0 "$fwd_pid"
+}
+fwd_stop() { # fwd_stop NAME
+	check "$1: ixy-fwd still running at the end" kill -0 "$fwd_pid"
 	stop_app fwd $fwd_pid
+	cpu_pid=
 	grep -E "^(totals|waiter) " /tmp/bench-fwd.log | sed 's/^/    /'
 }
 
-[ "${IXY_BENCH_HOST_ENDS:-0}" = 1 ] || { RINGS=""; LOADS=""; }
-# setup-vfio.sh's locked-memory limit is for the default 512 descriptors; with 4096 each NIC's receive pool alone is
-# 2 * 4096 + 1024 buffers of 2 KiB (18 MiB). The apps inherit this shell's limit.
-ulimit -l 131072
-[ -z "$RINGS" ] || fwd_loads ixy-poll,r512 max --poll
-for ring in $RINGS; do
-	fwd_loads "ixy-poll,r$ring" "$LOADS" --poll --ring "$ring"
-done
-[ -z "$LOADS" ] || fwd_loads ixy-wait,r512 "$LOADS" --wait 1000 --ring 512
+# fwd_loads NAME RUN OPTIONS...: ixy-fwd with OPTIONS, measured at each load.
+fwd_loads() {
+	_name=$1 _run=$2
+	shift 2
+	marker "latency load ${LOADS%% *}" # traffic while it starts (the first load again below)
+	fwd_start "$@"
+	for load in $LOADS; do
+		measure "$_name" "$load" "$_run"
+	done
+	fwd_stop "$_name"
+}
 
-# testpmd: B and C are bound to vfio-pci already (for user ixy; testpmd runs as root).
-if [ -n "$LOADS" ] && command -v dpdk-testpmd >/dev/null; then
+# testpmd RUN: B and C are bound to vfio-pci already (for user ixy; testpmd runs as root).
+testpmd_loads() {
+	command -v dpdk-testpmd >/dev/null || return 0
 	mkdir -p /var/run # EAL's runtime directory (/var/run/dpdk) goes there
+	rm -f /tmp/testpmd.in
 	mkfifo /tmp/testpmd.in
 	marker "latency load 10"
 	# Both lcores on the one CPU (the main one only waits); it forwards until SIGINT (--stats-period: statistics every
@@ -78,7 +93,7 @@ if [ -n "$LOADS" ] && command -v dpdk-testpmd >/dev/null; then
 	if grep -q "Rx-pps" /tmp/bench-testpmd.log; then
 		sleep 1
 		for load in $LOADS; do
-			measure testpmd,r512 "$load"
+			measure testpmd,r512 "$load" "$1"
 		done
 	else
 		marker "testpmd did not start:"
@@ -87,10 +102,10 @@ if [ -n "$LOADS" ] && command -v dpdk-testpmd >/dev/null; then
 	stop_app testpmd $fwd_pid
 	exec 3>&-
 	grep -E "RX-packets|TX-packets" /tmp/bench-testpmd.log | tail -2 | sed 's/^ */    testpmd total: /'
-fi
+}
 
-# The bridge: B and C back to the kernel's igb driver, then to vfio-pci again (guest-init gives them back at the end).
-if [ -n "$LOADS" ]; then
+# bridge_loads RUN: B and C back to the kernel's igb driver, bridged, then to vfio-pci again.
+bridge_loads() {
 	for nic in $NIC_B $NIC_C; do
 		setup-vfio.sh --undo $nic >/dev/null 2>&1 || marker "FAIL setup-vfio.sh --undo $nic"
 	done
@@ -104,7 +119,7 @@ if [ -n "$LOADS" ]; then
 		ip link set "$if_b" up && ip link set "$if_c" up && ip link set br0 up; then
 		sleep 3 # the links come up, the bridge learns where the source is
 		for load in $LOADS; do
-			measure bridge,r0 "$load"
+			measure bridge,r0 "$load" "$1"
 		done
 		check "bridge: still up at the end" ip link show br0
 	else
@@ -115,5 +130,47 @@ if [ -n "$LOADS" ]; then
 		ip link set "$(interface_of $nic)" down
 		setup-vfio.sh $nic ixy >/dev/null 2>&1 || marker "FAIL setup-vfio.sh $nic ixy"
 	done
+}
+
+# setup-vfio.sh's locked-memory limit is for the default 512 descriptors; with 4096 each NIC's receive pool alone is
+# 2 * 4096 + 1024 buffers of 2 KiB (18 MiB). The apps inherit this shell's limit.
+ulimit -l 131072
+if [ -n "$LOADS" ]; then
+	# 1. the maximum
+	marker "latency load max"
+	fwd_start --poll --ring 512
+	marker "latency load max"
+	sleep $SETTLE_OVERLOAD_S
+	for run in 1 2 3; do
+		marker "bench ixy-poll,r512,lmax run $run: begin"
+		sleep "$BENCH_S"
+		marker "bench ixy-poll,r512,lmax run $run: end"
+	done
+	fwd_stop ixy-poll,r512,lmax
+	# 2. the baselines, the guest idle
+	for path in direct hub; do
+		marker "latency path $path"
+		for load in 10 50 90; do
+			measure "$path,r0" "$load"
+		done
+	done
+	marker "latency path nic"
 fi
+# 3. the ring sizes
+for ring in $RINGS; do
+	[ "$ring" = 512 ] || fwd_loads "ixy-poll,r$ring" 1 --poll --ring "$ring"
+done
+# 4. the peers, the order rotated each round
+order="poll wait testpmd bridge"
+for round in $(seq "$ROUNDS"); do
+	for peer in $order; do
+		case $peer in
+			poll) fwd_loads ixy-poll,r512 "$round" --poll --ring 512 ;;
+			wait) fwd_loads ixy-wait,r512 "$round" --wait 1000 --ring 512 ;;
+			testpmd) testpmd_loads "$round" ;;
+			bridge) bridge_loads "$round" ;;
+		esac
+	done
+	order="${order#* } ${order%% *}"
+done
 marker "latency load 10" # (a quiet end)

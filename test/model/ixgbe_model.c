@@ -1409,8 +1409,8 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 					first_bytes = seam_dma_virt((uintptr_t)addr);
 				}
 				if (frame_len == 0) {
-					model_stamp_sent(
-					    addr); // the packet's first buffer: a received frame's wait ends
+					// the packet's first buffer: a received frame's wait ends
+					model_stamp_sent(addr);
 				}
 				nic->counters.dma_reads++;
 				frame_len += len;

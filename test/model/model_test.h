@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ixy/ixy.h>
+
 #include "model.h"
 
 // Writes an Ethernet + IPv4 + UDP frame of len bytes (60..1514, without CRC) to dst_mac into frame: the payload
@@ -92,6 +94,26 @@ static inline char* model_test_capture_end(void) {
 	fclose(capture_file);
 	fputs(text, stderr);
 	return text;
+}
+
+// Opens a modelled port with one RX and one TX queue of ring_size descriptors (0: the driver's default).
+static inline struct ixy_device* model_test_open(const char* pci_addr, uint32_t ring_size) {
+	struct ixy_config config = {.pci_addr = pci_addr, .rx_queues = 1, .tx_queues = 1, .ring_size = ring_size};
+	struct ixy_device* dev = ixy_init_config(&config);
+	CHECK(dev != NULL);
+	return dev;
+}
+
+// Stops both devices (either may be NULL), then closes both: a buffer of one's pool may sit in the other's TX ring.
+static inline void model_test_close_pair(struct ixy_device* a, struct ixy_device* b) {
+	if (a) {
+		ixy_stop(a);
+	}
+	if (b) {
+		ixy_stop(b);
+	}
+	ixy_close(a);
+	ixy_close(b);
 }
 
 // Violations are checked per test function: model_test_begin() at its start, CHECK_NO_NEW_VIOLATIONS() where it

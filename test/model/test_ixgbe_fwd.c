@@ -16,12 +16,6 @@
 static const uint8_t mac_a[6] = {0x02, 0x00, 0x00, 0x07, 0x00, 0x00};
 static const uint8_t mac_b[6] = {0x02, 0x00, 0x00, 0x07, 0x00, 0x01};
 
-static struct ixy_device* open_port(const char* addr) {
-	struct ixy_device* dev = ixy_init(addr, 1, 1);
-	CHECK(dev != NULL);
-	return dev;
-}
-
 static uint32_t frame_len_for(uint32_t seq) {
 	return 60 + (seq * 37) % 1455; // 60..1514
 }
@@ -77,17 +71,10 @@ static void run_forwarding(uint32_t total, bool perfect) {
 		model_ixgbe_set_perfect(a, true);
 		model_ixgbe_set_perfect(b, true);
 	}
-	struct ixy_device* dev_a = open_port(PORT_A);
-	struct ixy_device* dev_b = open_port(PORT_B);
+	struct ixy_device* dev_a = model_test_open(PORT_A, 0);
+	struct ixy_device* dev_b = model_test_open(PORT_B, 0);
 	if (!dev_a || !dev_b) {
-		if (dev_a) {
-			ixy_stop(dev_a);
-		}
-		if (dev_b) {
-			ixy_stop(dev_b);
-		}
-		ixy_close(dev_a);
-		ixy_close(dev_b);
+		model_test_close_pair(dev_a, dev_b);
 		model_pci_remove_all();
 		return;
 	}

@@ -12,7 +12,7 @@
 #
 #   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio]
 #             [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
-#             [--host-ends B,SOURCE,C,SINK]
+#             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]
 #
 # Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace
 # (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
@@ -64,7 +64,7 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR] [--host-ends B,SOURCE,C,SINK]"
+usage="usage: $0 --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR] [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
