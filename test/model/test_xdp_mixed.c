@@ -5,7 +5,8 @@
 //   AF_XDP RX -> 82599 TX: the UMEM frame is sent as it is, by its device address (buf_addr_phy), which the model
 //   checks lies in live DMA memory.
 // ixy_check_configs picks the PCI way although the AF_XDP device is named (and taken) first. A PCI device after an
-// AF_XDP device taken on ordinary memory is refused in one line (in a child process: the way is the process's).
+// AF_XDP device taken on ordinary memory is refused in one line (in a child process: the way is the process's;
+// and in its own namespace).
 // Needs root and a kernel with AF_XDP and BPF links: exit 77 (skipped) without.
 #include <errno.h>
 #include <net/if.h>
@@ -127,6 +128,11 @@ static void test_pci_after_xdp_refused(void) {
 	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
 	pid_t pid = fork();
 	if (pid == 0) {
+		// A namespace of its own: the kernel releases a closed socket's hold on lo's queue a little later, and
+		// the parent binds its own socket to lo right after.
+		if (unshare(CLONE_NEWNET) != 0 || setup_lo() != 0) {
+			_exit(1);
+		}
 		struct ixy_config xdp_config = {.pci_addr = XDP_NAME, .rx_queues = 1, .tx_queues = 1};
 		struct ixy_device* xdp = ixy_init_config(&xdp_config);
 		model_test_capture_start();
