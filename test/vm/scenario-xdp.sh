@@ -33,31 +33,7 @@ fwd_c=$fwd_name
 marker "ixy-fwd $fwd_b $fwd_c"
 sleep 1 # the interfaces' carrier comes up
 
-run_app ixy-pcap $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
-pcap_pid=$!
-run_app ixy-fwd "$fwd_b" "$fwd_c" >/tmp/fwd.log 2>&1 &
-fwd_pid=$!
-if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
-	marker "receivers running"
-	run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
-	pktgen_pid=$!
-	for _ in $(seq $((wait_s * 10))); do
-		kill -0 $pcap_pid 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 $pcap_pid 2>/dev/null; then
-		marker "pcap did not capture $packets packets within $wait_s s"
-		stop_app pcap $pcap_pid
-	else
-		wait $pcap_pid
-		marker "pcap exit $?"
-	fi
-	stop_app pktgen $pktgen_pid
-else
-	marker "receivers did not start"
-	stop_app pcap $pcap_pid
-fi
-stop_app fwd $fwd_pid
+pipeline "$fwd_b" "$fwd_c"
 # The AF_XDP program went away with ixy-fwd: no interface has one left.
 check "no XDP program left attached after ixy-fwd" sh -c '! ip link | grep -q "xdp"'
 
