@@ -1,12 +1,13 @@
 #!/bin/sh
-# Forwarding throughput of ixy-fwd against its peers in one QEMU guest (TCG, two legacy VirtIO NICs B and C): the
-# Linux bridge, afpacket_fwd (packet sockets with TPACKET_V3 rings, bench/peers/afpacket_fwd.c) and, if the host has
-# it (Debian package dpdk-dev: apt-get install dpdk-dev), DPDK's testpmd in io forwarding mode, with the same
-# source (ixy-pktgen on A) and sink (ixy-pcap on D, counting into /dev/null) for all, in alternating runs. A benchmark,
-# not a test: it prints every run, each peer's median rate with the spread (min..max), and the ratio of each median
-# to ixy-fwd's, and writes that table into docs/benchmark.md (between "<!-- peers: begin -->" and "<!-- peers: end -->",
-# with --host-ends "peers-host-ends"; another file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run
-# completed. Needs root (boots QEMU like the VM tests); takes about 2 + runs * 4 * (seconds + 8) / 60 minutes.
+# Forwarding throughput of ixy-fwd against its peers in one QEMU guest (TCG, two legacy VirtIO NICs B and C): ixy-fwd
+# itself over AF_XDP on the kernel's virtio_net (xdp:<interface>), the Linux bridge, afpacket_fwd (packet sockets
+# with TPACKET_V3 rings, bench/peers/afpacket_fwd.c) and, if the host has it (Debian package dpdk-dev: apt-get
+# install dpdk-dev), DPDK's testpmd in io forwarding mode, with the same source (ixy-pktgen on A) and sink (ixy-pcap
+# on D, counting into /dev/null) for all, in alternating runs. A benchmark, not a test: it prints every run, each
+# peer's median rate with the spread (min..max), and the ratio of each median to ixy-fwd's, and writes that table
+# into docs/benchmark.md (between "<!-- peers: begin -->" and "<!-- peers: end -->", with --host-ends
+# "peers-host-ends"; another file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Needs root
+# (boots QEMU like the VM tests); takes about 2 + runs * 5 * (seconds + 8) / 60 minutes.
 #
 # With --host-ends the source and the sink are not in the guest but on the host (bench/peers/host_ends: a paced
 # UDP source into NIC B's netdev, IXY_BENCH_KPPS thousand frames per second, default 100, and a counter of what NIC
@@ -79,8 +80,9 @@ fi | awk '
 		print ""
 		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd |"
 		print "|---|---|---|---|"
-		n = split("ixy bridge afpacket testpmd", peers, " ")
+		n = split("ixy xdp bridge afpacket testpmd", peers, " ")
 		names["ixy"] = "ixy-fwd"; names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
+		names["xdp"] = "ixy-fwd over AF_XDP (virtio_net)"
 		names["testpmd"] = "DPDK testpmd io-fwd"
 		for (p = 1; p <= n; p++) {
 			if (!count[peers[p]]) continue

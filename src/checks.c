@@ -114,21 +114,16 @@ bool check_device(const struct ixy_config* config, const struct pci_ids* ids, co
 }
 
 bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan) {
-	// AF_XDP: its own refusals. A process with AF_XDP devices only needs no memory with device addresses
-	// (xdp_memory_access); memory for PCI devices is another way (access_check refuses them after it).
+	const struct pci_access* way = plan->access ? plan->access : access_of_process();
+	// AF_XDP: its own refusals. With AF_XDP devices only, a process needs no memory with device addresses
+	// (xdp_memory_access); beside PCI devices its UMEM is their DMA memory, so that a PCI NIC can send its frames.
 	if (driver == &xdp_driver) {
-		const struct pci_access* way = plan->access ? plan->access : access_of_process();
-		if (way && way != &xdp_memory_access) {
-			// ixy's PCI drivers would send a UMEM frame by its buf_addr_phy, which is a UMEM offset.
-			ixy_error("%s: AF_XDP devices and PCI devices in one process are not supported yet: a PCI NIC "
-				  "cannot send the UMEM's frames",
-				  config->pci_addr);
-			return false;
-		}
 		if (!xdp_check(config)) {
 			return false;
 		}
-		plan->access = &xdp_memory_access;
+		plan->access = way ? way : &xdp_memory_access;
+		plan->umem_huge_pages = driver->huge_pages_needed(config); // one UMEM per process
+		plan->xdp = true;
 		plan->num_devices++;
 		plan->pci_addr = config->pci_addr;
 		plan->driver = driver;
@@ -137,11 +132,18 @@ bool check_taking(const struct ixy_config* config, const struct ixy_driver* driv
 	if (!driver || failsafe_check_device(config, plan->kernel_driver) != 0) {
 		return false;
 	}
+	if (access_of_process() == &xdp_memory_access) {
+		ixy_error("PCI device %s: this process opened its AF_XDP devices on ordinary memory, which a PCI NIC "
+			  "cannot reach. Check all devices together first (ixy_check_configs, as the apps do) or take "
+			  "the PCI devices first: then the UMEM is DMA memory",
+			  config->pci_addr);
+		return false;
+	}
 	// A device the administrator bound to vfio-pci (scripts/setup-vfio.sh) is reached through VFIO, any other one
-	// through sysfs after ixy_init unbinds its kernel driver.
+	// through sysfs after ixy_init unbinds its kernel driver. An AF_XDP device checked before it takes its way.
 	const struct pci_access* access =
 	    strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0 ? &vfio_access : &pci_sysfs_access;
-	if (access_check(config->pci_addr, access, plan->access) != 0) {
+	if (access_check(config->pci_addr, access, plan->access == &xdp_memory_access ? NULL : plan->access) != 0) {
 		return false;
 	}
 	plan->access = access;
@@ -163,6 +165,13 @@ bool check_memory(const struct check_plan* plan) {
 	if (plan->access == &xdp_memory_access) {
 		return true; // ordinary memory: no huge pages, nothing locked but the UMEM the kernel pins
 	}
-	uint64_t pages = plan->huge_pages + plan->app_huge_pages;
+	uint64_t pages = plan->huge_pages + plan->umem_huge_pages + plan->app_huge_pages;
 	return failsafe_check_memory(who, pages, plan->access && plan->access->iommu) == 0;
+}
+
+bool check_mixed(const struct check_plan* plan) {
+	if (!plan->xdp || plan->access == &xdp_memory_access || access_of_process()) {
+		return true; // no AF_XDP device, AF_XDP devices only, or the way is chosen already
+	}
+	return access_choose(plan->pci_addr, plan->access) == 0;
 }

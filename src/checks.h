@@ -1,6 +1,6 @@
 // Refusals before anything is touched (checks.c): what ixy_init and ixy_check_configs check of the request, of the
 // device's IDs, of the way the device is reached and of the DMA memory. Each prints one message naming what is wrong
-// and how to do it right. None changes anything but the check_plan it is given.
+// and how to do it right. None changes anything but the check_plan it is given, except check_mixed (below).
 #ifndef IXY_CHECKS_H
 #define IXY_CHECKS_H
 
@@ -30,6 +30,8 @@ struct check_plan {
 	bool whole_app;                  // ixy_check_configs: messages name the app, not the one device
 	const struct pci_access* access; // NULL before the first device
 	uint64_t huge_pages;             // the devices' so far
+	bool xdp;                        // an AF_XDP device is among them
+	uint32_t umem_huge_pages;        // its UMEM's, if the process has none yet: huge pages unless AF_XDP only
 	size_t num_devices;
 	const char* pci_addr; // the last device's address, driver and kernel driver
 	const struct ixy_driver* driver;
@@ -41,5 +43,9 @@ struct check_plan {
 bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan);
 // Fails with a message unless the huge pages of the plan's devices and the app can be had (failsafe.c).
 bool check_memory(const struct check_plan* plan);
+// For ixy_check_configs: an app with AF_XDP and PCI devices reaches all of them the PCI way, whichever it takes
+// first, so that its UMEM is DMA memory a PCI NIC can reach. This chooses that way for the process (access.h) if
+// none is chosen yet; it changes nothing for other apps. Fails with a message if it cannot.
+bool check_mixed(const struct check_plan* plan);
 
 #endif

@@ -39,7 +39,7 @@ bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, ui
 			return false;
 		}
 	}
-	return check_memory(&plan);
+	return check_memory(&plan) && check_mixed(&plan);
 }
 
 struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {

@@ -18,7 +18,7 @@ uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
 
 // Buffers of a page never span two huge pages: those need not be physically contiguous.
 struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
-				  size_t stride, bool by_offset) {
+				  size_t stride) {
 	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
 	    buf_size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
@@ -38,15 +38,12 @@ struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_ent
 		size_t page = (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE,
 		       offset = first + (i % bufs_per_page) * stride;
 		// Each huge page is physically contiguous: translate once per page.
-		if (!by_offset && i % bufs_per_page == 0 &&
-		    (page_device = memory_device_address((uint8_t*)mem->virt + page)) == 0) {
+		if (i % bufs_per_page == 0 && (page_device = memory_device_address((uint8_t*)mem->virt + page)) == 0) {
 			free(mempool);
 			return NULL;
 		}
 		struct pkt_buf* buf = (struct pkt_buf*)((uint8_t*)mem->virt + page + offset);
-		*buf = (struct pkt_buf){.buf_addr_phy = by_offset ? page + offset : page_device + offset,
-					.mempool = mempool,
-					.mempool_idx = i};
+		*buf = (struct pkt_buf){.buf_addr_phy = page_device + offset, .mempool = mempool, .mempool_idx = i};
 		// The stack is filled so that buffer 0 is handed out first.
 		mempool->free_stack[num_entries - 1 - i] = buf;
 	}
@@ -61,7 +58,7 @@ struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size)
 	struct dma_memory mem = {0};
 	struct mempool* mempool = NULL;
 	if ((pages == 0 || memory_allocate_dma(pages * IXY_HUGE_PAGE_SIZE, false, &mem) == 0) &&
-	    !(mempool = memory_mempool_in(&mem, num_entries, buf_size, 0, buf_size, false))) {
+	    !(mempool = memory_mempool_in(&mem, num_entries, buf_size, 0, buf_size))) {
 		memory_free_dma(&mem);
 	}
 	return mempool;

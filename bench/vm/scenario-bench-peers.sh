@@ -4,6 +4,8 @@
 #   ixy       ixy-fwd B C (the NICs taken from the kernel's driver, given back afterwards)
 #   bridge    the Linux bridge with B and C as its ports (kernel driver virtio_net)
 #   afpacket  afpacket_fwd on B's and C's interfaces (packet sockets with TPACKET_V3 rings, bench/peers)
+#   xdp       ixy-fwd xdp:<B's interface> xdp:<C's interface>: ixy-fwd over AF_XDP on the kernel's virtio_net
+#             (src/driver/xdp.c; the interfaces promiscuous, as the bridge and afpacket_fwd make them)
 #   testpmd   DPDK's testpmd in io forwarding mode, B and C bound to uio_pci_generic (if the guest has it:
 #             build-guest.sh --with-testpmd, when the host has dpdk-testpmd)
 # Prints "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" per run. With IXY_BENCH_HOST_ENDS=1
@@ -40,7 +42,7 @@ uio_leaves() {
 	echo >"/sys/bus/pci/devices/$1/driver_override"
 	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/unbind
 }
-peers="ixy bridge afpacket"
+peers="ixy bridge afpacket xdp"
 if command -v dpdk-testpmd >/dev/null; then
 	peers="$peers testpmd"
 	mkfifo /tmp/testpmd.in
@@ -78,6 +80,14 @@ for i in $(seq "$ROUNDS"); do
 				run_app afpacket_fwd "$if_b" "$if_c" >/tmp/bench-fwd.log 2>&1 &
 				fwd_pid=$!
 				for _ in $(seq 50); do grep -q forwarding /tmp/bench-fwd.log && break; sleep 0.1; done
+				;;
+			xdp)
+				if_b=$(kernel_takes $NIC_B) if_c=$(kernel_takes $NIC_C)
+				ip link set "$if_b" promisc on && ip link set "$if_c" promisc on
+				run_app ixy-fwd "xdp:$if_b" "xdp:$if_c" >/tmp/bench-fwd.log 2>&1 &
+				fwd_pid=$!
+				wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd over AF_XDP did not start"
+				grep "AF_XDP on" /tmp/bench-fwd.log | sed 's/^/    /'
 				;;
 			testpmd)
 				kernel_leaves $NIC_B

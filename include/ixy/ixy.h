@@ -101,7 +101,8 @@ struct ixy_device* ixy_init_config(const struct ixy_config* config);
 // all reached the same way) and then checks the DMA memory of all of them together, plus app_huge_pages for the
 // app's own pools (memory_mempool_huge_pages: the pages memory_allocate_mempool takes): free huge pages and, through
 // VFIO, locked memory. Prints why if not (failsafe.c). Touches no device and changes nothing: ixy_init still decides
-// how the process reaches its devices. An app calls it once, before it takes the first device:
+// how the process reaches its devices; but for an app with AF_XDP and PCI devices it chooses the PCI way already, so
+// that the AF_XDP UMEM is DMA memory a PCI NIC can send from. An app calls it once, before it takes the first device:
 // ixy_init itself can only check one device's memory, when the devices before it are taken already.
 bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages);
 

@@ -38,7 +38,7 @@ int memory_check_hugetlbfs(void);
 
 // One packet buffer. The first cache line is metadata; packet data starts at offset 64.
 struct pkt_buf {
-	uintptr_t buf_addr_phy;  // device address of this struct (see dma_memory.phy; AF_XDP: UMEM offset): data at +64
+	uintptr_t buf_addr_phy;  // device address of this struct (see dma_memory.phy): data at +64
 	struct mempool* mempool; // the pool this buffer must be returned to
 	uint32_t mempool_idx;    // index of this buffer in its pool
 	uint32_t size;           // bytes of packet data
@@ -60,13 +60,12 @@ struct mempool {
 // Creates a pool of num_entries buffers of buf_size bytes each, metadata line included (0: 2048 + 64). buf_size must
 // be a multiple of 64 and at most a huge page. Returns NULL (with a message) on failure.
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size);
-// A pool of num_entries buffers in mem, for memory_allocate_mempool and for memory ixy does not allocate (an AF_XDP
-// UMEM, src/driver/xdp.c). Buffer i lies at offset first + (i % n) * stride in huge page i / n of mem, n = 2 MiB /
-// stride; stride >= buf_size, and the last buffer must end inside mem. Its buf_addr_phy: its offset in mem if
-// by_offset (a UMEM's frames), else its device address. The pool owns mem from then on (memory_free_mempool frees it
-// with memory_free_dma). NULL with a message if it cannot; mem then stays the caller's.
+// A pool of num_entries buffers in mem, for memory_allocate_mempool and for buffers laid out otherwise (an AF_XDP
+// UMEM's frames, src/driver/xdp.c). Buffer i lies at offset first + (i % n) * stride in huge page i / n of mem, n = 2
+// MiB / stride; stride >= buf_size, and the last buffer must end inside mem. The pool owns mem from then on
+// (memory_free_mempool frees it with memory_free_dma). NULL with a message if it cannot; mem then stays the caller's.
 struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
-				  size_t stride, bool by_offset);
+				  size_t stride);
 // Huge pages such a pool takes.
 uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size);
 // Frees the pool and its DMA memory. All buffers should be back; the pool is freed even if some are not.

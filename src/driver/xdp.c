@@ -6,6 +6,10 @@
 // Per queue: an AF_XDP socket bound to the interface and queue, with its four rings (xdp_ring.h).
 // Per process: one UMEM, shared by all sockets of all AF_XDP devices (XDP_SHARED_UMEM), so that ixy-fwd between two
 // AF_XDP devices sends the buffer it received without a copy.
+// Beside PCI devices (ixy's own drivers) the UMEM is the process's DMA memory (huge pages with physical addresses, or
+// IO virtual addresses under VFIO), and a frame's pkt_buf has the device address as any other: a PCI NIC sends a
+// UMEM frame as it is, and a frame is found by its place in the UMEM, not by buf_addr_phy. A PCI NIC's own buffers
+// are copied into a UMEM frame to be sent over AF_XDP (counted: tx_copied).
 //
 // Linux Documentation/networking/af_xdp.rst describes the socket, Documentation/bpf/ the program and its loading.
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../access.h"
 #include "driver.h"
 #include "xdp.h"
 #include "xdp_ring.h"
@@ -290,7 +295,7 @@ static uint16_t umem_join(const char* name) {
 		}
 		// Frame i is buffer i: its pkt_buf at XSK_BUF_OFFSET into the frame, so its data is the packet.
 		umem->pool = memory_mempool_in(&mem, UMEM_FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET,
-					       XSK_FRAME_SIZE, true);
+					       XSK_FRAME_SIZE);
 		umem->held = calloc(UMEM_FRAMES, sizeof(umem->held[0]));
 		if (!umem->pool || !umem->held) {
 			if (umem->pool) {
@@ -615,9 +620,11 @@ static int attach(struct xdp_device* dev) {
 	return fd;
 }
 
+// The UMEM's, if this process has none yet. They are huge pages only in a process that reaches PCI devices too
+// (checks.c); one with AF_XDP devices only takes ordinary memory (xdp_memory_access).
 static uint32_t xdp_huge_pages_needed(const struct ixy_config* config) {
 	(void)config;
-	return 0; // ordinary memory (xdp_memory_access)
+	return process_umem.umem.pool ? 0 : (uint32_t)((size_t)UMEM_FRAMES * XSK_FRAME_SIZE / IXY_HUGE_PAGE_SIZE);
 }
 
 static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
@@ -679,6 +686,11 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s", dev->name, dev->ifname, num_queues,
 		 ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
 		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)");
+	if (access_of_process() != &xdp_memory_access) {
+		ixy_info("%s: the UMEM is DMA memory (%s): PCI NICs send its frames as they are; their own buffers are "
+			 "copied into a frame to be sent here (tx_copied at close)",
+			 dev->name, access_of_process()->name);
+	}
 	return &dev->ixy;
 }
 

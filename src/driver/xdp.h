@@ -13,12 +13,14 @@
 
 #define XDP_NAME_PREFIX "xdp:"
 
-// The device's operations (driver.h declares it): init is called with pci NULL; huge_pages_needed is 0.
+// The device's operations (driver.h declares it): init is called with pci NULL; huge_pages_needed is the UMEM's
+// huge pages until the process has one.
 extern const struct ixy_driver xdp_driver;
-// The DMA memory of a process with AF_XDP devices, the UMEM and the app's own pools: ordinary pages, no physical
-// addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free are
-// set. A PCI device cannot join such a process (access_check refuses it), nor an AF_XDP device a process with PCI
-// devices (check_taking): ixy's PCI drivers would send a UMEM frame by its UMEM offset.
+// The DMA memory of a process with AF_XDP devices only, the UMEM and the app's own pools: ordinary pages, no
+// physical addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free
+// are set. A process that also reaches PCI devices takes its way's DMA memory for the UMEM instead (checks.c decides:
+// ixy_check_configs picks the PCI way when any of the app's devices is PCI); a PCI device cannot join once this
+// memory was chosen (check_taking refuses it).
 extern const struct pci_access xdp_memory_access;
 
 // The refusals of an AF_XDP device, one line each, before anything is changed: no such interface, a capability

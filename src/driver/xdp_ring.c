@@ -45,6 +45,12 @@ static struct pkt_buf* frame_buf(const struct xsk_umem* umem, uint32_t frame) {
 	return (struct pkt_buf*)((uint8_t*)umem->pool->dma.virt + (size_t)frame * XSK_FRAME_SIZE + XSK_BUF_OFFSET);
 }
 
+// The frame a buffer of the UMEM's pool lies in, by its place in the UMEM: its buf_addr_phy is the address a PCI NIC
+// uses for it (the UMEM is DMA memory when the process has PCI devices too), not its offset in the UMEM.
+static uint64_t buf_frame(const struct xsk_umem* umem, const struct pkt_buf* buf) {
+	return (uint64_t)((const uint8_t*)buf - (const uint8_t*)umem->pool->dma.virt) / XSK_FRAME_SIZE;
+}
+
 bool xsk_needs_wakeup(const struct xsk_ring* ring) {
 	return __atomic_load_n(ring->flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP;
 }
@@ -59,7 +65,7 @@ void xsk_refill(struct xsk_queue* q) {
 			break;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			uint64_t frame = (bufs[i]->buf_addr_phy - XSK_BUF_OFFSET) / XSK_FRAME_SIZE;
+			uint64_t frame = buf_frame(q->umem, bufs[i]);
 			q->umem->held[frame] = XSK_HELD(q->slot, 0);
 			addrs[q->fill.head++ & (q->fill.size - 1)] = frame * XSK_FRAME_SIZE;
 		}
@@ -128,7 +134,7 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			pkt_buf_free(buf);
 			continue;
 		}
-		if (buf->mempool != q->umem->pool) { // not a frame: copy it into one
+		if (buf->mempool != q->umem->pool) { // not a frame (e.g. a PCI NIC's pool): copy it into one
 			struct pkt_buf* frame_copy = pkt_buf_alloc(q->umem->pool);
 			if (!frame_copy) {
 				break; // the caller keeps bufs[taken ..]
@@ -139,8 +145,8 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			buf = frame_copy;
 			q->counters.tx_copied++;
 		}
-		uint64_t addr = buf->buf_addr_phy + 64; // the UMEM offset of the data
-		q->umem->held[addr / XSK_FRAME_SIZE] = XSK_HELD(q->slot, 1);
+		uint64_t frame = buf_frame(q->umem, buf), addr = frame * XSK_FRAME_SIZE + XSK_PACKET_OFFSET; // its data
+		q->umem->held[frame] = XSK_HELD(q->slot, 1);
 		descs[q->tx.head++ & (q->tx.size - 1)] = (struct xdp_desc){.addr = addr, .len = buf->size};
 	}
 	store_index(q->tx.producer, q->tx.head);

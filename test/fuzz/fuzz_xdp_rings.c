@@ -57,8 +57,7 @@ static void setup(void) {
 	FUZZ_CHECK(access_choose("fuzz", &xdp_memory_access) == 0);
 	struct dma_memory mem;
 	FUZZ_CHECK(memory_allocate_dma((size_t)FRAMES * XSK_FRAME_SIZE, false, &mem) == 0);
-	umem.pool =
-	    memory_mempool_in(&mem, FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE, true);
+	umem.pool = memory_mempool_in(&mem, FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
 	FUZZ_CHECK(umem.pool != NULL);
 	umem.num_frames = FRAMES;
 	umem.held = held_by_kernel;
@@ -80,7 +79,7 @@ static bool in_umem(const struct pkt_buf* buf) {
 }
 
 static uint32_t frame_of(const struct pkt_buf* buf) {
-	return (uint32_t)((buf->buf_addr_phy - XSK_BUF_OFFSET) / XSK_FRAME_SIZE);
+	return (uint32_t)(((const uint8_t*)buf - (const uint8_t*)umem.pool->dma.virt) / XSK_FRAME_SIZE);
 }
 
 // Each frame in exactly one place: pool, app, kernel.

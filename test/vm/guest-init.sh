@@ -195,6 +195,43 @@ check_eq() { # check_eq WHAT GOT EXPECTED
 
 free_hugepages() { cat $HUGEPAGE_SYSFS/free_hugepages; }
 
+# The apps as a pipeline (scenarios e2e and xdp): ixy-pcap on D captures $packets packets into /tmp/capture.pcap,
+# ixy-fwd runs between its two arguments, and ixy-pktgen on A sends once both receivers run; logs in /tmp/pcap.log,
+# fwd.log, pktgen.log, the apps' uids in /tmp/apps-uid.txt, markers "receivers running" and "<app> exit <code>".
+pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
+	run_app ixy-pcap --user ixy $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+	pcap_pid=$!
+	run_app ixy-fwd --user ixy "$1" "$2" >/tmp/fwd.log 2>&1 &
+	fwd_pid=$!
+	if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
+		marker "receivers running"
+		for pid in $pcap_pid $fwd_pid; do
+			sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/uid \1/p' "/proc/$pid/status"
+		done >/tmp/apps-uid.txt
+		marker "ixy-pcap and ixy-fwd run as $(tr '\n' ' ' </tmp/apps-uid.txt)"
+		{ app_status ixy-pcap $pcap_pid; app_status ixy-fwd $fwd_pid; } >/tmp/status.txt
+		run_app ixy-pktgen --user ixy $NIC_A >/tmp/pktgen.log 2>&1 &
+		pktgen_pid=$!
+		wait_running /tmp/pktgen.log $pktgen_pid && app_status ixy-pktgen $pktgen_pid >>/tmp/status.txt
+		for _ in $(seq $((wait_s * 10))); do
+			kill -0 $pcap_pid 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 $pcap_pid 2>/dev/null; then
+			marker "pcap did not capture $packets packets within $wait_s s"
+			stop_app pcap $pcap_pid
+		else
+			wait $pcap_pid
+			marker "pcap exit $?"
+		fi
+		stop_app pktgen $pktgen_pid
+	else
+		marker "receivers did not start"
+		stop_app pcap $pcap_pid
+	fi
+	stop_app fwd $fwd_pid
+}
+
 # ---- Bad inputs: the cases of the bad-inputs scenarios. A scenario that uses bad() defines snapshot (prints what no
 # bad input may change) and rebind (puts back what a failed case changed). The cases go to /tmp/bad-inputs.tsv.
 
