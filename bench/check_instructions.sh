@@ -1,8 +1,8 @@
 #!/bin/sh
-# Regression test (ctest bench_instructions and bench_instructions_virtio, labels bench and novalgrind): counts the
-# instructions per forwarded packet of the ixgbe (or VirtIO) forwarding path with callgrind, as bench/run.sh does,
-# and fails if the total is more than 2% above the documented figure in bench/expected_instructions.txt. Counts are
-# exact: no time is measured.
+# Regression test (ctest bench_instructions, bench_instructions_virtio and bench_instructions_xdp, labels bench and
+# novalgrind): counts the instructions per forwarded packet of the ixgbe (or VirtIO, or AF_XDP) forwarding path with
+# callgrind, as bench/run.sh does, and fails if the total is more than 2% above the documented figure in
+# bench/expected_instructions.txt. Counts are exact: no time is measured.
 #
 # Usage: check_instructions.sh <bench binary> <compiler id> <compiler version> [<key> <bench argument>...]
 #   key: the line of the expected file to check (default instructions_per_packet, the ixgbe); the bench arguments go

@@ -5,12 +5,14 @@
 # (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
 # is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
-# Usage: bench/run.sh [--cache | --virtio]
+# Usage: bench/run.sh [--cache | --virtio | --xdp]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
 #            packet for each descriptor layout: two descriptors (legacy without ANY_LAYOUT), one (legacy with it),
 #            one (modern, VERSION_1)
+#   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
+#            kernel's side excluded
 # Environment: BUILD_DIR (default build-bench), CALLGRIND_PACKETS (default 640000), TIME_PACKETS (default 2000000)
 set -eu
 
@@ -20,12 +22,15 @@ callgrind_packets=${CALLGRIND_PACKETS:-640000}
 time_packets=${TIME_PACKETS:-2000000}
 cache=no
 virtio=no
+xdp=no
 if [ "${1:-}" = "--cache" ]; then
 	cache=yes
 elif [ "${1:-}" = "--virtio" ]; then
 	virtio=yes
+elif [ "${1:-}" = "--xdp" ]; then
+	xdp=yes
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--cache | --virtio]" >&2
+	echo "usage: $0 [--cache | --virtio | --xdp]" >&2
 	exit 2
 fi
 for tool in cmake make valgrind python3; do
@@ -72,6 +77,23 @@ for part in parts:
     print(f"{part:<24}" + "".join(f"{values[(layout, part)]:>22.1f}" for layout, _ in layouts))
 TABLE
 	sed -n '$p' "$out/two.txt"
+	exit 0
+fi
+if [ "$xdp" = yes ]; then
+	make -C "$build" -j2 xdp_fwd_bench >/dev/null
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --toggle-collect=bench_measured_rounds \
+		--callgrind-out-file="$out/xdp.out" "$build/bench/xdp_fwd_bench" "$callgrind_packets" \
+		>"$out/valgrind.log" 2>&1 || {
+		cat "$out/valgrind.log" >&2
+		exit 1
+	}
+	use_batch_of_bench xdp_fwd_bench
+	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): AF_XDP driver's rings" \
+		"(xdp_ring.c) against a simulated kernel side, shared UMEM, rings of 512, batch $FWD_BATCH_SIZE, both" \
+		"directions, the kernel's side excluded"
+	python3 "$repo/bench/callgrind_parts.py" "$out/xdp.out"
 	exit 0
 fi
 make -C "$build" -j2 fwd_bench_count >/dev/null
