@@ -8,10 +8,10 @@
 // pwrite on its IO-port BAR to notify the device), and pwrite64 is the first call on the filter's list.
 //
 // Refused calls fail with EPERM rather than killing the process. Through sysfs, the process's own teardown (ixy_stop:
-// reset, bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the kernel hands
-// to others (test/vm/scenario-quiet.sh shows it). With EPERM, a bug that tries a forbidden call sees an error, and
-// the app still stops its devices on its way out. (Through VFIO the kernel would quiet the NIC of a killed process;
-// one rule for both ways keeps the library simple.)
+// reset; ixy_close: bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the
+// kernel hands to others (test/vm/scenario-quiet.sh shows it). With EPERM, a bug that tries a forbidden call sees an
+// error, and the app still stops its devices on its way out. (Through VFIO the kernel would quiet the NIC of a killed
+// process; one rule for both ways keeps the library simple.)
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -170,7 +170,7 @@ static int install_filter(void) {
 	    // compares the whole number, so none matches one and they end at the last rule, refused.
 	    LOAD_NR,
 	    // I/O on files the process has open: the legacy VirtIO transport's IO-port BAR (every TX batch notifies
-	    // with pwrite64; stop and reset write it too), config space (bus mastering off at ixy_stop: pread64 and
+	    // with pwrite64; stop and reset write it too), config space (bus mastering off at ixy_close: pread64 and
 	    // pwrite64 on the sysfs config file or the VFIO device file), the interrupt eventfds (read after a
 	    // wake-up), stdout and stderr (rates, totals, messages: write), ixy-pcap's file (write, on fflush).
 	    // No call below can open a file, so these reach only what was open before.

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -72,15 +73,21 @@ static void forbidden_calls_fail(pid_t parent) {
 	CHECK_EQ(ixy_sandbox_enter(&again), (uint64_t)-1);
 }
 
+// A thread started before the filter, and what it is told and answers through (blocking pipes).
+struct thread_before {
+	bool stays;        // it waits for ever after answering (the process's exit_group ends it), or ends (exit)
+	int kick_fds[2];   // to the thread: the filter is in
+	int answer_fds[2]; // from the thread: its id, then the errno of its open
+	int status_fd;     // its /proc status
+};
+
 // What a child opens and starts before the filter, as an app opens its files before: a pipe (non-blocking: a write
-// the filter refuses must not leave a read waiting), an epoll instance, its /proc status, a thread and its status.
+// the filter refuses must not leave a read waiting), an epoll instance, its /proc status, two threads.
 struct before {
 	int pipe_fds[2];
 	int epoll_fd;
 	int status_fd;
-	int thread_status_fd;
-	int kick_fds[2];   // to the thread: the filter is in (blocking)
-	int answer_fds[2]; // from the thread: its id, then the errno of its open (blocking)
+	struct thread_before threads[2];
 };
 
 // The value of the line "key:\t<value>" of a /proc status file opened before, read with pread from its start,
@@ -117,10 +124,10 @@ static bool status_field(int fd, const char* key, char* value, size_t size) {
 		CHECK(found_&& strcmp(value_, (expected)) == 0);                                                       \
 	} while (0)
 
-// The thread started before the filter: says who it is, waits for the filter, tries an open, answers its errno,
-// then waits for ever (the process's exit_group ends it).
+// A thread started before the filter: says who it is, waits for the filter, tries an open, answers its errno, then
+// waits for ever or ends.
 static void* thread_before(void* arg) {
-	const struct before* b = arg;
+	const struct thread_before* b = arg;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	char go;
 	if (write(b->answer_fds[1], &tid, sizeof(tid)) != sizeof(tid) || read(b->kick_fds[0], &go, 1) != 1) {
@@ -131,7 +138,7 @@ static void* thread_before(void* arg) {
 	if (fd >= 0) {
 		close(fd);
 	}
-	if (write(b->answer_fds[1], &open_errno, sizeof(open_errno)) == sizeof(open_errno)) {
+	if (write(b->answer_fds[1], &open_errno, sizeof(open_errno)) == sizeof(open_errno) && b->stays) {
 		while (read(b->kick_fds[0], &go, 1) >= 0) {
 		}
 	}
@@ -238,17 +245,31 @@ static void allowed_calls_work(const struct before* b) {
 	CHECK_EQ(close(b->pipe_fds[1]), 0);
 }
 
-// The kernel's view: no_new_privs and seccomp filter mode (2), for this thread and the one started before, whose
-// open must fail as this thread's do.
+// The kernel's view: no_new_privs and seccomp filter mode (2), for this thread and those started before, whose open
+// must fail as this thread's do. The thread that ends must be gone (its status unreadable, ESRCH) in a while.
 static void kernel_state(const struct before* b) {
 	CHECK_STATUS(b->status_fd, "NoNewPrivs", "1");
 	CHECK_STATUS(b->status_fd, "Seccomp", "2");
-	CHECK_STATUS(b->thread_status_fd, "NoNewPrivs", "1");
-	CHECK_STATUS(b->thread_status_fd, "Seccomp", "2");
-	int open_errno = -1;
-	CHECK_EQ(write(b->kick_fds[1], "", 1), 1);
-	CHECK_EQ(read(b->answer_fds[0], &open_errno, sizeof(open_errno)), sizeof(open_errno));
-	CHECK_EQ(open_errno, EPERM);
+	for (size_t i = 0; i < sizeof(b->threads) / sizeof(b->threads[0]); i++) {
+		const struct thread_before* t = &b->threads[i];
+		CHECK_STATUS(t->status_fd, "NoNewPrivs", "1");
+		CHECK_STATUS(t->status_fd, "Seccomp", "2");
+		int open_errno = -1;
+		ssize_t kicked = write(t->kick_fds[1], "", 1);
+		CHECK_EQ(kicked, 1);
+		if (kicked == 1) { // else the thread could not answer either
+			CHECK_EQ(read(t->answer_fds[0], &open_errno, sizeof(open_errno)), sizeof(open_errno));
+		}
+		CHECK_EQ(open_errno, EPERM);
+		char text[64];
+		bool gone = false;
+		struct timespec nap = {.tv_nsec = 1000000};
+		for (int polls = 0; polls < 5000 && !t->stays && !gone; polls++) {
+			gone = pread(t->status_fd, text, sizeof(text), 0) < 0 && errno == ESRCH;
+			nanosleep(&nap, NULL);
+		}
+		CHECK(t->stays || gone);
+	}
 }
 
 // After --user's drop (as root): the user's ids in all four places (real, effective, saved, filesystem), its group
@@ -268,28 +289,33 @@ static void dropped_state(const struct before* b, const struct ixy_sandbox_confi
 	CHECK_STATUS(b->status_fd, "CapAmb", none);
 }
 
-static void open_before(struct before* b, pthread_t* thread) {
+static void open_before(struct before* b) {
 	CHECK_EQ(pipe2(b->pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
-	CHECK_EQ(pipe2(b->kick_fds, O_CLOEXEC), 0);
-	CHECK_EQ(pipe2(b->answer_fds, O_CLOEXEC), 0);
 	b->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	CHECK(b->epoll_fd >= 0);
 	b->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	CHECK(b->status_fd >= 0);
-	pid_t tid = 0;
-	CHECK_EQ(pthread_create(thread, NULL, thread_before, b), 0);
-	CHECK_EQ(read(b->answer_fds[0], &tid, sizeof(tid)), sizeof(tid));
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
-	b->thread_status_fd = open(path, O_RDONLY | O_CLOEXEC);
-	CHECK(b->thread_status_fd >= 0);
+	for (size_t i = 0; i < sizeof(b->threads) / sizeof(b->threads[0]); i++) {
+		struct thread_before* t = &b->threads[i];
+		t->stays = i == 0;
+		CHECK_EQ(pipe2(t->kick_fds, O_CLOEXEC), 0);
+		CHECK_EQ(pipe2(t->answer_fds, O_CLOEXEC), 0);
+		pthread_t thread;
+		pid_t tid = 0;
+		CHECK_EQ(pthread_create(&thread, NULL, thread_before, t), 0);
+		CHECK_EQ(read(t->answer_fds[0], &tid, sizeof(tid)), sizeof(tid));
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+		t->status_fd = open(path, O_RDONLY | O_CLOEXEC);
+		CHECK(t->status_fd >= 0);
+	}
 }
 
 // Waits for the child; one that does not end (a refused exit_group leaves the other thread running) is killed after
 // a generous while and counts as 101.
 static int child_result(pid_t pid) {
 	int status = 0;
-	for (int polls = 0; polls < 6000; polls++) {
+	for (int polls = 0; polls < 2000; polls++) {
 		pid_t done = waitpid(pid, &status, WNOHANG);
 		if (done == pid) {
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
@@ -307,13 +333,16 @@ static int child_result(pid_t pid) {
 }
 
 // Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died).
-static int in_child(const struct ixy_sandbox_config* config, bool root_dropped) {
+// keep_caps: the child asks first to keep its permitted capabilities across the change of user (PR_SET_KEEPCAPS),
+// which ixy_sandbox_enter must then drop itself.
+static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, bool keep_caps) {
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct before b;
-		pthread_t thread;
+		check_failures = 0; // the child's own, not the parent's so far
 		pid_t parent = getppid();
-		open_before(&b, &thread);
+		open_before(&b);
+		CHECK(!keep_caps || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
 		int entered = ixy_sandbox_enter(config);
 		CHECK_EQ(entered, 0);
 		if (entered == 0) {
@@ -350,7 +379,7 @@ static int i386_call(void) {
 
 int main(void) {
 	struct ixy_sandbox_config filter_only = {0};
-	int failed = in_child(&filter_only, false);
+	int failed = in_child(&filter_only, false, false);
 	printf("filter: %d check(s) failed in the child\n", failed);
 	CHECK_EQ(failed, 0);
 	int status = i386_call();
@@ -361,8 +390,13 @@ int main(void) {
 		struct ixy_sandbox_config nobody = {0};
 		CHECK_EQ(ixy_sandbox_user(&nobody, "nobody"), 0);
 		CHECK(nobody.drop_user && nobody.uid != 0);
-		failed = in_child(&nobody, true);
+		failed = in_child(&nobody, true, false);
 		printf("filter and --user nobody: %d check(s) failed in the child\n", failed);
+		CHECK_EQ(failed, 0);
+		failed = in_child(&nobody, true, true);
+		printf("filter and --user nobody, capabilities kept by PR_SET_KEEPCAPS: %d check(s) failed in the "
+		       "child\n",
+		       failed);
 		CHECK_EQ(failed, 0);
 	} else {
 		printf("not root: the drop to another user is not tested\n");
