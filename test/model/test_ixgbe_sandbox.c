@@ -94,7 +94,7 @@ int main(void) {
 		_exit(failures > 99 ? 99 : failures);
 	}
 	close(out[1]);
-	// The child's messages, passed on; the library's warnings, errors and panics must be none.
+	// The child's messages, passed on; warnings, errors and panics of the library and the seam must be none.
 	char text[65536];
 	size_t len = 0;
 	ssize_t n;
@@ -111,7 +111,12 @@ int main(void) {
 	       WIFSIGNALED(status) ? " (it was killed by a signal)" : "");
 	CHECK_EQ(failed, 0);
 	CHECK(strstr(text, "least privilege: seccomp filter") != NULL);
-	CHECK(strstr(text, "ixy: warning") == NULL && strstr(text, "ixy: error") == NULL &&
-	      strstr(text, "BUG") == NULL);
+	const char* bad[] = {"ixy: warning", "ixy: error", "BUG", "seam:"}; // seam: the test build's DMA memory
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (strstr(text, bad[i])) {
+			fprintf(stderr, "the child printed '%s'\n", bad[i]);
+			check_failures++;
+		}
+	}
 	return check_summary();
 }
