@@ -105,7 +105,7 @@ static int capabilities(struct __user_cap_data_struct data[2], bool set) {
 // nothing can be changed back); setresuid to another user than root clears the permitted and effective capabilities
 // (man 7 capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user
 // already, in its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its
-// supplementary groups then stay as they are, nobody can drop them. Either way, for a user other than root, every
+// supplementary groups then stay as they are (only root can drop them). Either way, for a user other than root, every
 // capability the process still holds (a file capability on the binary, a kept set) is dropped, and capget must show
 // none left.
 static int drop_root(const struct ixy_sandbox_config* config) {
