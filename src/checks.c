@@ -47,20 +47,34 @@ bool ixy_valid_pci_addr(const char* s) {
 	return s && s[11] <= '7'; // the function number is 0..7
 }
 
+// Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1.
+struct environment {
+	bool force, virtio_legacy, trace, sandbox_probe;
+};
+
+static bool switch_on(const char* name) {
+	const char* value = getenv(name);
+	return value && strcmp(value, "1") == 0;
+}
+
+static struct environment read_environment(void) {
+	return (struct environment){.force = switch_on("IXY_FORCE"),
+				    .virtio_legacy = switch_on("IXY_VIRTIO_LEGACY"),
+				    .trace = switch_on("IXY_TRACE"),
+				    .sandbox_probe = switch_on("IXY_TEST_SANDBOX_PROBE")};
+}
+
 struct ixy_config check_environment(const struct ixy_config* config) {
-	const char* force = getenv("IXY_FORCE");
-	const char* legacy = getenv("IXY_VIRTIO_LEGACY");
-	const char* trace = getenv("IXY_TRACE");
+	struct environment env = read_environment();
 	struct ixy_config c = *config;
-	c.force |= force && strcmp(force, "1") == 0;
-	c.virtio_legacy |= legacy && strcmp(legacy, "1") == 0;
-	c.trace |= trace && strcmp(trace, "1") == 0;
+	c.force |= env.force;
+	c.virtio_legacy |= env.virtio_legacy;
+	c.trace |= env.trace;
 	return c;
 }
 
 bool check_sandbox_probe(void) {
-	const char* probe = getenv("IXY_TEST_SANDBOX_PROBE");
-	return probe && strcmp(probe, "1") == 0;
+	return read_environment().sandbox_probe;
 }
 
 bool check_request(const struct ixy_config* config) {

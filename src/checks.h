@@ -15,7 +15,8 @@
 struct ixy_config check_environment(const struct ixy_config* config);
 // s is "xdp:<ifname>" with a name an interface can have (driver/xdp.c). Prints nothing.
 bool check_xdp_name(const char* s);
-// IXY_TEST_SANDBOX_PROBE=1, for tests only: ixy_sandbox_enter (sandbox.c) then tries calls its filter forbids.
+// IXY_TEST_SANDBOX_PROBE=1 (read with the others above), for tests only: ixy_sandbox_enter (sandbox.c) then tries
+// calls its filter forbids.
 bool check_sandbox_probe(void);
 // The address has the shape of a PCI address, the queue counts and the ring size are in range.
 bool check_request(const struct ixy_config* config);

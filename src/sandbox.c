@@ -8,20 +8,24 @@
 // pwrite on its IO-port BAR to notify the device), and pwrite64 is the first call on the filter's list.
 //
 // Refused calls fail with EPERM rather than killing the process. Through sysfs, the process's own teardown (ixy_stop:
-// reset, bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the kernel hands
-// to others (test/vm/scenario-quiet.sh shows it). With EPERM, a bug that tries a forbidden call sees an error, and
-// the app still stops its devices on its way out. (Through VFIO the kernel would quiet the NIC of a killed process;
-// one rule for both ways keeps the library simple.)
+// reset; ixy_close: bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the
+// kernel hands to others (test/vm/scenario-quiet.sh shows it). With EPERM, a bug that tries a forbidden call sees an
+// error, and the app still stops its devices on its way out. (Through VFIO the kernel would quiet the NIC of a killed
+// process; one rule for both ways keeps the library simple.)
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <linux/vfio.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -47,8 +51,30 @@
 
 // /etc/passwd read with fgetpwent, not getpwnam: getpwnam goes through NSS, which in a statically linked program
 // (the apps are, for the VM guests) loads the shared modules nsswitch.conf names (systemd, ldap, ...) and crashes
-// on a machine whose glibc differs. So only users of /etc/passwd can be named.
+// on a machine whose glibc differs. So only users of /etc/passwd can be named; a user only NSS knows (LDAP, ...) is
+// given by number instead: "<uid>" (its group the same number) or "<uid>:<gid>".
+static bool numeric_user(struct ixy_sandbox_config* config, const char* name) {
+	unsigned long uid, gid;
+	char* end;
+	if (name[0] < '0' || name[0] > '9') {
+		return false;
+	}
+	uid = strtoul(name, &end, 10);
+	gid = uid;
+	if (*end == ':' && end[1] >= '0' && end[1] <= '9') {
+		gid = strtoul(end + 1, &end, 10);
+	}
+	if (*end != '\0' || uid >= UINT32_MAX || gid >= UINT32_MAX) {
+		return false;
+	}
+	*config = (struct ixy_sandbox_config){.disabled = config->disabled, .drop_user = true, .uid = uid, .gid = gid};
+	return true;
+}
+
 int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name) {
+	if (numeric_user(config, name)) {
+		return 0;
+	}
 	FILE* passwd = fopen(IXY_PASSWD_PATH, "re");
 	if (!passwd) {
 		ixy_error("cannot read %s to look up user '%s': %s", IXY_PASSWD_PATH, name, strerror(errno));
@@ -68,18 +94,54 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name) {
 	return user ? 0 : -1;
 }
 
-// Becomes config's user: groups first (only root may set them), the user last (then nothing can be changed back).
+// Capabilities (man 7 capabilities) through the raw system calls, as libc has no wrapper for them: version 3 has
+// two 32 bit words per set (capabilities 0..63).
+static int capabilities(struct __user_cap_data_struct data[2], bool set) {
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	return (int)syscall(set ? SYS_capset : SYS_capget, &header, data);
+}
+
+// Becomes config's user. As root: groups first (only root may set them), then the group, the user last (then
+// nothing can be changed back); setresuid to another user than root clears the permitted and effective capabilities
+// (man 7 capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user
+// already, in its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its
+// supplementary groups then stay as they are (only root can drop them). Either way, for a user other than root, every
+// capability the process still holds (a file capability on the binary, a kept set) is dropped, and capget must show
+// none left.
 static int drop_root(const struct ixy_sandbox_config* config) {
-	if (getuid() == config->uid && geteuid() == config->uid && getgid() == config->gid) {
-		return 0; // that user already (under VFIO the apps run as the user who owns the NICs)
-	}
-	if (setgroups(1, &config->gid) != 0 || setgid(config->gid) != 0 || setuid(config->uid) != 0) {
-		ixy_error("cannot become uid %u gid %u: %s (only root can switch to another user)",
-			  (unsigned)config->uid, (unsigned)config->gid, strerror(errno));
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid;
+	if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0) {
+		ixy_error("cannot read the process's user and group ids: %s", strerror(errno));
 		return -1;
 	}
-	if (config->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
-		ixy_error("became uid %u, but root could be had back: refusing to go on", (unsigned)config->uid);
+	uid_t uid = config->uid;
+	gid_t gid = config->gid;
+	if (euid == 0) {
+		if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) {
+			ixy_error("cannot become uid %u gid %u: %s", (unsigned)uid, (unsigned)gid, strerror(errno));
+			return -1;
+		}
+	} else if (ruid != uid || euid != uid || suid != uid || rgid != gid || egid != gid || sgid != gid) {
+		ixy_error("cannot become uid %u gid %u: only root can switch to another user", (unsigned)uid,
+			  (unsigned)gid);
+		return -1;
+	}
+	if (uid == 0) {
+		return 0; // --user root: nothing dropped
+	}
+	struct __user_cap_data_struct caps[2] = {{0}};
+	if (capabilities(caps, true) != 0 || capabilities(caps, false) != 0) {
+		ixy_error("became uid %u, but cannot drop its capabilities: %s", (unsigned)uid, strerror(errno));
+		return -1;
+	}
+	if (caps[0].permitted | caps[1].permitted | caps[0].effective | caps[1].effective | caps[0].inheritable |
+	    caps[1].inheritable) {
+		ixy_error("became uid %u, but capabilities remain: refusing to go on", (unsigned)uid);
+		return -1;
+	}
+	if (setuid(0) == 0 || seteuid(0) == 0) {
+		ixy_error("became uid %u, but root could be had back: refusing to go on", (unsigned)uid);
 		return -1;
 	}
 	return 0;
@@ -104,12 +166,11 @@ static int install_filter(void) {
 	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_AUDIT_ARCH, 1, 0),
 	    RET(SECCOMP_RET_KILL_PROCESS),
+	    // x32 calls share the architecture but have bit 30 set in the number (__X32_SYSCALL_BIT): every rule below
+	    // compares the whole number, so none matches one and they end at the last rule, refused.
 	    LOAD_NR,
-	    // x32 calls share the architecture but have bit 30 set (__X32_SYSCALL_BIT): refused.
-	    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
-	    DENY,
 	    // I/O on files the process has open: the legacy VirtIO transport's IO-port BAR (every TX batch notifies
-	    // with pwrite64; stop and reset write it too), config space (bus mastering off at ixy_stop: pread64 and
+	    // with pwrite64; stop and reset write it too), config space (bus mastering off at ixy_close: pread64 and
 	    // pwrite64 on the sysfs config file or the VFIO device file), the interrupt eventfds (read after a
 	    // wake-up), stdout and stderr (rates, totals, messages: write), ixy-pcap's file (write, on fflush).
 	    // No call below can open a file, so these reach only what was open before.
@@ -148,9 +209,10 @@ static int install_filter(void) {
 	    ALLOW_NR(SYS_rt_sigaction),
 	    // The thread's own signal stack: AddressSanitizer asks for it before each call that does not return.
 	    ALLOW_NR(SYS_sigaltstack),
+	    // Who the process is: nothing it does not know (abort() and raise() ask for the ids of the process and
+	    // the thread to signal; the library's message below asks for the user).
 	    ALLOW_NR(SYS_getpid),
 	    ALLOW_NR(SYS_gettid),
-	    // Who the process is: nothing it does not know (the library's message below asks).
 	    ALLOW_NR(SYS_getuid),
 	    ALLOW_NR(SYS_geteuid),
 	    ALLOW_NR(SYS_getgid),
@@ -182,9 +244,10 @@ static int install_filter(void) {
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TCGETS, 1, 0),
 	    DENY,
 	    ALLOW,
-	    // AF_XDP devices (driver/xdp.c): the wake-up kicks of the packet path, sendto and recvfrom with no address
-	    // and no data, on the sockets opened before (no call here can open one), and getsockopt for their
-	    // statistics and ring offsets (read_stats, stop). A datagram to an address is refused.
+	    // AF_XDP devices (driver/xdp.c): the wake-up kicks of the packet path (sendto with no address, recvfrom),
+	    // and getsockopt for the sockets' statistics and ring offsets (read_stats, stop). No call here can open or
+	    // connect a socket, so these reach only the sockets opened before, as write and read do. sendto to an
+	    // address is refused; what is sent is not checked (a kick sends no data, but write could anyway).
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendto, 0, 6),
 	    LOAD_ARG(4), // dest_addr: NULL, both halves of the pointer
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
@@ -213,13 +276,23 @@ static int install_filter(void) {
 			  strerror(errno));
 		return -1;
 	}
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+	// The seccomp system call (Linux 3.17), not prctl: with TSYNC the filter applies to every thread of the process
+	// (threads an app or a library started before are not left outside it); it fails rather than leave one out.
+	long failed = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program);
+	if (failed > 0) {
+		ixy_error(
+		    "cannot install the seccomp filter in thread %ld, which has another filter. The app stops; run "
+		    "it with --no-sandbox to go on without the filter",
+		    failed);
+		return -1;
+	}
+	if (failed != 0) {
 		ixy_error(
 		    "cannot install the seccomp filter: %s (%s). The app stops; run it with --no-sandbox to go on "
 		    "without the filter",
 		    strerror(errno),
-		    errno == EINVAL
-			? "the kernel has no seccomp filters, CONFIG_SECCOMP_FILTER"
+		    errno == EINVAL || errno == ENOSYS
+			? "the kernel has no seccomp filters, CONFIG_SECCOMP_FILTER, or is older than Linux 3.17"
 			: "a container or a security policy forbids seccomp, or a filter in place forbids it");
 		return -1;
 	}

@@ -16,7 +16,8 @@
 #include <sys/types.h>
 
 struct ixy_sandbox_config {
-	bool disabled;  // no seccomp filter and no no_new_privs (the apps' --no-sandbox); a user is still dropped to
+	// No seccomp filter and no no_new_privs (the apps' --no-sandbox); a user is still dropped to with drop_user.
+	bool disabled;
 	bool drop_user; // become uid/gid below (ixy_sandbox_user sets them): root is dropped
 	uid_t uid;
 	gid_t gid;
@@ -30,18 +31,23 @@ struct ixy_sandbox_config {
 	"kernel or container where seccomp cannot be installed"
 
 // Looks name up in /etc/passwd (not through NSS: see sandbox.c) and makes config drop to that user and its primary
-// group. Call it before the first device is opened, as the apps do while they read their options: it opens a file,
-// which the filter forbids. Returns 0, or -1 with one line on stderr (no such user).
+// group; a name that is a number, "<uid>" or "<uid>:<gid>", is taken as those ids (gid = uid if not given). Call it
+// before the first device is opened, as the apps do while they read their options: it opens a file, which the
+// filter forbids. Returns 0, or -1 with one line on stderr (no such user).
 int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 
 // Locks the process down; call it once every device is up, every pool allocated and every file opened. In order:
-//   1. if config->drop_user: setgroups, setgid, setuid to that user (root's capabilities go with root), and checks
-//      that root cannot be had back. The process keeps what it holds: mapped BARs, open config files and VFIO
-//      files, locked DMA memory.
-//   2. unless config->disabled: prctl(PR_SET_NO_NEW_PRIVS) and a seccomp filter that allows only what the rest of
-//      the process's life needs (the list is in src/sandbox.c: I/O on files it has open, anonymous memory, sleeping,
-//      clocks, signals, the teardown, exit). Every other system call fails with EPERM; a call of another
-//      architecture's ABI kills the process.
+//   1. if config->drop_user: as root, setgroups (the user's group only), setresgid, setresuid to that user; not as
+//      root, the process must be that user already (its supplementary groups then stay). Then, for a user other
+//      than root, drops every capability left (capset), checks with capget that none is, and that root cannot be
+//      had back. The process keeps what it holds: mapped BARs, open config files and VFIO files, locked DMA memory.
+//      (The capability bounding set stays: it limits only what an execve could grant, and the filter forbids it.)
+//   2. unless config->disabled: prctl(PR_SET_NO_NEW_PRIVS) and, for every thread of the process (the seccomp
+//      system call with SECCOMP_FILTER_FLAG_TSYNC, Linux 3.17 or later), a seccomp filter that allows only what the
+//      rest of the process's life needs (the list is in src/sandbox.c: I/O on files it has open, anonymous memory,
+//      sleeping, clocks, signals, the teardown, exit). Every other system call fails with EPERM; a call of another
+//      architecture's ABI kills the process. futex is refused too: threads that wait for each other (a contended
+//      mutex, pthread_join, glibc's setuid) do not work under the filter; ixy's apps have one thread.
 // Returns 0, or -1 with one line on stderr saying what failed and how to go on (an old kernel or a container that
 // forbids seccomp: run the app with --no-sandbox). Then the caller stops and closes its devices and exits.
 // For tests, IXY_TEST_SANDBOX_PROBE=1 makes it then try an open and an execve (both harmless without the filter) and

@@ -1,19 +1,28 @@
 // The sandbox (include/ixy/sandbox.h): in a child process, ixy_sandbox_enter installs its filter; what an app needs
 // afterwards still works, what it must not do (open, execve, sockets, executable or file mappings, other ioctls, a
-// second filter) fails with EPERM. Then, as root, the same with --user's drop to nobody. Each child counts its failed
-// checks into its exit status; the parent prints them.
+// second filter) fails with EPERM. Each allowed call is made once, in a way that tells the filter's EPERM from the
+// kernel's own answer (a pread on a pipe: ESPIPE), so that removing any rule fails a check. The state the kernel
+// reports is read from /proc/self/status (NoNewPrivs, Seccomp, for a thread started before too), and a call through
+// the i386 ABI must kill. Then, as root, the same with --user's drop to nobody: ids, groups and capabilities. Each
+// child counts its failed checks into its exit status; the parent prints them.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/vfio.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +33,7 @@
 // errno of a call that failed, 0 if it worked.
 #define ERRNO_OF(failed) ((failed) ? errno : 0)
 
-static void forbidden_calls_fail(void) {
+static void forbidden_calls_fail(pid_t parent) {
 	int fd = open("/etc/passwd", O_RDONLY);
 	CHECK_EQ(ERRNO_OF(fd < 0), EPERM);
 	CHECK_EQ(ERRNO_OF(openat(AT_FDCWD, "/etc/passwd", O_RDONLY) < 0), EPERM);
@@ -33,6 +42,8 @@ static void forbidden_calls_fail(void) {
 	char* const envp[] = {NULL};
 	CHECK_EQ(ERRNO_OF(execve("/nonexistent/ixy-test", argv, envp) != 0), EPERM);
 	CHECK_EQ(ERRNO_OF(socket(AF_INET, SOCK_DGRAM, 0) < 0), EPERM);
+	// getpid's number with the x32 bit (__X32_SYSCALL_BIT): refused, though getpid is allowed.
+	CHECK_EQ(ERRNO_OF(syscall(0x40000000 | SYS_getpid) < 0), EPERM);
 	pid_t child = fork();
 	if (child == 0) {
 		_exit(0); // without the filter
@@ -52,22 +63,132 @@ static void forbidden_calls_fail(void) {
 	int n;
 	CHECK_EQ(ERRNO_OF(ioctl(0, FIONREAD, &n) != 0), EPERM);
 	// Signals at another process (the parent): refused.
-	CHECK_EQ(ERRNO_OF(kill(getppid(), 0) != 0), EPERM);
-	CHECK_EQ(ERRNO_OF(syscall(SYS_tgkill, getppid(), getppid(), 0) != 0), EPERM);
+	CHECK_EQ(ERRNO_OF(kill(parent, 0) != 0), EPERM);
+	CHECK_EQ(ERRNO_OF(syscall(SYS_tgkill, parent, parent, 0) != 0), EPERM);
 	// Root cannot come back, nor can a second filter replace this one (the app's message for a failed install).
-	CHECK(setuid(0) != 0 || getuid() != 0);
+	// (The system call itself: glibc's setuid would make every thread call it and wait for them with futex, which
+	// the filter refuses too; glibc then aborts.)
+	CHECK_EQ(ERRNO_OF(syscall(SYS_setuid, 0) != 0), EPERM);
 	struct ixy_sandbox_config again = {0};
 	CHECK_EQ(ixy_sandbox_enter(&again), (uint64_t)-1);
 }
 
-// pipe_fds: a pipe opened before the filter, as an app opens its files before.
-static void allowed_calls_work(const int pipe_fds[2]) {
-	// Rates and totals on stdout (write), sleeping (nanosleep: the drivers' usleep), the clock as a system call.
+// A thread started before the filter, and what it is told and answers through (blocking pipes).
+struct thread_before {
+	bool stays;        // it waits for ever after answering (the process's exit_group ends it), or ends (exit)
+	int kick_fds[2];   // to the thread: the filter is in
+	int answer_fds[2]; // from the thread: its id, then the errno of its open
+	int status_fd;     // its /proc status
+};
+
+// What a child opens and starts before the filter, as an app opens its files before: a pipe (non-blocking: a write
+// the filter refuses must not leave a read waiting), an epoll instance, its /proc status, two threads.
+struct before {
+	int pipe_fds[2];
+	int epoll_fd;
+	int status_fd;
+	struct thread_before threads[2];
+};
+
+// The value of the line "key:\t<value>" of a /proc status file opened before, read with pread from its start,
+// without the trailing blanks (Groups: ends with one).
+static bool status_field(int fd, const char* key, char* value, size_t size) {
+	char text[8192];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	if (n <= 0) {
+		return false;
+	}
+	text[n] = '\0';
+	size_t key_len = strlen(key);
+	for (const char* line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, key, key_len) == 0 && line[key_len] == ':' && line[key_len + 1] == '\t') {
+			const char* v = line + key_len + 2;
+			size_t len = strcspn(v, "\n");
+			while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t')) {
+				len--;
+			}
+			snprintf(value, size, "%.*s", (int)len, v);
+			return true;
+		}
+	}
+	return false;
+}
+
+#define CHECK_STATUS(fd, key, expected)                                                                                \
+	do {                                                                                                           \
+		char value_[256] = "";                                                                                 \
+		bool found_ = status_field((fd), (key), value_, sizeof(value_));                                       \
+		if (!found_ || strcmp(value_, (expected)) != 0) {                                                      \
+			fprintf(stderr, "status %s: '%s', expected '%s'\n", (key), value_, (expected));                \
+		}                                                                                                      \
+		CHECK(found_&& strcmp(value_, (expected)) == 0);                                                       \
+	} while (0)
+
+// A thread started before the filter: says who it is, waits for the filter, tries an open, answers its errno, then
+// waits for ever or ends.
+static void* thread_before(void* arg) {
+	const struct thread_before* b = arg;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	char go;
+	if (write(b->answer_fds[1], &tid, sizeof(tid)) != sizeof(tid) || read(b->kick_fds[0], &go, 1) != 1) {
+		return NULL;
+	}
+	int fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+	int open_errno = fd < 0 ? errno : 0;
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (write(b->answer_fds[1], &open_errno, sizeof(open_errno)) == sizeof(open_errno) && b->stays) {
+		while (read(b->kick_fds[0], &go, 1) >= 0) {
+		}
+	}
+	return NULL;
+}
+
+static volatile sig_atomic_t signals_handled;
+static void on_signal(int sig) {
+	(void)sig;
+	signals_handled++;
+}
+
+// Every call the filter allows, each once, as its own system call where glibc could make another one.
+static void allowed_calls_work(const struct before* b) {
+	// Files opened before: write (stdout too), read, and pread and pwrite, which the kernel refuses on a pipe with
+	// ESPIPE (the filter would with EPERM).
 	CHECK_EQ(write(STDOUT_FILENO, "", 0), 0);
-	CHECK_EQ(usleep(1), 0);
+	char byte = 'x';
+	CHECK_EQ(write(b->pipe_fds[1], &byte, 1), 1);
+	CHECK_EQ(read(b->pipe_fds[0], &byte, 1), 1);
+	CHECK_EQ(ERRNO_OF(pread(b->pipe_fds[0], &byte, 1, 0) < 0), ESPIPE);
+	CHECK_EQ(ERRNO_OF(pwrite(b->pipe_fds[1], &byte, 1, 0) < 0), ESPIPE);
+	// stdio's questions: fstat, newfstatat (glibc's fstat may be either), lseek (ESPIPE on a pipe), TCGETS
+	// (ENOTTY).
+	struct stat st;
+	CHECK_EQ(syscall(SYS_fstat, b->pipe_fds[0], &st), 0);
+	CHECK_EQ(syscall(SYS_newfstatat, b->pipe_fds[0], "", &st, AT_EMPTY_PATH), 0);
+	CHECK(S_ISFIFO(st.st_mode));
+	CHECK_EQ(ERRNO_OF(syscall(SYS_lseek, b->pipe_fds[0], 0, SEEK_CUR) < 0), ESPIPE);
+	struct termios term;
+	CHECK_EQ(ERRNO_OF(ioctl(b->pipe_fds[0], TCGETS, &term) != 0), ENOTTY);
+	// vfio_free's ioctl: the kernel's ENOTTY on a pipe, not EPERM.
+	struct vfio_iommu_type1_dma_unmap unmap = {.argsz = sizeof(unmap)};
+	CHECK_EQ(ERRNO_OF(ioctl(b->pipe_fds[0], VFIO_IOMMU_UNMAP_DMA, &unmap) != 0), ENOTTY);
+	// Waiting for interrupts on the epoll instance made before: nothing is ready, timeout 0.
+	struct epoll_event event;
+	CHECK_EQ(syscall(SYS_epoll_wait, b->epoll_fd, &event, 1, 0), 0);
+	CHECK_EQ(syscall(SYS_epoll_pwait, b->epoll_fd, &event, 1, 0, NULL, 8), 0);
+	// Clocks and sleeps as system calls (the vDSO makes none); restart_syscall without a sleep to go on: EINTR.
 	struct timespec ts;
 	CHECK_EQ(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts), 0);
-	// malloc after init: small blocks from the heap (brk), large ones mmap'ed and munmap'ed by free.
+	struct timeval tv;
+	CHECK_EQ(syscall(SYS_gettimeofday, &tv, NULL), 0);
+	struct timespec nap = {.tv_nsec = 1000};
+	CHECK_EQ(syscall(SYS_nanosleep, &nap, NULL), 0);
+	CHECK_EQ(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, &nap, NULL), 0);
+	CHECK_EQ(usleep(1), 0);
+	CHECK_EQ(ERRNO_OF(syscall(SYS_restart_syscall) != 0), EINTR);
+	// Memory: the heap's end (brk), malloc's small and large blocks, anonymous mappings advised, grown, protected.
+	CHECK(syscall(SYS_brk, 0) > 0);
 	char* small = malloc(100);
 	char* large = malloc(16 << 20);
 	CHECK(small && large);
@@ -78,65 +199,217 @@ static void allowed_calls_work(const int pipe_fds[2]) {
 	free(small);
 	void* anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(anon != MAP_FAILED);
-	CHECK_EQ(mprotect(anon, 4096, PROT_READ), 0);
-	CHECK_EQ(munmap(anon, 4096), 0);
-	// Files opened before: read, write, pread, pwrite, close (the teardown's config file, the pcap file).
-	char byte = 'x';
-	CHECK_EQ(write(pipe_fds[1], &byte, 1), 1);
-	CHECK_EQ(read(pipe_fds[0], &byte, 1), 1);
+	size_t anon_size = 4096;
+	if (anon != MAP_FAILED) {
+		CHECK_EQ(madvise(anon, 4096, MADV_DONTNEED), 0);
+		void* grown = mremap(anon, 4096, 8192, MREMAP_MAYMOVE);
+		CHECK(grown != MAP_FAILED);
+		if (grown != MAP_FAILED) {
+			anon = grown;
+			anon_size = 8192;
+		}
+		CHECK_EQ(mprotect(anon, anon_size, PROT_READ), 0);
+		CHECK_EQ(munmap(anon, anon_size), 0);
+	}
+	// Signals: a handler set (rt_sigaction), the signal unblocked (rt_sigprocmask), the signal stack asked for, a
+	// signal at itself (abort() raises SIGABRT so: getpid, gettid, tgkill) handled and returned from
+	// (rt_sigreturn).
+	struct sigaction action = {.sa_handler = on_signal};
+	CHECK_EQ(sigaction(SIGUSR1, &action, NULL), 0);
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	CHECK_EQ(sigprocmask(SIG_UNBLOCK, &usr1, NULL), 0);
+	stack_t stack;
+	CHECK_EQ(sigaltstack(NULL, &stack), 0);
+	CHECK_EQ(syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), SIGUSR1), 0);
+	CHECK_EQ(signals_handled, 1);
+	// Who the process is.
+	const long ids[] = {SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		CHECK(syscall(ids[i]) >= 0);
+	}
 	// AF_XDP's kicks and statistics (driver/xdp.c), on a pipe: the kernel answers ENOTSOCK, not the filter EPERM.
-	CHECK_EQ(ERRNO_OF(sendto(pipe_fds[1], NULL, 0, MSG_DONTWAIT, NULL, 0) < 0), ENOTSOCK);
-	CHECK_EQ(ERRNO_OF(recvfrom(pipe_fds[0], NULL, 0, MSG_DONTWAIT, NULL, NULL) < 0), ENOTSOCK);
+	CHECK_EQ(ERRNO_OF(sendto(b->pipe_fds[1], NULL, 0, MSG_DONTWAIT, NULL, 0) < 0), ENOTSOCK);
+	CHECK_EQ(ERRNO_OF(recvfrom(b->pipe_fds[0], NULL, 0, MSG_DONTWAIT, NULL, NULL) < 0), ENOTSOCK);
 	int value = 0;
 	socklen_t len = sizeof(value);
-	CHECK_EQ(ERRNO_OF(getsockopt(pipe_fds[0], SOL_SOCKET, SO_TYPE, &value, &len) < 0), ENOTSOCK);
-	// A datagram to an address: refused, whatever the socket.
+	CHECK_EQ(ERRNO_OF(getsockopt(b->pipe_fds[0], SOL_SOCKET, SO_TYPE, &value, &len) < 0), ENOTSOCK);
+	// A datagram to an address: refused, whatever the socket; also an address whose low 32 bits are 0.
 	struct sockaddr_in to = {.sin_family = AF_INET};
-	CHECK_EQ(ERRNO_OF(sendto(pipe_fds[1], &byte, 1, MSG_DONTWAIT, (struct sockaddr*)&to, sizeof(to)) < 0), EPERM);
-	CHECK_EQ(close(pipe_fds[0]), 0);
-	CHECK_EQ(close(pipe_fds[1]), 0);
-	// A signal at itself (abort() raises SIGABRT so), handled.
-	CHECK_EQ(syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), 0), 0);
+	CHECK_EQ(ERRNO_OF(sendto(b->pipe_fds[1], &byte, 1, MSG_DONTWAIT, (struct sockaddr*)&to, sizeof(to)) < 0),
+		 EPERM);
+	const struct sockaddr* high = (const struct sockaddr*)(uintptr_t)0x100000000ull;
+	CHECK_EQ(ERRNO_OF(sendto(b->pipe_fds[1], &byte, 1, MSG_DONTWAIT, high, sizeof(to)) < 0), EPERM);
+	CHECK_EQ(close(b->pipe_fds[0]), 0);
+	CHECK_EQ(close(b->pipe_fds[1]), 0);
+}
+
+// The kernel's view: no_new_privs and seccomp filter mode (2), for this thread and those started before, whose open
+// must fail as this thread's do. The thread that ends must be gone (its status unreadable, ESRCH) in a while.
+static void kernel_state(const struct before* b) {
+	CHECK_STATUS(b->status_fd, "NoNewPrivs", "1");
+	CHECK_STATUS(b->status_fd, "Seccomp", "2");
+	for (size_t i = 0; i < sizeof(b->threads) / sizeof(b->threads[0]); i++) {
+		const struct thread_before* t = &b->threads[i];
+		CHECK_STATUS(t->status_fd, "NoNewPrivs", "1");
+		CHECK_STATUS(t->status_fd, "Seccomp", "2");
+		int open_errno = -1;
+		ssize_t kicked = write(t->kick_fds[1], "", 1);
+		CHECK_EQ(kicked, 1);
+		if (kicked == 1) { // else the thread could not answer either
+			CHECK_EQ(read(t->answer_fds[0], &open_errno, sizeof(open_errno)), sizeof(open_errno));
+		}
+		CHECK_EQ(open_errno, EPERM);
+		char text[64];
+		bool gone = false;
+		struct timespec nap = {.tv_nsec = 1000000};
+		for (int polls = 0; polls < 5000 && !t->stays && !gone; polls++) {
+			gone = pread(t->status_fd, text, sizeof(text), 0) < 0 && errno == ESRCH;
+			nanosleep(&nap, NULL);
+		}
+		CHECK(t->stays || gone);
+	}
+}
+
+// After --user's drop (as root): the user's ids in all four places (real, effective, saved, filesystem), its group
+// as the only one, no capabilities.
+static void dropped_state(const struct before* b, const struct ixy_sandbox_config* config) {
+	char ids[64];
+	snprintf(ids, sizeof(ids), "%u\t%u\t%u\t%u", config->uid, config->uid, config->uid, config->uid);
+	CHECK_STATUS(b->status_fd, "Uid", ids);
+	snprintf(ids, sizeof(ids), "%u\t%u\t%u\t%u", config->gid, config->gid, config->gid, config->gid);
+	CHECK_STATUS(b->status_fd, "Gid", ids);
+	snprintf(ids, sizeof(ids), "%u", config->gid);
+	CHECK_STATUS(b->status_fd, "Groups", ids);
+	const char* none = "0000000000000000";
+	CHECK_STATUS(b->status_fd, "CapInh", none);
+	CHECK_STATUS(b->status_fd, "CapPrm", none);
+	CHECK_STATUS(b->status_fd, "CapEff", none);
+	CHECK_STATUS(b->status_fd, "CapAmb", none);
+}
+
+static void open_before(struct before* b) {
+	CHECK_EQ(pipe2(b->pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
+	b->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(b->epoll_fd >= 0);
+	b->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	CHECK(b->status_fd >= 0);
+	for (size_t i = 0; i < sizeof(b->threads) / sizeof(b->threads[0]); i++) {
+		struct thread_before* t = &b->threads[i];
+		t->stays = i == 0;
+		CHECK_EQ(pipe2(t->kick_fds, O_CLOEXEC), 0);
+		CHECK_EQ(pipe2(t->answer_fds, O_CLOEXEC), 0);
+		pthread_t thread;
+		pid_t tid = 0;
+		CHECK_EQ(pthread_create(&thread, NULL, thread_before, t), 0);
+		CHECK_EQ(read(t->answer_fds[0], &tid, sizeof(tid)), sizeof(tid));
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+		t->status_fd = open(path, O_RDONLY | O_CLOEXEC);
+		CHECK(t->status_fd >= 0);
+	}
+}
+
+// Waits for the child; one that does not end (a refused exit_group leaves the other thread running) is killed after
+// a generous while and counts as 101.
+static int child_result(pid_t pid) {
+	int status = 0;
+	for (int polls = 0; polls < 2000; polls++) {
+		pid_t done = waitpid(pid, &status, WNOHANG);
+		if (done == pid) {
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+		}
+		CHECK_EQ(done, 0);
+		if (done != 0) {
+			return 102;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "the child did not end: killed\n");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 101;
 }
 
 // Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died).
-static int in_child(const struct ixy_sandbox_config* config, bool root_dropped) {
+// keep_caps: the child asks first to keep its permitted capabilities across the change of user (PR_SET_KEEPCAPS),
+// which ixy_sandbox_enter must then drop itself.
+static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, bool keep_caps) {
 	pid_t pid = fork();
 	if (pid == 0) {
-		int pipe_fds[2];
-		CHECK_EQ(pipe(pipe_fds), 0);
+		struct before b;
+		check_failures = 0; // the child's own, not the parent's so far
+		pid_t parent = getppid();
+		open_before(&b);
+		CHECK(!keep_caps || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
 		int entered = ixy_sandbox_enter(config);
 		CHECK_EQ(entered, 0);
 		if (entered == 0) {
-			allowed_calls_work(pipe_fds);
-			forbidden_calls_fail();
+			allowed_calls_work(&b);
+			forbidden_calls_fail(parent);
+			kernel_state(&b);
 			if (root_dropped) {
-				CHECK(getuid() == config->uid && geteuid() == config->uid && getgid() == config->gid);
+				dropped_state(&b, config);
 			}
 		}
 		fflush(stderr);
 		_exit(check_failures > 99 ? 99 : check_failures);
 	}
+	CHECK(pid > 0);
+	return pid > 0 ? child_result(pid) : 100;
+}
+
+// A call through the i386 ABI (int 0x80) under the filter: the process is killed with SIGSYS. Returns the status.
+static int i386_call(void) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct ixy_sandbox_config config = {0};
+		if (ixy_sandbox_enter(&config) == 0) {
+			long nr =
+			    20; // getpid in i386's table (arch/x86/entry/syscalls/syscall_32.tbl), writev in x86-64's
+			__asm__ volatile("int $0x80" : "+a"(nr) : : "memory");
+		}
+		_exit(0);
+	}
 	int status = 0;
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+	return status;
 }
 
 int main(void) {
 	struct ixy_sandbox_config filter_only = {0};
-	int failed = in_child(&filter_only, false);
+	int failed = in_child(&filter_only, false, false);
 	printf("filter: %d check(s) failed in the child\n", failed);
 	CHECK_EQ(failed, 0);
+	int status = i386_call();
+	printf("i386 call: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS);
 	if (getuid() == 0) {
 		struct ixy_sandbox_config nobody = {0};
 		CHECK_EQ(ixy_sandbox_user(&nobody, "nobody"), 0);
 		CHECK(nobody.drop_user && nobody.uid != 0);
-		failed = in_child(&nobody, true);
+		failed = in_child(&nobody, true, false);
 		printf("filter and --user nobody: %d check(s) failed in the child\n", failed);
+		CHECK_EQ(failed, 0);
+		failed = in_child(&nobody, true, true);
+		printf("filter and --user nobody, capabilities kept by PR_SET_KEEPCAPS: %d check(s) failed in the "
+		       "child\n",
+		       failed);
 		CHECK_EQ(failed, 0);
 	} else {
 		printf("not root: the drop to another user is not tested\n");
 	}
+	// Users by number (for users only NSS knows): "<uid>" (gid the same) and "<uid>:<gid>"; no number, no user.
+	struct ixy_sandbox_config numeric = {0};
+	CHECK_EQ(ixy_sandbox_user(&numeric, "1000"), 0);
+	CHECK(numeric.drop_user && numeric.uid == 1000 && numeric.gid == 1000);
+	CHECK_EQ(ixy_sandbox_user(&numeric, "1001:2000"), 0);
+	CHECK(numeric.drop_user && numeric.uid == 1001 && numeric.gid == 2000);
+	struct ixy_sandbox_config not_numeric = {0};
+	CHECK_EQ(ixy_sandbox_user(&not_numeric, "1000:x"), (uint64_t)-1);
+	CHECK(!not_numeric.drop_user);
 	struct ixy_sandbox_config unknown = {0};
 	CHECK_EQ(ixy_sandbox_user(&unknown, "ixy-no-such-user"), (uint64_t)-1);
 	CHECK(!unknown.drop_user);

@@ -129,11 +129,24 @@ run_app() {
 }
 
 # The marks of least privilege (ixy_sandbox_enter) in /proc/PID/status as one machine-readable line, e.g.
-# "status app=ixy-fwd uid=1000 seccomp=2 no_new_privs=1": the real uid, the seccomp mode (2: a filter) and
-# NoNewPrivs. Read it while the app runs its loop (wait_running): it enters the sandbox before that.
+# "status app=ixy-fwd uid=1000 euid=1000 suid=1000 fsuid=1000 gid=1000 egid=1000 sgid=1000 fsgid=1000 groups=1
+# group_min=1000 group_max=1000 cap_eff=0 cap_prm=0 seccomp=2 no_new_privs=1": the four user ids and group ids of
+# the Uid: and Gid: lines (real, effective, saved, filesystem), how many supplementary groups and the least and
+# greatest (-1 for none: not a number, so that a check of them fails), whether any capability is effective or
+# permitted (0 or 1), the seccomp mode (2: a filter) and NoNewPrivs. Read it while the app runs its loop
+# (wait_running): it enters the sandbox before that.
 app_status() { # app_status APP PID
-	awk -v app="$1" '$1 == "Uid:" { uid = $2 } $1 == "Seccomp:" { mode = $2 } $1 == "NoNewPrivs:" { nnp = $2 }
-		END { printf "status app=%s uid=%s seccomp=%s no_new_privs=%s\n", app, uid, mode, nnp }' "/proc/$2/status"
+	awk -v app="$1" '
+		$1 == "Uid:" { uid = $2 " euid=" $3 " suid=" $4 " fsuid=" $5 }
+		$1 == "Gid:" { gid = $2 " egid=" $3 " sgid=" $4 " fsgid=" $5 }
+		$1 == "Groups:" { groups = NF - 1; min = max = -1
+			for (i = 2; i <= NF; i++) { if (min < 0 || $i < min) min = $i; if ($i > max) max = $i } }
+		$1 == "CapEff:" { eff = $2 !~ /^0+$/ } $1 == "CapPrm:" { prm = $2 !~ /^0+$/ }
+		$1 == "Seccomp:" { mode = $2 } $1 == "NoNewPrivs:" { nnp = $2 }
+		END {
+			printf "status app=%s uid=%s gid=%s groups=%d group_min=%s group_max=%s ", app, uid, gid, groups, min, max
+			printf "cap_eff=%d cap_prm=%d seccomp=%s no_new_privs=%s\n", eff, prm, mode, nnp
+		}' "/proc/$2/status"
 }
 
 # Sends a file from /tmp to the host over ttyS1.

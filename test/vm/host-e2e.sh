@@ -75,11 +75,14 @@ checks() {
 	fi
 	expect "receivers started before the generator" marker "receivers running"
 	# Least privilege (include/ixy/sandbox.h), from the apps' /proc/<pid>/status while they ran: a seccomp filter
-	# (mode 2), no_new_privs, and uid 1000 (user ixy): --user dropped root through sysfs; through VFIO they ran as ixy.
+	# (mode 2), no_new_privs, user and group ixy (1000) in all four places each (real, effective, saved, filesystem),
+	# ixy's group as the only supplementary one, and no capability: --user dropped root through sysfs; through VFIO
+	# they ran as ixy.
 	local app key want
 	sed 's/^/  /' "$out/guest/status.txt" 2>/dev/null
 	for app in ixy-pcap ixy-fwd ixy-pktgen; do
-		for key in seccomp=2 no_new_privs=1 uid=1000; do
+		for key in seccomp=2 no_new_privs=1 uid=1000 euid=1000 suid=1000 fsuid=1000 gid=1000 egid=1000 sgid=1000 \
+			fsgid=1000 groups=1 group_min=1000 group_max=1000 cap_eff=0 cap_prm=0; do
 			want=${key#*=}
 			expect "$app ran with $key" test "$(total "$out/guest/status.txt" "status app=$app" "${key%=*}")" = "$want"
 		done
