@@ -132,11 +132,11 @@ bool check_taking(const struct ixy_config* config, const struct ixy_driver* driv
 	// AF_XDP: its own refusals. With AF_XDP devices only, a process needs no memory with device addresses
 	// (xdp_memory_access); beside PCI devices its UMEM is their DMA memory, so that a PCI NIC can send its frames.
 	if (driver == &xdp_driver) {
-		if (!xdp_check(config)) {
+		if (!xdp_check(config, &plan->xdp_plan)) {
 			return false;
 		}
 		plan->access = way ? way : &xdp_memory_access;
-		plan->umem_huge_pages = driver->huge_pages_needed(config); // one UMEM per process
+		plan->umem_huge_pages = xdp_umem_huge_pages(&plan->xdp_plan); // one UMEM per process
 		plan->xdp = true;
 		plan->num_devices++;
 		plan->pci_addr = config->pci_addr;
@@ -184,6 +184,9 @@ bool check_memory(const struct check_plan* plan) {
 }
 
 bool check_mixed(const struct check_plan* plan) {
+	if (plan->xdp) {
+		xdp_adopt_plan(&plan->xdp_plan);
+	}
 	if (!plan->xdp || plan->access == &xdp_memory_access || access_of_process()) {
 		return true; // no AF_XDP device, AF_XDP devices only, or the way is chosen already
 	}

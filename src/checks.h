@@ -7,6 +7,7 @@
 #include <ixy/ixy.h>
 
 #include "driver/driver.h"
+#include "driver/xdp.h"
 #include "failsafe.h"
 #include "pci.h"
 
@@ -32,7 +33,8 @@ struct check_plan {
 	const struct pci_access* access; // NULL before the first device
 	uint64_t huge_pages;             // the devices' so far
 	bool xdp;                        // an AF_XDP device is among them
-	uint32_t umem_huge_pages;        // its UMEM's, if the process has none yet: huge pages unless AF_XDP only
+	struct xdp_plan xdp_plan;        // what the AF_XDP devices need together (driver/xdp.h)
+	uint32_t umem_huge_pages;        // their UMEM's, if the process has none yet: huge pages unless AF_XDP only
 	size_t num_devices;
 	const char* pci_addr; // the last device's address, driver and kernel driver
 	const struct ixy_driver* driver;
@@ -44,7 +46,8 @@ struct check_plan {
 bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan);
 // Fails with a message unless the huge pages of the plan's devices and the app can be had (failsafe.c).
 bool check_memory(const struct check_plan* plan);
-// For ixy_check_configs: an app with AF_XDP and PCI devices reaches all of them the PCI way, whichever it takes
+// For ixy_check_configs: the process's UMEM, if it has none yet, is made for all the app's AF_XDP devices
+// (xdp_adopt_plan). And an app with AF_XDP and PCI devices reaches all of them the PCI way, whichever it takes
 // first, so that its UMEM is DMA memory a PCI NIC can reach. This chooses that way for the process (access.h) if
 // none is chosen yet; it changes nothing for other apps. Fails with a message if it cannot.
 bool check_mixed(const struct check_plan* plan);

@@ -44,9 +44,9 @@
 #define SOL_XDP 283
 #endif
 
-// Frames of the process's UMEM: enough for the fill and TX rings of a few devices at the default ring size (each
-// socket gives the kernel up to a ring's worth through each). 32 MiB.
-#define UMEM_FRAMES 16384u
+// Frames of the process's UMEM beyond those its sockets' rings can hold: a PCI NIC's TX ring full of UMEM frames at
+// the largest ring size (ixy-fwd from AF_XDP to a PCI NIC), and the app's batches.
+#define UMEM_SPARE_FRAMES 4096u
 // Sockets that can share it at once (slots for xsk_umem.held).
 #define MAX_SOCKETS 256
 
@@ -58,6 +58,7 @@ struct xdp_device {
 	int map_fd, prog_fd, link_fd; // -1 when not open
 	bool zero_copy, native, stopped, kick_warned;
 	uint16_t num_queues;
+	uint32_t frames; // of the UMEM, promised to this device's rings
 	struct xsk_queue* queues;
 	int* fds;                              // the queues' sockets
 	struct xdp_statistics* kernel_dropped; // per queue: the kernel's counters at the last read_stats
@@ -69,6 +70,10 @@ static struct {
 	struct xsk_umem umem;
 	int fds[MAX_SOCKETS + 1]; // by slot: a bound socket of the UMEM, -2 before it is bound, -1 free (0 unused)
 	unsigned sockets;
+	uint32_t promised;    // frames the open devices' rings can hold (struct xdp_device.frames)
+	bool zero_copy;       // the mode of its sockets (the first one's)
+	struct xdp_plan plan; // what it is made for, if the app's devices were checked together (xdp_adopt_plan)
+	bool planned;
 } process_umem;
 
 static long sys_bpf(enum bpf_cmd cmd, union bpf_attr* attr) {
@@ -155,7 +160,31 @@ static unsigned count_queues(const char* ifname, const char* kind) {
 	return n;
 }
 
-bool xdp_check(const struct ixy_config* config) {
+// The frames one device's rings can hold, all full: for each RX queue its fill and RX rings, for each TX queue its
+// TX and completion rings.
+static uint32_t frames_for(const struct ixy_config* config) {
+	uint32_t ring = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	return 2 * ring * ((uint32_t)config->rx_queues + config->tx_queues);
+}
+
+// The UMEM for plan: its frames, a whole number of huge pages' worth.
+static uint32_t umem_frames(const struct xdp_plan* plan) {
+	uint32_t per_page = IXY_HUGE_PAGE_SIZE / XSK_FRAME_SIZE;
+	return (plan->frames + UMEM_SPARE_FRAMES + per_page - 1) / per_page * per_page;
+}
+
+uint32_t xdp_umem_huge_pages(const struct xdp_plan* plan) {
+	return process_umem.umem.pool ? 0 : umem_frames(plan) / (IXY_HUGE_PAGE_SIZE / XSK_FRAME_SIZE);
+}
+
+void xdp_adopt_plan(const struct xdp_plan* plan) {
+	if (!process_umem.umem.pool) {
+		process_umem.plan = *plan;
+		process_umem.planned = true;
+	}
+}
+
+bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 	const char* name = config->pci_addr;
 	const char* ifname = ifname_of(name);
 	unsigned ifindex = if_nametoindex(ifname);
@@ -224,9 +253,18 @@ bool xdp_check(const struct ixy_config* config) {
 			  name, ifname);
 		return false;
 	}
-	if (attached != XDP_ATTACHED_NONE) {
-		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", name, ifname);
+	// The interface's kernel driver (ethtool -i), which decides whether it has zero copy.
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
+	ifr.ifr_data = (char*)&info;
+	if (interface_ioctl(ifname, SIOCETHTOOL, &ifr) != 0) {
+		info.driver[0] = '\0'; // unknown: taken as a driver of its own
 	}
+	if (plan->frames == 0) {
+		snprintf(plan->driver, sizeof(plan->driver), "%s", info.driver);
+	} else if (strcmp(plan->driver, info.driver) != 0 || !info.driver[0]) {
+		plan->drivers_differ = true;
+	}
+	plan->frames += frames_for(config);
 	return true;
 }
 
@@ -285,18 +323,19 @@ static int load_program(const char* name, int map_fd) {
 
 // ---- The process's UMEM ----
 
-// Makes the UMEM if there is none; takes a slot for a new socket. The slot, or 0 with a message.
-static uint16_t umem_join(const char* name) {
+// Makes the UMEM for plan if there is none. 0, or -1 with a message.
+static int umem_make(const char* name, const struct xdp_plan* plan) {
 	struct xsk_umem* umem = &process_umem.umem;
 	if (!umem->pool) {
+		uint32_t frames = umem_frames(plan);
 		struct dma_memory mem;
-		if (memory_allocate_dma((size_t)UMEM_FRAMES * XSK_FRAME_SIZE, false, &mem) != 0) {
-			return 0;
+		if (memory_allocate_dma((size_t)frames * XSK_FRAME_SIZE, false, &mem) != 0) {
+			return -1;
 		}
 		// Frame i is buffer i: its pkt_buf at XSK_BUF_OFFSET into the frame, so its data is the packet.
-		umem->pool = memory_mempool_in(&mem, UMEM_FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET,
-					       XSK_FRAME_SIZE);
-		umem->held = calloc(UMEM_FRAMES, sizeof(umem->held[0]));
+		umem->pool =
+		    memory_mempool_in(&mem, frames, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
+		umem->held = calloc(frames, sizeof(umem->held[0]));
 		if (!umem->pool || !umem->held) {
 			if (umem->pool) {
 				memory_free_mempool(umem->pool);
@@ -306,13 +345,20 @@ static uint16_t umem_join(const char* name) {
 			free(umem->held);
 			*umem = (struct xsk_umem){0};
 			ixy_error("%s: no memory for the UMEM", name);
-			return 0;
+			return -1;
 		}
-		umem->num_frames = UMEM_FRAMES;
+		umem->num_frames = frames;
+		process_umem.zero_copy = !plan->drivers_differ; // tried at the first bind; it says what it got
+		process_umem.planned = false;
 		for (int slot = 0; slot <= MAX_SOCKETS; slot++) {
 			process_umem.fds[slot] = -1;
 		}
 	}
+	return 0;
+}
+
+// Takes a slot of the UMEM for a new socket. The slot, or 0 with a message.
+static uint16_t umem_join(const char* name) {
 	for (uint16_t slot = 1; slot <= MAX_SOCKETS; slot++) {
 		if (process_umem.fds[slot] == -1) {
 			process_umem.fds[slot] = -2; // taken; the socket's fd once it is bound
@@ -324,10 +370,15 @@ static uint16_t umem_join(const char* name) {
 	return 0;
 }
 
-// A socket's slot is free again (its frames are back); the last one frees the UMEM.
+// A socket's slot is free again (its frames are back).
 static void umem_leave(uint16_t slot) {
 	process_umem.fds[slot] = -1;
-	if (--process_umem.sockets == 0) {
+	process_umem.sockets--;
+}
+
+// The UMEM goes with the last device that promised frames of it.
+static void umem_free_unused(void) {
+	if (process_umem.umem.pool && process_umem.promised == 0 && process_umem.sockets == 0) {
 		memory_free_mempool(process_umem.umem.pool);
 		free(process_umem.umem.held);
 		process_umem.umem = (struct xsk_umem){0};
@@ -358,14 +409,17 @@ static int map_ring(int fd, struct xsk_ring* ring, const struct xdp_ring_offset*
 				  .consumer = (uint32_t*)(map + off->consumer),
 				  .flags = (uint32_t*)(map + off->flags),
 				  .descs = map + off->desc,
-				  .size = size};
+				  .size = size,
+				  .map = map,
+				  .map_len = len};
 	return 0;
 }
 
-static void unmap_ring(struct xsk_ring* ring, const struct xdp_ring_offset* off, size_t desc_size) {
-	if (ring->descs) {
-		munmap((uint8_t*)ring->descs - off->desc, off->desc + ring->size * desc_size);
+static void unmap_ring(const char* name, struct xsk_ring* ring) {
+	if (ring->map && munmap(ring->map, ring->map_len) != 0) {
+		ixy_warn("%s: unmapping an AF_XDP ring failed: %s", name, strerror(errno));
 	}
+	*ring = (struct xsk_ring){0};
 }
 
 // Opens the socket of queue q: rings, bind (zero copy if the driver offers it), fill ring filled. 0 or -1.
@@ -376,7 +430,7 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 	int share = umem_socket();
 	const char* step = "socket";
 	struct xdp_umem_reg reg = {.addr = (uintptr_t)process_umem.umem.pool->dma.virt,
-				   .len = (uint64_t)UMEM_FRAMES * XSK_FRAME_SIZE,
+				   .len = (uint64_t)process_umem.umem.num_frames * XSK_FRAME_SIZE,
 				   .chunk_size = XSK_FRAME_SIZE};
 	struct xdp_mmap_offsets off;
 	socklen_t off_len = sizeof(off);
@@ -402,27 +456,38 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 		addr.sxdp_flags = XDP_SHARED_UMEM;
 		addr.sxdp_shared_umem_fd = (uint32_t)share;
 	} else {
-		addr.sxdp_flags = XDP_USE_NEED_WAKEUP | XDP_ZEROCOPY;
+		// Zero copy only if every interface of the UMEM has the same driver (xdp_plan): sockets that share it
+		// later must bind in the mode of this one, and another driver may have no zero copy.
+		addr.sxdp_flags = XDP_USE_NEED_WAKEUP | (process_umem.zero_copy ? XDP_ZEROCOPY : XDP_COPY);
 	}
 	int ret = bind(fd, (struct sockaddr*)&addr, sizeof(addr));
-	if (ret != 0 && share < 0) { // the driver has no zero copy: the kernel copies each packet
+	if (ret != 0 && share < 0 && process_umem.zero_copy) { // the driver has no zero copy: the kernel copies
 		addr.sxdp_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
 		ret = bind(fd, (struct sockaddr*)&addr, sizeof(addr));
 	}
 	struct xdp_options options = {0};
 	socklen_t options_len = sizeof(options);
 	if (ret != 0 || getsockopt(fd, SOL_XDP, XDP_OPTIONS, &options, &options_len) != 0) {
+		// Sharing a UMEM with a socket of another queue or interface needs Linux >= 5.10 (EINVAL before); a
+		// zero copy UMEM cannot take an interface whose driver has none (EOPNOTSUPP).
 		ixy_error("%s: binding the AF_XDP socket of queue %u%s failed: %s%s", dev->name, q,
 			  share >= 0 ? " to the shared UMEM" : "", strerror(errno),
-			  errno == EBUSY ? " (another AF_XDP socket has this queue)" : "");
+			  errno == EBUSY                  ? " (another AF_XDP socket has this queue)"
+			  : share >= 0 && errno == EINVAL ? " (sharing a UMEM across queues needs Linux >= 5.10)"
+			  : share >= 0 && process_umem.zero_copy
+			      ? " (the UMEM is in zero copy mode: check all devices together first, as the apps do)"
+			      : "");
 		return -1;
 	}
 	dev->zero_copy = options.flags & XDP_OPTIONS_ZEROCOPY;
-	process_umem.fds[queue->slot] = fd;
-	xsk_refill(queue);
-	if (q >= dev->ixy.num_rx_queues) {
-		return 0; // a TX queue only: the program passes this queue's packets on to the kernel
+	if (share < 0) {
+		process_umem.zero_copy = dev->zero_copy;
 	}
+	process_umem.fds[queue->slot] = fd;
+	if (q >= dev->ixy.num_rx_queues) {
+		return 0; // a TX queue only: the program passes this queue's packets on to the kernel, no fill
+	}
+	xsk_refill(queue);
 	uint32_t key = q, value = (uint32_t)fd;
 	union bpf_attr attr = {.map_fd = (uint32_t)dev->map_fd, .key = (uintptr_t)&key, .value = (uintptr_t)&value};
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) != 0) {
@@ -433,41 +498,85 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 	return 0;
 }
 
-// Ends the program (closing the link detaches it), the sockets, and gives their frames back to the pool.
+static void close_fd(const char* name, int* fd) {
+	if (*fd >= 0 && close(*fd) != 0) {
+		ixy_warn("%s: close: %s", name, strerror(errno));
+	}
+	*fd = -1;
+}
+
+// Frames of this queue the kernel has not sent yet: in its TX ring or on their way to the completion ring.
+static uint32_t unsent(const struct xsk_queue* queue) {
+	uint32_t n = 0;
+	for (uint32_t frame = 0; frame < queue->umem->num_frames; frame++) {
+		n += queue->umem->held[frame] == XSK_HELD(queue->slot, 1);
+	}
+	return n;
+}
+
+// A system call the kernel asked for (need_wakeup). Busy or out of buffers for a moment is normal; other errors are
+// reported once.
+static void kick(struct xdp_device* dev, int fd, bool tx) {
+	ssize_t ret = tx ? sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) : recvfrom(fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	if (ret < 0 && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN &&
+	    !dev->kick_warned) {
+		dev->kick_warned = true;
+		ixy_warn("%s: waking the kernel up for %s failed: %s", dev->name, tx ? "TX" : "RX", strerror(errno));
+	}
+}
+
+// What the app handed tx_batch goes out before the socket closes, as ixgbe_stop waits for its TX queues: the kernel
+// is woken up and completions are taken back until none is left, or for 100 ms without progress (a link down).
+static void drain_tx(struct xdp_device* dev, uint16_t q) {
+	struct xsk_queue* queue = &dev->queues[q];
+	uint32_t left = unsent(queue);
+	for (int idle = 0; left > 0 && idle < 1000;) {
+		kick(dev, dev->fds[q], true);
+		xsk_tx(queue, NULL, 0); // takes back (and counts) what was sent
+		uint32_t now = unsent(queue);
+		idle = now < left ? 0 : idle + 1;
+		if (now == left) {
+			usleep(100);
+		}
+		left = now;
+	}
+	if (left > 0) {
+		ixy_warn("%s: queue %u: %u packet(s) given to the kernel were not sent before the stop", dev->name, q,
+			 left);
+	}
+}
+
+// Ends the program (closing the link detaches it), sends what waits in the TX rings, closes the sockets and gives
+// their frames back to the pool.
 static void xdp_stop(struct ixy_device* ixy) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	if (dev->stopped) {
 		return;
 	}
 	dev->stopped = true;
-	int* fds[] = {&dev->link_fd, &dev->prog_fd, &dev->map_fd};
-	for (size_t i = 0; i < 3; i++) {
-		if (*fds[i] >= 0 && close(*fds[i]) != 0) {
-			ixy_warn("%s: close: %s", dev->name, strerror(errno));
-		}
-		*fds[i] = -1;
-	}
-	struct xdp_mmap_offsets off;
-	socklen_t off_len = sizeof(off);
+	close_fd(dev->name, &dev->link_fd);
+	close_fd(dev->name, &dev->prog_fd);
+	close_fd(dev->name, &dev->map_fd);
 	for (uint16_t q = 0; q < dev->num_queues; q++) {
 		struct xsk_queue* queue = &dev->queues[q];
 		if (queue->slot == 0) {
 			continue; // never joined the UMEM
 		}
-		if (dev->fds[q] >= 0) {
-			if (getsockopt(dev->fds[q], SOL_XDP, XDP_MMAP_OFFSETS, &off, &off_len) == 0) {
-				unmap_ring(&queue->fill, &off.fr, sizeof(uint64_t));
-				unmap_ring(&queue->completion, &off.cr, sizeof(uint64_t));
-				unmap_ring(&queue->rx, &off.rx, sizeof(struct xdp_desc));
-				unmap_ring(&queue->tx, &off.tx, sizeof(struct xdp_desc));
-			}
-			close(dev->fds[q]); // the kernel is done with its frames once the socket is released
-			dev->fds[q] = -1;
+		if (dev->fds[q] >= 0 && queue->tx.map && queue->completion.map) {
+			drain_tx(dev, q);
 		}
+		unmap_ring(dev->name, &queue->fill);
+		unmap_ring(dev->name, &queue->completion);
+		unmap_ring(dev->name, &queue->rx);
+		unmap_ring(dev->name, &queue->tx);
+		close_fd(dev->name, &dev->fds[q]); // the kernel is done with its frames once the socket is released
 		xsk_take_back(queue);
 		umem_leave(queue->slot);
 		queue->slot = 0;
 	}
+	process_umem.promised -= dev->frames;
+	dev->frames = 0;
+	umem_free_unused();
 }
 
 static void add_counters(struct xsk_counters* to, const struct xsk_counters* from) {
@@ -524,17 +633,6 @@ static void xdp_close(struct ixy_device* ixy) {
 
 // ---- Receive and send ----
 
-// A system call the kernel asked for (need_wakeup). Busy or out of buffers for a moment is normal; other errors are
-// reported once.
-static void kick(struct xdp_device* dev, int fd, bool tx) {
-	ssize_t ret = tx ? sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) : recvfrom(fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
-	if (ret < 0 && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN &&
-	    !dev->kick_warned) {
-		dev->kick_warned = true;
-		ixy_warn("%s: waking the kernel up for %s failed: %s", dev->name, tx ? "TX" : "RX", strerror(errno));
-	}
-}
-
 static uint32_t xdp_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	if (queue_id >= ixy->num_rx_queues || dev->stopped) {
@@ -554,9 +652,18 @@ static uint32_t xdp_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct p
 	}
 	struct xsk_queue* queue = &dev->queues[queue_id];
 	uint32_t n = xsk_tx(queue, bufs, num_bufs);
-	// Copy mode sends only in the system call: kick while anything waits in the TX ring, if the kernel asks.
-	if (queue->tx.head != __atomic_load_n(queue->tx.consumer, __ATOMIC_ACQUIRE) && xsk_needs_wakeup(&queue->tx)) {
+	// Copy mode sends only in the system call, and a call sends at most 32 packets (Linux net/xdp/xsk.c,
+	// TX_BATCH_SIZE): while anything waits in the TX ring and the kernel asks, kick again as long as it takes some
+	// (bounded: a ring's worth of calls).
+	for (uint32_t kicks = 0; kicks <= queue->tx.size / 32; kicks++) {
+		uint32_t consumer = __atomic_load_n(queue->tx.consumer, __ATOMIC_ACQUIRE);
+		if (queue->tx.head == consumer || !xsk_needs_wakeup(&queue->tx)) {
+			break;
+		}
 		kick(dev, dev->fds[queue_id], true);
+		if (__atomic_load_n(queue->tx.consumer, __ATOMIC_ACQUIRE) == consumer) {
+			break; // no progress: the kernel is busy; the next call tries again
+		}
 	}
 	return n;
 }
@@ -620,13 +727,6 @@ static int attach(struct xdp_device* dev) {
 	return fd;
 }
 
-// The UMEM's, if this process has none yet. They are huge pages only in a process that reaches PCI devices too
-// (checks.c); one with AF_XDP devices only takes ordinary memory (xdp_memory_access).
-static uint32_t xdp_huge_pages_needed(const struct ixy_config* config) {
-	(void)config;
-	return process_umem.umem.pool ? 0 : (uint32_t)((size_t)UMEM_FRAMES * XSK_FRAME_SIZE / IXY_HUGE_PAGE_SIZE);
-}
-
 static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
 	(void)pci; // none: the interface stays the kernel's
 	uint16_t num_queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
@@ -672,20 +772,38 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	if (dev->map_fd < 0) {
 		ixy_error("%s: creating the XSKMAP failed: %s", dev->name, strerror(errno));
 	}
-	bool ok = dev->map_fd >= 0 && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
+	// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit its spare.
+	struct xdp_plan own = {.frames = frames_for(config)};
+	bool ok = dev->map_fd >= 0 && umem_make(dev->name, process_umem.planned ? &process_umem.plan : &own) == 0;
+	if (ok && process_umem.promised + own.frames > process_umem.umem.num_frames - UMEM_SPARE_FRAMES) {
+		ixy_error("%s: the process's UMEM of %u frames cannot also hold the %u frames of this device's rings: "
+			  "check all devices together first (ixy_check_configs, as the apps do), or use smaller rings",
+			  dev->name, process_umem.umem.num_frames, own.frames);
+		ok = false;
+	}
+	if (ok) {
+		dev->frames = own.frames;
+		process_umem.promised += own.frames;
+	}
+	ok = ok && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
 	for (uint16_t q = 0; ok && q < num_queues; q++) {
 		dev->queues[q].umem = &process_umem.umem;
 		ok = (dev->queues[q].slot = umem_join(dev->name)) != 0 && open_socket(dev, q, ring_size) == 0;
 	}
 	// Last: from now on the interface's packets come to the sockets.
+	if (ok && config->force && attached_xdp(dev->ifindex) != XDP_ATTACHED_NONE) {
+		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", dev->name,
+			 dev->ifname);
+	}
 	ok = ok && (dev->link_fd = attach(dev)) >= 0;
 	if (!ok) {
 		xdp_close(&dev->ixy);
 		return NULL;
 	}
-	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s", dev->name, dev->ifname, num_queues,
-		 ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
-		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)");
+	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s; umem_frames=%u", dev->name, dev->ifname,
+		 num_queues, ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
+		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)",
+		 process_umem.umem.num_frames);
 	if (access_of_process() != &xdp_memory_access) {
 		ixy_info("%s: the UMEM is DMA memory (%s): PCI NICs send its frames as they are; their own buffers are "
 			 "copied into a frame to be sent here (tx_copied at close)",
@@ -694,7 +812,7 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	return &dev->ixy;
 }
 
-const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init, .huge_pages_needed = xdp_huge_pages_needed};
+const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init};
 
 // ---- DMA memory of a process that has only AF_XDP devices ----
 

@@ -13,8 +13,8 @@
 
 #define XDP_NAME_PREFIX "xdp:"
 
-// The device's operations (driver.h declares it): init is called with pci NULL; huge_pages_needed is the UMEM's
-// huge pages until the process has one.
+// The device's operations (driver.h declares it): init is called with pci NULL. It has no huge_pages_needed: the
+// process's UMEM is sized for all its AF_XDP devices together (struct xdp_plan).
 extern const struct ixy_driver xdp_driver;
 // The DMA memory of a process with AF_XDP devices only, the UMEM and the app's own pools: ordinary pages, no
 // physical addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free
@@ -23,9 +23,23 @@ extern const struct ixy_driver xdp_driver;
 // memory was chosen (check_taking refuses it).
 extern const struct pci_access xdp_memory_access;
 
+// What the process's AF_XDP devices need together, gathered by the checks before the first of them is opened. All
+// their sockets share one UMEM (xdp.c), so it must hold every frame their rings can give the kernel, and all of them
+// take the mode of its first socket: zero copy is tried only when every interface has the same kernel driver.
+struct xdp_plan {
+	uint32_t frames;     // the frames all the devices' rings can hold
+	char driver[32];     // the first interface's kernel driver (ethtool's name)
+	bool drivers_differ; // another interface has another driver
+};
+
 // The refusals of an AF_XDP device, one line each, before anything is changed: no such interface, a capability
 // missing, a kernel without AF_XDP or BPF links, an XDP program attached already (unless config->force), an MTU
-// above what a frame holds, a queue the interface does not have.
-bool xdp_check(const struct ixy_config* config);
+// above what a frame holds, a queue the interface does not have. Then adds the device to plan.
+bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan);
+// The huge pages of a UMEM made for plan, if the process has no UMEM yet (else 0).
+uint32_t xdp_umem_huge_pages(const struct xdp_plan* plan);
+// The process's UMEM, if it has none yet, is made for plan when its first AF_XDP device opens (ixy_check_configs:
+// the whole app). Without it the UMEM is made for that first device alone.
+void xdp_adopt_plan(const struct xdp_plan* plan);
 
 #endif

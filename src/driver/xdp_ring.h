@@ -18,6 +18,7 @@
 #define IXY_XDP_RING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ixy/memory.h>
@@ -38,6 +39,8 @@ struct xsk_ring {
 	void* descs;     // uint64_t frame addresses (fill, completion) or struct xdp_desc (RX, TX)
 	uint32_t size;   // entries, a power of two
 	uint32_t head;   // ixy's own index: producer of fill and TX, consumer of RX and completion
+	void* map;       // the mapping the above lie in, and its length (xdp.c unmaps it)
+	size_t map_len;
 };
 
 // The UMEM: a pool whose buffers are its frames, and where each frame is.

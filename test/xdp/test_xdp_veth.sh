@@ -218,5 +218,18 @@ wait "$first"
 pids=""
 check "after all: no XDP program in the namespace" none_attached
 
+echo "== 4. The UMEM holds every frame the rings can give the kernel, and frames to send besides"
+# Four queues of 4096 descriptors: their fill rings alone hold 16384 frames. Each TX queue must still take a batch of
+# the app's packets (copied into UMEM frames).
+ip -n "$ns" link add vethQ numtxqueues 4 numrxqueues 4 type veth peer name vethR numtxqueues 4 numrxqueues 4
+in_ns sysctl -qw net.ipv6.conf.vethQ.disable_ipv6=1 net.ipv6.conf.vethR.disable_ipv6=1
+ip -n "$ns" link set vethQ up && ip -n "$ns" link set vethR up
+in_ns "$xdp_open" --send 4096 xdp:vethQ 4 4 >"$work/send.out" 2>"$work/send.err"
+status=$?
+sed 's/^/    /' "$work/send.out" "$work/send.err"
+check "4 queues of 4096 descriptors: opened, every TX queue took its batch" eq "$status" 0
+check "4 queues of 4096 descriptors: 4 batches of 64 taken" eq "$(grep -c 'taken=64 of=64' "$work/send.out")" 4
+check "after it: no XDP program in the namespace" none_attached
+
 echo "$failed check(s) failed"
 [ "$failed" = 0 ]
