@@ -118,6 +118,21 @@ static uint32_t frame_of(const struct pkt_buf* buf) {
 	return (uint32_t)(umem_offset(buf) / XSK_FRAME_SIZE);
 }
 
+// Every input starts from the same pool: its free stack in frame order as memory_mempool_in left it (frame 0 on top),
+// whatever the inputs before left there. Which frames ixy hands out decides what an input does, so that it must do
+// the same alone (a crash libFuzzer found, replayed) as after others (ctest replays a directory in one process).
+static void reset_pool(void) {
+	struct pkt_buf* bufs[FRAMES];
+	struct pkt_buf* by_frame[FRAMES] = {0};
+	FUZZ_CHECK(pkt_buf_alloc_batch(umem.pool, bufs, FRAMES) == FRAMES);
+	for (uint32_t i = 0; i < FRAMES; i++) {
+		by_frame[frame_of(bufs[i])] = bufs[i];
+	}
+	for (uint32_t frame = FRAMES; frame-- > 0;) {
+		pkt_buf_free(by_frame[frame]);
+	}
+}
+
 static uint16_t held_for(enum place place) {
 	return place == IXY ? 0 : XSK_HELD(SLOT, place == GIVEN_TX);
 }
@@ -302,6 +317,7 @@ static void tx_given(struct kernel* k, uint32_t before, const struct sent sent[]
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	setup();
+	reset_pool();
 	struct fuzz_input in = fuzz_input(data, size);
 	struct kernel k = {.ring_size = 1u << (fuzz_u8(&in) % 7)};
 	uint32_t ring_size = k.ring_size;

@@ -411,8 +411,8 @@ seed("xdp_rings", "receive-forward-complete",
      + bytes([3]) + x_addr_held(1) + x_tx([]))
 seed("xdp_rings", "send-copies", bytes([5]) + x_tx([(False, 0, 60)] * 16) + bytes([2, 16])
      + b"".join(bytes([3]) + x_addr_held(i) for i in range(16)) + x_tx([]))
-# A full RX ring of 4: an address beyond any frame, any frame (119, most likely not given), a length one more than
-# a frame holds (dropped), and exactly what a frame holds (taken).
+# A full RX ring of 4: an address beyond any frame, a frame not given (119; ixy gives frames 0 .. 3), a length one
+# more than a frame holds (dropped), and exactly what a frame holds (taken).
 seed("xdp_rings", "garbage-descriptors",
      bytes([2]) + FILL_TAKE_ALL + bytes([1]) + x_addr_any(2**64 - 1) + x_len_any(2**32 - 1)
      + bytes([1]) + bytes([1]) + struct.pack("<H", 9999) + x_len(60) + bytes([1]) + x_addr_held(0) + x_len_any(1793)
