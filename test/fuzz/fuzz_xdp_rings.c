@@ -2,22 +2,36 @@
 // them. No socket: the four rings are plain memory here, the UMEM a pool over ordinary memory, as xdp.c makes it.
 //
 // Each input picks the ring size (1 .. 64, a power of two) and runs a little program read from the input:
-//   FILL_TAKE   the kernel consumes up to n fill ring entries (it now holds those frames)
-//   RX_PUT      the kernel writes an RX descriptor and moves the producer by one: the address of a frame it holds
-//               (as the kernel does), any frame's packet address, or any 64 bit value; a length from 0 .. 1792 or
-//               any 32 bit value
-//   TX_TAKE     the kernel consumes up to n TX descriptors (it now holds those frames)
-//   COMPLETE    the kernel writes a completion entry and moves the producer: a frame it took from TX, any frame's
-//               address, or any 64 bit value
-//   JUMP        the kernel sets one of its indices (RX and completion producer, fill and TX consumer) to any value
+//   FILL_TAKE   the kernel reads up to n fill ring entries (it now holds those frames) and publishes its consumer
+//   RX_PUT      the kernel writes an RX descriptor and moves the producer by one: an address (below), a length from
+//               0 .. 1792 or any 32 bit value
+//   TX_TAKE     the kernel reads up to n TX descriptors (it now holds those frames) and publishes its consumer
+//   COMPLETE    the kernel writes a completion entry (an address, below) and moves the producer
+//   JUMP        the kernel sets one of its indices (RX and completion producer, fill and TX consumer) to any value;
+//               a fill or TX consumer moved forward over entries ixy produced reads them, as FILL_TAKE does
 //   FLAGS       the kernel sets the rings' flags to anything
 //   RX          xsk_rx() with 0 .. 64 buffers asked for
 //   TX          xsk_tx() with up to 16 buffers the app holds, or from a pool that is not the UMEM (copied), sizes
 //               up to the buffer's room (larger than a frame holds: dropped)
 //   FREE        the app frees some buffers it holds
-// Checked after every operation:
-//   - every buffer xsk_rx returns is a UMEM frame the app did not hold and the pool did not have, with a size a
-//     frame holds;
+// An address the kernel writes: a frame it read from the fill ring (RX_PUT) or the TX ring (COMPLETE), any frame of
+// the UMEM or a little beyond, or any 64 bit value; a frame's address at the packet offset, or at any offset.
+//
+// The kernel side keeps its own account of where every frame is, from the ring entries only (never from umem.held):
+// ixy's (the pool or the app), given through the fill ring (in it, read by the kernel, or in the RX ring), or given
+// through the TX ring (in it, being sent, or in the completion ring). Checked after every operation:
+//   - ixy never produces into the fill or TX ring more entries than the kernel has read, and leaves the entries the
+//     kernel has not read as they were: an entry written over before the kernel read it loses its frame;
+//   - each entry ixy produces is a frame that was ixy's: the fill ring gets frame addresses, the TX ring the
+//     packet's address and length (the app's buffer itself when it is a frame, a frame from the pool when copied);
+//   - ixy consumes exactly the RX and completion entries the kernel produced (none when the producer is more than
+//     a ring ahead), and no more RX entries than asked for;
+//   - xsk_rx returns, in order, exactly the RX descriptors that name a frame given through the fill ring, at the
+//     packet offset, with a length a frame holds: each buffer's data lies at the descriptor's address, its size is
+//     the descriptor's length;
+//   - a completion entry gives the frame it names (at any offset, as xdp_ring.c takes it) back to ixy when that
+//     frame was given through the TX ring;
+//   - umem.held says for every frame exactly what the kernel side's account says;
 //   - every frame is in exactly one place: the pool's free stack, the app's hands, or given to the kernel
 //     (umem.held != 0), and the counts add up to the UMEM's frames;
 // and at the end, after xsk_take_back (the socket closed) and the app freed everything: the pool holds every frame
@@ -37,6 +51,8 @@
 #define FRAMES 256 // the UMEM: 512 KiB
 #define MAX_RING 64
 #define MAX_HELD (FRAMES + 64)
+#define HOLDING (MAX_RING * 4) // the addresses the kernel read last, per ring
+#define SLOT 1
 
 enum op { FILL_TAKE, RX_PUT, TX_TAKE, COMPLETE, JUMP, FLAGS, RX, TX, FREE, NUM_OPS };
 
@@ -45,9 +61,24 @@ struct ring_memory {
 	uint64_t descs[MAX_RING * 2]; // room for MAX_RING struct xdp_desc (16 bytes each)
 };
 
+// Where a frame is, as the kernel side knows it.
+enum place { IXY, GIVEN_FILL, GIVEN_TX };
+
+// The kernel side: what it read and where it knows each frame to be. Its published consumers of the fill and TX
+// rings may be anything (JUMP); `*_taken` is how far it really read.
+struct kernel {
+	uint32_t ring_size;
+	uint32_t fill_taken, tx_taken;
+	uint8_t place[FRAMES];
+	uint64_t fill_holding[HOLDING], tx_holding[HOLDING];
+	uint32_t num_fill_holding, num_tx_holding;
+	uint64_t fill_seen[MAX_RING * 2], tx_seen[MAX_RING * 2]; // the fill and TX rings' entries after ixy's last call
+};
+
 static struct xsk_umem umem;
 static struct mempool* other_pool; // the app's own pool, not the UMEM: its buffers are copied to be sent
 static uint16_t held_by_kernel[FRAMES];
+static struct ring_memory fill_mem, completion_mem, rx_mem, tx_mem;
 
 // Once per process: the UMEM in ordinary memory, as for a process with AF_XDP devices only.
 static void setup(void) {
@@ -74,16 +105,43 @@ static void init_ring(struct xsk_ring* ring, struct ring_memory* mem, uint32_t s
 				  .size = size};
 }
 
+// A pointer's offset in the UMEM, compared as a number (it may lie anywhere).
+static uint64_t umem_offset(const void* p) {
+	return (uint64_t)((uintptr_t)p - (uintptr_t)umem.pool->dma.virt);
+}
+
 static bool in_umem(const struct pkt_buf* buf) {
 	return buf->mempool == umem.pool;
 }
 
 static uint32_t frame_of(const struct pkt_buf* buf) {
-	return (uint32_t)(((const uint8_t*)buf - (const uint8_t*)umem.pool->dma.virt) / XSK_FRAME_SIZE);
+	return (uint32_t)(umem_offset(buf) / XSK_FRAME_SIZE);
 }
 
-// Each frame in exactly one place: pool, app, kernel.
-static void check_frames(struct pkt_buf* const app[], uint32_t num_app) {
+// Every input starts from the same pool: its free stack in frame order as memory_mempool_in left it (frame 0 on top),
+// whatever the inputs before left there. Which frames ixy hands out decides what an input does, so that it must do
+// the same alone (a crash libFuzzer found, replayed) as after others (ctest replays a directory in one process).
+static void reset_pool(void) {
+	struct pkt_buf* bufs[FRAMES];
+	struct pkt_buf* by_frame[FRAMES] = {0};
+	FUZZ_CHECK(pkt_buf_alloc_batch(umem.pool, bufs, FRAMES) == FRAMES);
+	for (uint32_t i = 0; i < FRAMES; i++) {
+		by_frame[frame_of(bufs[i])] = bufs[i];
+	}
+	for (uint32_t frame = FRAMES; frame-- > 0;) {
+		pkt_buf_free(by_frame[frame]);
+	}
+}
+
+static uint16_t held_for(enum place place) {
+	return place == IXY ? 0 : XSK_HELD(SLOT, place == GIVEN_TX);
+}
+
+// Each frame in exactly one place: pool, app, kernel; and umem.held as the kernel side knows it.
+static void check_frames(const struct kernel* k, struct pkt_buf* const app[], uint32_t num_app) {
+	for (uint32_t frame = 0; frame < FRAMES; frame++) {
+		FUZZ_CHECK(umem.held[frame] == held_for(k->place[frame]));
+	}
 	uint8_t where[FRAMES] = {0};
 	for (uint32_t i = 0; i < umem.pool->free_stack_top; i++) {
 		uint32_t frame = frame_of(umem.pool->free_stack[i]);
@@ -102,75 +160,227 @@ static void check_frames(struct pkt_buf* const app[], uint32_t num_app) {
 	}
 }
 
-static uint64_t kernel_addr(struct fuzz_input* in, const uint64_t* holding, uint32_t num_holding, uint64_t offset) {
-	switch (fuzz_u8(in) % 3) {
+static uint64_t kernel_addr(struct fuzz_input* in, const uint64_t* holding, uint32_t num_holding) {
+	uint8_t kind = fuzz_u8(in) % 6;
+	uint64_t frame_addr;
+	switch (kind % 3) {
 		case 0:
-			return num_holding
-				   ? holding[fuzz_u16(in) % num_holding] / XSK_FRAME_SIZE * XSK_FRAME_SIZE + offset
-				   : 0;
+			frame_addr =
+			    num_holding ? holding[fuzz_u16(in) % num_holding] / XSK_FRAME_SIZE * XSK_FRAME_SIZE : 0;
+			break;
 		case 1:
-			return (uint64_t)(fuzz_u16(in) % (FRAMES + 4)) * XSK_FRAME_SIZE + offset;
+			frame_addr = (uint64_t)(fuzz_u16(in) % (FRAMES + 4)) * XSK_FRAME_SIZE;
+			break;
 		default:
 			return fuzz_u64(in);
+	}
+	return frame_addr + (kind < 3 ? XSK_PACKET_OFFSET : fuzz_u16(in) % XSK_FRAME_SIZE);
+}
+
+static uint64_t entry_addr(const struct ring_memory* mem, bool tx, uint32_t index, uint32_t ring_size) {
+	uint32_t slot = index & (ring_size - 1);
+	return tx ? ((const struct xdp_desc*)mem->descs)[slot].addr : mem->descs[slot];
+}
+
+// The kernel reads the entries of the fill or TX ring up to index `to` (at most ixy's producer).
+static void kernel_take(struct kernel* k, bool tx, uint32_t to) {
+	const struct ring_memory* mem = tx ? &tx_mem : &fill_mem;
+	uint32_t* taken = tx ? &k->tx_taken : &k->fill_taken;
+	uint64_t* holding = tx ? k->tx_holding : k->fill_holding;
+	uint32_t* num_holding = tx ? &k->num_tx_holding : &k->num_fill_holding;
+	for (; *taken != to; ++*taken) {
+		holding[(*num_holding)++ % HOLDING] = entry_addr(mem, tx, *taken, k->ring_size);
+	}
+}
+
+// What ixy produced into the fill or TX ring since `before`: no more than the kernel has read room for, and the
+// entries it produced earlier that the kernel has not read are as they were.
+static uint32_t produced(struct kernel* k, bool tx, uint32_t before) {
+	const struct ring_memory* mem = tx ? &tx_mem : &fill_mem;
+	uint64_t* seen = tx ? k->tx_seen : k->fill_seen;
+	uint32_t n = mem->producer - before, taken = tx ? k->tx_taken : k->fill_taken;
+	FUZZ_CHECK(n <= k->ring_size - (before - taken)); // ixy never writes over an entry the kernel has not read
+	size_t entry = tx ? sizeof(struct xdp_desc) : sizeof(uint64_t);
+	for (uint32_t i = taken; i != before; i++) { // before - taken <= ring_size: checked after ixy's last call
+		size_t at = (i & (k->ring_size - 1)) * entry;
+		FUZZ_CHECK(memcmp((const uint8_t*)mem->descs + at, (const uint8_t*)seen + at, entry) == 0);
+	}
+	memcpy(seen, mem->descs, sizeof(mem->descs));
+	return n;
+}
+
+// The frames ixy put into the fill ring since `before`: its own, each now the kernel's to receive into.
+static void fill_given(struct kernel* k, uint32_t before) {
+	uint32_t n = produced(k, false, before);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t addr = entry_addr(&fill_mem, false, before + i, k->ring_size), frame = addr / XSK_FRAME_SIZE;
+		FUZZ_CHECK(addr % XSK_FRAME_SIZE == 0 && frame < FRAMES && k->place[frame] == IXY);
+		k->place[frame] = GIVEN_FILL;
+	}
+}
+
+// An RX descriptor ixy must take: a frame given through the fill ring, at the packet offset, a length that fits.
+static bool rx_valid(const struct kernel* k, struct xdp_desc desc) {
+	uint64_t frame = desc.addr / XSK_FRAME_SIZE;
+	return frame < FRAMES && k->place[frame] == GIVEN_FILL && desc.addr % XSK_FRAME_SIZE == XSK_PACKET_OFFSET &&
+	       desc.len <= XSK_MAX_PACKET;
+}
+
+// Entries ixy must consume of a ring the kernel produces, from `before` (ixy's consumer) on: all there are, at most
+// `limit`; none when the producer is more than a ring ahead.
+static uint32_t expected_consumed(const struct kernel* k, const struct ring_memory* mem, uint32_t before,
+				  uint32_t limit) {
+	uint32_t ready = mem->producer - before;
+	return ready > k->ring_size ? 0 : ready < limit ? ready : limit;
+}
+
+static struct xdp_desc rx_desc(const struct kernel* k, uint32_t index) {
+	return ((const struct xdp_desc*)rx_mem.descs)[index & (k->ring_size - 1)];
+}
+
+// The packet the kernel wrote: the buffer's data at the descriptor's address, its size the descriptor's length.
+static bool is_packet_of(const struct pkt_buf* buf, struct xdp_desc desc) {
+	return umem_offset(buf->data) == desc.addr && buf->size == desc.len;
+}
+
+// Whether the buffer holds the packet of one of the RX descriptors `consumed` from `before` on.
+static bool packet_of_a_descriptor(const struct kernel* k, const struct pkt_buf* buf, uint32_t before,
+				   uint32_t consumed) {
+	for (uint32_t i = 0; i < consumed; i++) {
+		if (is_packet_of(buf, rx_desc(k, before + i))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+// xsk_rx returned bufs[0 .. got): exactly the valid descriptors among those it consumed, in order.
+static void check_rx(struct kernel* k, uint32_t before, uint32_t want, struct pkt_buf* const bufs[], uint32_t got) {
+	uint32_t consumed = rx_mem.consumer - before;
+	FUZZ_CHECK(consumed == expected_consumed(k, &rx_mem, before, want));
+	FUZZ_CHECK(got <= consumed);
+	for (uint32_t i = 0; i < got; i++) {
+		// A frame's buffer (checked before anything is read from it), holding a packet the kernel wrote.
+		FUZZ_CHECK(umem_offset(bufs[i]) < (uint64_t)FRAMES * XSK_FRAME_SIZE && in_umem(bufs[i]));
+		FUZZ_CHECK(packet_of_a_descriptor(k, bufs[i], before, consumed));
+	}
+	uint32_t returned = 0;
+	for (uint32_t i = 0; i < consumed; i++) {
+		struct xdp_desc desc = rx_desc(k, before + i);
+		if (rx_valid(k, desc)) {
+			FUZZ_CHECK(returned < got && is_packet_of(bufs[returned], desc)); // not dropped, in order
+			returned++;
+			k->place[desc.addr / XSK_FRAME_SIZE] = IXY;
+		}
+	}
+	FUZZ_CHECK(returned == got); // and nothing else: no buffer for a descriptor that is not valid
+}
+
+// The completion entries xsk_tx consumed from `before` on: each gives back its frame if that was sent.
+static void completed(struct kernel* k, uint32_t before) {
+	uint32_t consumed = completion_mem.consumer - before;
+	FUZZ_CHECK(consumed == expected_consumed(k, &completion_mem, before, UINT32_MAX));
+	for (uint32_t i = 0; i < consumed; i++) {
+		uint64_t frame = entry_addr(&completion_mem, false, before + i, k->ring_size) / XSK_FRAME_SIZE;
+		if (frame < FRAMES && k->place[frame] == GIVEN_TX) {
+			k->place[frame] = IXY;
+		}
+	}
+}
+
+// A buffer handed to xsk_tx, as it was then.
+struct sent {
+	bool frame; // a frame of the UMEM: sent as it is
+	uint32_t index, size;
+};
+
+// The descriptors ixy put into the TX ring since `before` for sent[0 .. taken): one per packet a frame holds, in
+// order, each the packet's address and length, the frame ixy's until then.
+static void tx_given(struct kernel* k, uint32_t before, const struct sent sent[], uint32_t taken) {
+	uint32_t n = produced(k, true, before), expected = 0;
+	for (uint32_t i = 0; i < taken; i++) {
+		expected += sent[i].size <= XSK_MAX_PACKET;
+	}
+	FUZZ_CHECK(n == expected);
+	uint32_t d = 0;
+	for (uint32_t i = 0; i < taken; i++) {
+		if (sent[i].size > XSK_MAX_PACKET) {
+			continue;
+		}
+		struct xdp_desc desc = ((const struct xdp_desc*)tx_mem.descs)[(before + d++) & (k->ring_size - 1)];
+		uint64_t frame = desc.addr / XSK_FRAME_SIZE;
+		FUZZ_CHECK(desc.addr % XSK_FRAME_SIZE == XSK_PACKET_OFFSET && frame < FRAMES && k->place[frame] == IXY);
+		FUZZ_CHECK(desc.len == sent[i].size && (!sent[i].frame || frame == sent[i].index));
+		k->place[frame] = GIVEN_TX;
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	setup();
+	reset_pool();
 	struct fuzz_input in = fuzz_input(data, size);
-	uint32_t ring_size = 1u << (fuzz_u8(&in) % 7);
-	static struct ring_memory fill_mem, completion_mem, rx_mem, tx_mem;
-	struct xsk_queue q = {.umem = &umem, .slot = 1};
+	struct kernel k = {.ring_size = 1u << (fuzz_u8(&in) % 7)};
+	uint32_t ring_size = k.ring_size;
+	struct xsk_queue q = {.umem = &umem, .slot = SLOT};
 	init_ring(&q.fill, &fill_mem, ring_size);
 	init_ring(&q.completion, &completion_mem, ring_size);
 	init_ring(&q.rx, &rx_mem, ring_size);
 	init_ring(&q.tx, &tx_mem, ring_size);
 	xsk_refill(&q);
+	fill_given(&k, 0);
 	struct pkt_buf* app[MAX_HELD];
 	uint32_t num_app = 0;
-	uint64_t fill_holding[MAX_RING * 4], tx_holding[MAX_RING * 4]; // addresses the kernel took, a window
-	uint32_t num_fill_holding = 0, num_tx_holding = 0;
-	const uint64_t* fill_descs = (const uint64_t*)fill_mem.descs;
-	const struct xdp_desc* tx_descs = (const struct xdp_desc*)tx_mem.descs;
+	check_frames(&k, app, num_app);
 	while (fuzz_remaining(&in) > 0) {
 		switch (fuzz_u8(&in) % NUM_OPS) {
-			case FILL_TAKE:
-				for (uint32_t n = fuzz_u8(&in) % (ring_size + 1);
-				     n > 0 && fill_mem.consumer != fill_mem.producer; n--) {
-					fill_holding[num_fill_holding++ % (MAX_RING * 4)] =
-					    fill_descs[fill_mem.consumer++ & (ring_size - 1)];
+			case FILL_TAKE: {
+				uint32_t to = k.fill_taken;
+				for (uint32_t n = fuzz_u8(&in) % (ring_size + 1); n > 0 && to != fill_mem.producer;
+				     n--) {
+					to++;
 				}
+				kernel_take(&k, false, to);
+				fill_mem.consumer = k.fill_taken;
 				break;
+			}
 			case RX_PUT: {
-				uint64_t addr =
-				    kernel_addr(&in, fill_holding,
-						num_fill_holding < MAX_RING * 4 ? num_fill_holding : MAX_RING * 4,
-						XSK_PACKET_OFFSET);
+				uint64_t addr = kernel_addr(
+				    &in, k.fill_holding, k.num_fill_holding < HOLDING ? k.num_fill_holding : HOLDING);
 				uint32_t len = fuzz_u8(&in) & 1 ? fuzz_u32(&in) : fuzz_u16(&in) % (XSK_MAX_PACKET + 1);
 				struct xdp_desc* descs = (struct xdp_desc*)rx_mem.descs;
 				descs[rx_mem.producer++ & (ring_size - 1)] =
 				    (struct xdp_desc){.addr = addr, .len = len};
 				break;
 			}
-			case TX_TAKE:
-				for (uint32_t n = fuzz_u8(&in) % (ring_size + 1);
-				     n > 0 && tx_mem.consumer != tx_mem.producer; n--) {
-					tx_holding[num_tx_holding++ % (MAX_RING * 4)] =
-					    tx_descs[tx_mem.consumer++ & (ring_size - 1)].addr;
+			case TX_TAKE: {
+				uint32_t to = k.tx_taken;
+				for (uint32_t n = fuzz_u8(&in) % (ring_size + 1); n > 0 && to != tx_mem.producer; n--) {
+					to++;
 				}
+				kernel_take(&k, true, to);
+				tx_mem.consumer = k.tx_taken;
 				break;
+			}
 			case COMPLETE: {
-				uint64_t addr = kernel_addr(
-				    &in, tx_holding, num_tx_holding < MAX_RING * 4 ? num_tx_holding : MAX_RING * 4,
-				    XSK_PACKET_OFFSET);
-				((uint64_t*)completion_mem.descs)[completion_mem.producer++ & (ring_size - 1)] = addr;
+				uint64_t addr = kernel_addr(&in, k.tx_holding,
+							    k.num_tx_holding < HOLDING ? k.num_tx_holding : HOLDING);
+				completion_mem.descs[completion_mem.producer++ & (ring_size - 1)] = addr;
 				break;
 			}
 			case JUMP: {
+				uint32_t which = fuzz_u8(&in) % 4;
 				uint32_t* indices[] = {&rx_mem.producer, &completion_mem.producer, &fill_mem.consumer,
 						       &tx_mem.consumer};
-				uint32_t* index = indices[fuzz_u8(&in) % 4];
+				uint32_t* index = indices[which];
 				*index = fuzz_u8(&in) & 1 ? fuzz_u32(&in) : *index + (fuzz_u8(&in) % 8) - 4;
+				if (which >= 2) { // a consumer: forward over entries ixy produced, the kernel read them
+					bool tx = which == 3;
+					uint32_t taken = tx ? k.tx_taken : k.fill_taken;
+					uint32_t producer = tx ? tx_mem.producer : fill_mem.producer;
+					if (*index - taken <= producer - taken) {
+						kernel_take(&k, tx, *index);
+					}
+				}
 				break;
 			}
 			case FLAGS:
@@ -179,12 +389,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 				break;
 			case RX: {
 				struct pkt_buf* bufs[64];
-				uint32_t want = fuzz_u8(&in) % 65;
+				uint32_t want = fuzz_u8(&in) % 65, rx_before = rx_mem.consumer,
+					 fill_before = fill_mem.producer;
 				uint32_t got = xsk_rx(&q, bufs, want);
-				FUZZ_CHECK(got <= want);
+				check_rx(&k, rx_before, want, bufs, got);
+				fill_given(&k, fill_before);
 				for (uint32_t i = 0; i < got; i++) {
-					FUZZ_CHECK(in_umem(bufs[i]) && frame_of(bufs[i]) < FRAMES &&
-						   bufs[i]->size <= XSK_MAX_PACKET);
 					for (uint32_t j = 0; j < num_app; j++) {
 						FUZZ_CHECK(app[j] != bufs[i]);
 					}
@@ -195,6 +405,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 			}
 			case TX: {
 				struct pkt_buf* bufs[16];
+				struct sent sent[16];
 				uint32_t n = 0;
 				for (uint32_t want = fuzz_u8(&in) % 17; n < want; n++) {
 					struct pkt_buf* buf = NULL;
@@ -208,10 +419,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 					}
 					buf->size = fuzz_u16(&in) % (buf->mempool->buf_size - 64 + 1);
 					bufs[n] = buf;
+					sent[n] = (struct sent){.frame = in_umem(buf),
+								.index = in_umem(buf) ? frame_of(buf) : 0,
+								.size = buf->size};
 				}
-				uint32_t sent = xsk_tx(&q, bufs, n);
-				FUZZ_CHECK(sent <= n);
-				for (uint32_t i = sent; i < n; i++) { // not taken: still the app's
+				uint32_t completion_before = completion_mem.consumer, tx_before = tx_mem.producer;
+				uint32_t taken = xsk_tx(&q, bufs, n);
+				FUZZ_CHECK(taken <= n);
+				completed(&k, completion_before);
+				tx_given(&k, tx_before, sent, taken);
+				for (uint32_t i = taken; i < n; i++) { // not taken: still the app's
 					FUZZ_CHECK(num_app < MAX_HELD);
 					app[num_app++] = bufs[i];
 				}
@@ -225,7 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 				}
 				break;
 		}
-		check_frames(app, num_app);
+		check_frames(&k, app, num_app);
 		uint32_t others = 0; // buffers of the app's own pool in its hands: a copied one went back at once
 		for (uint32_t i = 0; i < num_app; i++) {
 			others += app[i]->mempool == other_pool;
@@ -235,7 +452,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	// The socket closes: the kernel gives everything back; the app frees what it holds.
 	xsk_take_back(&q);
 	pkt_buf_free_batch(app, num_app);
+	memset(k.place, IXY, sizeof(k.place));
 	FUZZ_CHECK(umem.pool->free_stack_top == FRAMES && other_pool->free_stack_top == other_pool->num_entries);
-	check_frames(app, 0);
+	check_frames(&k, app, 0);
 	return 0;
 }

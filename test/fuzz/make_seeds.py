@@ -375,17 +375,26 @@ seed("virtio_caps", "legacy-registers", caps_input(
 # 0 FILL_TAKE n(u8); 1 RX_PUT address, length; 2 TX_TAKE n(u8); 3 COMPLETE address; 4 JUMP which(u8) mode(u8)
 # value(u32, mode odd) or step(u8); 5 FLAGS u32; 6 RX want(u8); 7 TX want(u8), per buffer: from the app(u8 odd)
 # index(u16) or its own pool(u8 even), then size(u16); 8 FREE n(u8), per buffer index(u16).
-# An address: kind(u8 % 3) 0 a frame the kernel holds (index u16), 1 any frame (u16), 2 any value (u64).
+# An address: kind(u8 % 6) 0 a frame the kernel holds (index u16), 1 any frame (u16), 2 any value (u64); 3 and 4 as
+# 0 and 1, then an offset into the frame (u16 % 2048) in place of the packet offset.
 def x_addr_held(i):
     return bytes([0]) + struct.pack("<H", i)
+
+
+def x_addr_held_at(i, offset):
+    return bytes([3]) + struct.pack("<HH", i, offset)
 
 
 def x_addr_any(value):
     return bytes([2]) + struct.pack("<Q", value)
 
 
-def x_len(n):
+def x_len(n):  # 0 .. 1792
     return bytes([0]) + struct.pack("<H", n)
+
+
+def x_len_any(n):
+    return bytes([1]) + struct.pack("<I", n)
 
 
 def x_tx(bufs):
@@ -402,11 +411,31 @@ seed("xdp_rings", "receive-forward-complete",
      + bytes([3]) + x_addr_held(1) + x_tx([]))
 seed("xdp_rings", "send-copies", bytes([5]) + x_tx([(False, 0, 60)] * 16) + bytes([2, 16])
      + b"".join(bytes([3]) + x_addr_held(i) for i in range(16)) + x_tx([]))
+# A full RX ring of 4: an address beyond any frame, a frame not given (119; ixy gives frames 0 .. 3), a length one
+# more than a frame holds (dropped), and exactly what a frame holds (taken).
 seed("xdp_rings", "garbage-descriptors",
-     bytes([2]) + FILL_TAKE_ALL + bytes([1]) + x_addr_any(2**64 - 1) + bytes([1]) + struct.pack("<I", 2**32 - 1)
-     + bytes([1]) + bytes([1]) + struct.pack("<H", 9999) + x_len(60) + bytes([1]) + x_addr_held(0) + x_len(1793)
-     + bytes([6, 64]) + bytes([3]) + x_addr_any(256) + x_tx([]))
+     bytes([2]) + FILL_TAKE_ALL + bytes([1]) + x_addr_any(2**64 - 1) + x_len_any(2**32 - 1)
+     + bytes([1]) + bytes([1]) + struct.pack("<H", 9999) + x_len(60) + bytes([1]) + x_addr_held(0) + x_len_any(1793)
+     + bytes([1]) + x_addr_held(1) + x_len(1792) + bytes([6, 64]) + bytes([3]) + x_addr_any(256) + x_tx([]))
 seed("xdp_rings", "indices-jump", bytes([4]) + bytes([4, 0, 1]) + struct.pack("<I", 0x80000000) + bytes([6, 64])
      + bytes([4, 2, 1]) + struct.pack("<I", 12345) + bytes([6, 1]) + bytes([4, 3, 0, 7]) + x_tx([(False, 0, 60)])
      + bytes([5]) + struct.pack("<I", 1))
-seed("xdp_rings", "too-large-to-send", bytes([1]) + x_tx([(False, 0, 2048)]) + bytes([8, 3, 0, 0]))
+# A buffer of the app's own pool takes sizes up to 1984 (u16 % 1985): 1900 is more than a frame holds.
+seed("xdp_rings", "too-large-to-send", bytes([1]) + x_tx([(False, 0, 1900)]) + bytes([8, 3, 0, 0]))
+# The kernel says it read the fill ring (then the TX ring) 3 entries beyond what ixy produced: ixy must produce
+# nothing then, not 3 more than the ring holds.
+seed("xdp_rings", "consumer-ahead-of-producer",
+     bytes([2]) + bytes([4, 2, 1]) + struct.pack("<I", 7) + bytes([6, 0]) + bytes([0, 4]) + bytes([6, 0])
+     + bytes([4, 3, 1]) + struct.pack("<I", 3) + x_tx([(False, 0, 60)] * 8) + bytes([2, 4])
+     + x_tx([(False, 0, 60)] * 8))
+# Rings of 4 filled up: four packets received two at a time, four frames sent and completed at once.
+seed("xdp_rings", "full-rings-partial-rx",
+     bytes([2]) + FILL_TAKE_ALL + b"".join(bytes([1]) + x_addr_held(i) + x_len(60 + i) for i in range(4))
+     + bytes([6, 2]) + bytes([6, 2]) + x_tx([(False, 0, 60)] * 4) + bytes([2, 4])
+     + b"".join(bytes([3]) + x_addr_held(i) for i in range(4)) + x_tx([]))
+# RX descriptors naming frames the kernel holds at offsets other than the packet's (the frame's start, either side
+# of 256, its last byte): dropped; then one at the packet offset, taken.
+seed("xdp_rings", "rx-offset-not-packet",
+     bytes([4]) + bytes([0, 16]) + b"".join(bytes([1]) + x_addr_held_at(i, offset) + x_len(60)
+                                            for i, offset in enumerate((0, 255, 257, 2047)))
+     + bytes([1]) + x_addr_held(4) + x_len(60) + bytes([6, 16]))
