@@ -56,7 +56,7 @@ struct xdp_device {
 	const char* ifname;                               // inside name
 	int ifindex;
 	int map_fd, prog_fd, link_fd; // -1 when not open
-	bool zero_copy, native, stopped, kick_warned;
+	bool zero_copy, native, started, stopped, kick_warned;
 	uint16_t num_queues;
 	uint32_t frames; // of the UMEM, promised to this device's rings
 	struct xsk_queue* queues;
@@ -249,7 +249,7 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 	}
 	if (attached != XDP_ATTACHED_NONE && !config->force) {
 		ixy_error("%s: %s has an XDP program attached already (ip link shows it): refusing to touch it. "
-			  "IXY_FORCE=1 tries anyway (the kernel refuses a second program of the same mode)",
+			  "IXY_FORCE=1 tries anyway (the kernel refuses ixy's program beside another one)",
 			  name, ifname);
 		return false;
 	}
@@ -622,9 +622,12 @@ static void xdp_close(struct ixy_device* ixy) {
 	xdp_stop(ixy);
 	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
 	// indices from the kernel side that were out of bounds. Words "key=value", for scripts (test/xdp).
-	ixy_info("%s: closed: tx_copied=%llu tx_too_large=%llu refused=%llu", dev->name,
-		 (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
-		 (unsigned long long)dev->totals.bad);
+	// A device that never started says nothing here (its init printed why).
+	if (dev->started) {
+		ixy_info("%s: closed: tx_copied=%llu tx_too_large=%llu refused=%llu", dev->name,
+			 (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
+			 (unsigned long long)dev->totals.bad);
+	}
 	free(dev->queues);
 	free(dev->fds);
 	free(dev->kernel_dropped);
@@ -772,6 +775,10 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	if (dev->map_fd < 0) {
 		ixy_error("%s: creating the XSKMAP failed: %s", dev->name, strerror(errno));
 	}
+	if (config->force && attached_xdp(dev->ifindex) != XDP_ATTACHED_NONE) { // xdp_check let it pass
+		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", dev->name,
+			 dev->ifname);
+	}
 	// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit its spare.
 	struct xdp_plan own = {.frames = frames_for(config)};
 	bool ok = dev->map_fd >= 0 && umem_make(dev->name, process_umem.planned ? &process_umem.plan : &own) == 0;
@@ -791,15 +798,12 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 		ok = (dev->queues[q].slot = umem_join(dev->name)) != 0 && open_socket(dev, q, ring_size) == 0;
 	}
 	// Last: from now on the interface's packets come to the sockets.
-	if (ok && config->force && attached_xdp(dev->ifindex) != XDP_ATTACHED_NONE) {
-		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", dev->name,
-			 dev->ifname);
-	}
 	ok = ok && (dev->link_fd = attach(dev)) >= 0;
 	if (!ok) {
 		xdp_close(&dev->ixy);
 		return NULL;
 	}
+	dev->started = true;
 	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s; umem_frames=%u", dev->name, dev->ifname,
 		 num_queues, ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
 		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)",
