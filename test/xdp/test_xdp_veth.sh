@@ -1,21 +1,31 @@
 #!/bin/bash
-# AF_XDP on this machine, without QEMU (issue 22): veth pairs in a network namespace the test makes and removes.
+# AF_XDP on this machine, without QEMU (issue 22): veth pairs and bridges in a network namespace the test makes and
+# removes; nothing outside it is touched.
 #
-#   test_xdp_veth.sh <apps dir> <xdp_open> <source dir>
+#   test_xdp_veth.sh <apps dir> <xdp_open> <xsk_umems> <source dir>
 #
-# Pairs vethA<->vethB and vethC<->vethD, all inside the namespace; nothing outside it is touched.
-# 1. ixy-pktgen xdp:vethA -> ixy-fwd xdp:vethB xdp:vethC -> ixy-pcap xdp:vethD. The kernel observes: its interface
-#    counters (ip -s link) of vethB and vethD, and tcpdump on vethD, which sees what ixy-fwd sent before ixy-pcap
-#    took vethD over. Checked: the packets byte for byte and in order (check_xdp_capture.py), and that the counts of
-#    the apps' totals lines (test/vm/totals.sh), the kernel's counters and the captures agree exactly; ixy-fwd copies
-#    nothing (one UMEM shared by both devices), ixy-pktgen copies each packet (its own pool is not the UMEM).
+#   ixy-pktgen xdp:vethA --- brA [br0] brB --- vethB ixy-fwd vethC --- brC [br1] brD --- xdp:vethD ixy-pcap
+#
+# Each --- is a veth pair; br0 and br1 are bridges of two ports each. An XDP program runs before the kernel's capture
+# point on RX, and AF_XDP's TX bypasses it, so tcpdump on the apps' own interfaces sees nothing of their packets; the
+# bridge ports have no XDP program, and tcpdump there (-Q out) records every frame on its way toward vethB and
+# toward vethD. The bridges add no frame of their own (no STP, no multicast snooping and so no queries, no IPv6 in
+# the namespace) and repeat none: ixy-pktgen's destination MAC 02:00:00:00:00:02 (apps/common/packet.c) is no
+# interface's, so each bridge floods each frame to its one other port, once.
+# 1. ixy-pktgen -> ixy-fwd -> ixy-pcap. Checked: the kernel holds ixy-fwd's two sockets on one UMEM (xsk_umems.c);
+#    the frames toward vethB are ixy-pktgen's byte for byte, sequence numbers 0..N-1 in order, those toward vethD
+#    ixy-fwd's, those ixy-pcap wrote among them (check_xdp_capture.py); and the counts agree exactly: the apps'
+#    totals lines (test/vm/totals.sh), the kernel's interface counters (ip -s link) and tcpdump's records.
 # 2. The XDP program is gone after a normal exit and after SIGKILL (ip link shows no xdp).
-# 3. Every refusal: one line, exit status 1, the interfaces as they were, no program left attached.
-# Needs root, ip, tcpdump, setpriv, python3: exits 77 (skipped) without them.
+# 3. Every refusal: one line, exit status 1, the interfaces as they were, no program left attached. IXY_FORCE=1
+#    beside another process's program (ixy's, and programs attached with netlink, the old way): one warning, then
+#    the kernel's refusal in one error line, the program there unchanged.
+# Needs root, ip, tcpdump, setpriv, python3: exits 77 (skipped) without them. The last line: "N passed, N failed".
 set -u
 bin=$1
 xdp_open=$2
-src=$3
+xsk_umems=$3
+src=$4
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, XDP)"; exit 77; }
 for tool in ip tcpdump setpriv python3; do
 	command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
@@ -34,11 +44,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+passed=0
 failed=0
 check() { # check WHAT COMMAND...: PASS if the command succeeds
 	local what=$1
 	shift
-	if "$@"; then echo "PASS  $what"; else echo "FAIL  $what"; failed=$((failed + 1)); fi
+	if "$@"; then
+		echo "PASS  $what"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $what"
+		failed=$((failed + 1))
+	fi
 }
 eq() { [ "$1" = "$2" ] || { echo "      $1 != $2" >&2; return 1; }; }
 in_ns() { ip netns exec "$ns" "$@"; }
@@ -57,95 +74,204 @@ wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
 }
 is_attached() { [ "$(attached "$1")" -gt 0 ]; }
 none_attached() { [ "$(attached)" = 0 ]; }
-# kernel_counter DEV rx|tx packets|dropped: the interface's counter (ip -s -j link)
-kernel_counter() {
-	ip -n "$ns" -s -j link show dev "$1" |
-		python3 -c "import json,sys; print(json.load(sys.stdin)[0]['stats64']['$2']['$3'])"
+# xdp_programs DEV: the XDP programs attached to the interface, "mode=M id=N" each (ip -j -d link: mode 1 the
+# driver's, 2 generic), or "none".
+xdp_programs() {
+	ip -n "$ns" -j -d link show dev "$1" | python3 -c '
+import json, sys
+xdp = json.load(sys.stdin)[0].get("xdp") or {}
+print(" ".join("mode=%d id=%d" % (a["mode"], a["prog"]["id"]) for a in xdp.get("attached", [])) or "none")'
 }
-# The state of the interfaces a refusal must leave as it was: all but the counters.
-link_state() { ip -n "$ns" -d link show | grep -v -E '^ +(RX|TX|[0-9]+ )'; }
+# kernel_deltas: the kernel's counters of every interface in the namespace (ip -s -j link), as shell assignments
+# k_<dev>_<rx|tx>_<packets|dropped>=N of what they grew by since $work/before.json.
+kernel_deltas() {
+	ip -n "$ns" -s -j link show | python3 -c '
+import json, sys
+before = {d["ifname"]: d["stats64"] for d in json.load(open(sys.argv[1]))}
+for d in json.load(sys.stdin):
+    name, now = d["ifname"], d["stats64"]
+    for way in ("rx", "tx"):
+        for what in ("packets", "dropped"):
+            print("k_%s_%s_%s=%d" % (name, way, what, now[way][what] - before[name][way][what]))' "$work/before.json"
+}
+# settled FILE: its size did not change for 0.3 s (tcpdump -U writes each frame as soon as it has read it)
+settled() {
+	local size
+	size=$(stat -c %s "$1")
+	sleep 0.3
+	[ "$(stat -c %s "$1")" = "$size" ]
+}
+# tcpdump_count PORT WORDS: tcpdump's own count at its exit: "captured" (written), "received by filter" (that the
+# kernel handed it), "dropped by kernel" (no room in its buffer).
+tcpdump_count() { sed -n "s/^\([0-9]*\) packets\{0,1\} $2\$/\1/p" "$work/$1.err"; }
+# count VAR APP DEV KEY: VAR = the number KEY has on the totals line of xdp:DEV in $work/APP.out (test/vm/totals.sh),
+# or "?APP:DEV:KEY" if there is none, which equals no other count.
+count() {
+	local value
+	value=$(total "$work/$2.out" "totals app=ixy-$2 pci=xdp:$3" "$4") || value="?$2:$3:$4"
+	printf -v "$1" %s "$value"
+}
+# add N...: their sum, or "?N..." (which equals no count) if one of them is not a number
+add() {
+	local total=0 n
+	for n; do
+		case $n in '' | *[!0-9]*) echo "?$*"; return ;; esac
+		total=$((total + n))
+	done
+	echo $total
+}
+# positive N: N is a number above 0
+positive() { case $1 in '' | *[!0-9]* | 0) return 1 ;; esac; }
+# The state of the interfaces a refusal must leave as it was: all but the counters and the bridges' timers.
+link_state() { ip -n "$ns" -d link show | grep -v -E '^ +(RX|TX|[0-9]+ )' | sed -E 's/[a-z_]+_timer +[0-9.]+//g'; }
 
 ip netns add "$ns" || exit 1
-ip -n "$ns" link add vethA type veth peer name vethB || exit 1
-ip -n "$ns" link add vethC type veth peer name vethD || exit 1
-# No IPv6: its router solicitations would be the only other packets on the links.
-in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-for dev in vethA vethB vethC vethD; do
+# No IPv6, on every interface made from here on: its router solicitations, neighbour discovery and MLD reports
+# would be the only other frames on the links.
+in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || exit 1
+for pair in vethA:brA vethB:brB vethC:brC vethD:brD; do
+	ip -n "$ns" link add "${pair%:*}" type veth peer name "${pair#*:}" || exit 1
+done
+# Bridges without STP (no BPDUs, ports forward at once) and without multicast snooping (no IGMP/MLD queries).
+for bridge in br0:brA:brB br1:brC:brD; do
+	IFS=: read -r br first second <<<"$bridge"
+	ip -n "$ns" link add "$br" type bridge stp_state 0 mcast_snooping 0 || exit 1
+	ip -n "$ns" link set "$first" master "$br" || exit 1
+	ip -n "$ns" link set "$second" master "$br" || exit 1
+done
+for dev in vethA vethB vethC vethD brA brB brC brD br0 br1; do
 	in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
 	ip -n "$ns" link set "$dev" up || exit 1
 done
 src_mac=$(ip -n "$ns" -j link show dev vethA | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['address'])")
 
-echo "== 1. ixy-pktgen xdp:vethA -> ixy-fwd xdp:vethB xdp:vethC -> ixy-pcap xdp:vethD, the kernel observing"
-for dev in vethB vethD; do
-	eval "before_${dev}_rx=$(kernel_counter $dev rx packets) before_${dev}_drop=$(kernel_counter $dev rx dropped)"
+echo "== 1. ixy-pktgen xdp:vethA -> br0 -> ixy-fwd xdp:vethB xdp:vethC -> br1 -> ixy-pcap xdp:vethD"
+# Every frame the bridge ports send toward vethB and vethD, no filter. --immediate-mode: each frame is handed to
+# tcpdump at once (not in blocks that wait up to a second), -U: and written at once, so that a capture file that
+# stopped growing holds all. Buffers of 128 MiB in slots of 128 bytes (-s): room for all frames of the run even if
+# tcpdump falls behind on a busy machine.
+tcpdumps=""
+for port in brB brD; do
+	ip netns exec "$ns" tcpdump -i "$port" -Q out -w "$work/$port.pcap" --immediate-mode -U -s 128 -B 131072 \
+		-Z root -n 2>"$work/$port.err" &
+	tcpdumps="$tcpdumps $!"
+	pids="$pids $!"
 done
-ip netns exec "$ns" tcpdump -i vethD -w "$work/kernel.pcap" -U -B 65536 -Z root -n udp 2>"$work/tcpdump.err" &
-tcpdump=$!
-pids="$pids $tcpdump"
-wait_for 10 grep -q "listening on" "$work/tcpdump.err" || echo "tcpdump did not start: $(cat "$work/tcpdump.err")"
+for port in brB brD; do
+	wait_for 10 grep -q "listening on" "$work/$port.err" || echo "tcpdump on $port did not start: $(cat "$work/$port.err")"
+done
+ip -n "$ns" -s -j link show >"$work/before.json"
 ip netns exec "$ns" "$bin/ixy-fwd" xdp:vethB xdp:vethC >"$work/fwd.out" 2>"$work/fwd.err" &
 fwd=$!
 pids="$pids $fwd"
 check "ixy-fwd attached its program to vethB and vethC" wait_for 10 eval 'is_attached vethB && is_attached vethC'
 # An AF_XDP-only process has ordinary memory: no hugetlbfs file, no anonymous huge pages (xdp_memory_access).
 check "ixy-fwd maps no huge pages" eq "$(grep -cE 'hugetlbfs|/mnt/huge|anon_hugepage' "/proc/$fwd/maps")" 0
-ip netns exec "$ns" "$bin/ixy-pktgen" xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err" &
-pktgen=$!
-pids="$pids $pktgen"
-sleep 1 # the kernel's stack receives on vethD
+# One UMEM for both devices (XDP_SHARED_UMEM), as the kernel holds ixy-fwd's sockets: nothing else tells, as each
+# socket registering a UMEM of its own over the same memory forwards just as well, without a copy.
+in_ns "$xsk_umems" "$fwd" >"$work/umems" 2>&1
+sed 's/^/    kernel: ixy-fwd: /' "$work/umems"
+check "the kernel: ixy-fwd has two AF_XDP sockets, on vethB and vethC, queue 0 each" \
+	eq "$(sed -n 's/^xsk fd=[0-9]* \(ifname=[^ ]* queue=[0-9]*\) umem=.*$/\1/p' "$work/umems" | sort | tr '\n' ' ')" \
+	"ifname=vethB queue=0 ifname=vethC queue=0 "
+check "the kernel: ixy-fwd's sockets on vethB and vethC share one UMEM" \
+	eq "$(sed -n 's/^xsk .* umem=\([0-9][0-9]*\)$/\1/p' "$work/umems" | sort -u | wc -l)" 1
 ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/ixy.pcap" >"$work/pcap.out" 2>"$work/pcap.err" &
 pcap=$!
 pids="$pids $pcap"
 check "ixy-pcap attached its program to vethD" wait_for 10 is_attached vethD
-sleep 1 # ixy-pcap receives on vethD
-# Stop the generator first and let the rest drain into ixy-pcap, then stop ixy-pcap, ixy-fwd and tcpdump.
+ip netns exec "$ns" "$bin/ixy-pktgen" xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err" &
+pktgen=$!
+pids="$pids $pktgen"
+sleep 1.5
+# Stop the generator first and let what it sent drain through ixy-fwd into ixy-pcap, then stop those two; the
+# tcpdumps once they have written all they saw.
 statuses=""
-for pid in $pktgen $pcap $fwd $tcpdump; do
+for pid in $pktgen $fwd $pcap; do
 	kill -TERM "$pid"
 	wait "$pid"
 	statuses="$statuses $?"
 	sleep 0.5
 done
+for counter in k_vethA_tx_packets k_vethB_rx_packets k_vethB_rx_dropped k_vethC_tx_packets k_vethD_rx_packets \
+	k_vethD_rx_dropped; do
+	printf -v "$counter" '?%s' "$counter" # if ip fails: equals no count
+done
+eval "$(kernel_deltas)"
+for port in brB brD; do
+	wait_for 10 settled "$work/$port.pcap"
+done
+for pid in $tcpdumps; do
+	kill -TERM "$pid"
+	wait "$pid"
+	statuses="$statuses $?"
+done
 pids=""
-check "ixy-pktgen, ixy-pcap, ixy-fwd and tcpdump exited with status 0 when stopped" eq "$statuses" " 0 0 0 0"
+check "ixy-pktgen, ixy-fwd, ixy-pcap and both tcpdumps exited with status 0 when stopped" eq "$statuses" " 0 0 0 0 0"
 cat "$work/pktgen.err" "$work/fwd.err" "$work/pcap.err" | grep -E '^ixy: xdp:' | sed 's/^/    /'
 grep -h '^totals' "$work/pktgen.out" "$work/fwd.out" "$work/pcap.out" | sed 's/^/    /'
-sed 's/^/    tcpdump: /' "$work/tcpdump.err"
+for port in brB brD; do
+	grep -v '^$' "$work/$port.err" | sed "s/^/    tcpdump on $port: /"
+done
 
-gen_tx=$(total "$work/pktgen.out" "totals app=ixy-pktgen pci=xdp:vethA" tx_packets)
-gen_sent=$(total "$work/pktgen.out" "totals app=ixy-pktgen pci=xdp:vethA" sent)
-b_rx=$(total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:vethB" rx_packets)
-b_drop=$(total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:vethB" rx_dropped)
-b_forwarded=$(total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:vethB" forwarded)
-c_tx=$(total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:vethC" tx_packets)
-d_rx=$(total "$work/pcap.out" "totals app=ixy-pcap pci=xdp:vethD" rx_packets)
-d_drop=$(total "$work/pcap.out" "totals app=ixy-pcap pci=xdp:vethD" rx_dropped)
-captured=$(total "$work/pcap.out" "totals app=ixy-pcap pci=xdp:vethD" captured)
-kernel_b_rx=$(($(kernel_counter vethB rx packets) - before_vethB_rx))
-kernel_b_drop=$(($(kernel_counter vethB rx dropped) - before_vethB_drop))
-kernel_d_rx=$(($(kernel_counter vethD rx packets) - before_vethD_rx))
-# tcpdump's own count of what it wrote and of what it lost ("N packets captured", "N packets dropped by kernel").
-td_captured=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured$/\1/p' "$work/tcpdump.err")
-td_lost=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel$/\1/p' "$work/tcpdump.err")
-echo "    kernel counters: vethB received $kernel_b_rx (dropped $kernel_b_drop), vethD received $kernel_d_rx"
+count gen_tx pktgen "vethA" tx_packets
+count gen_sent pktgen "vethA" sent
+count b_rx fwd "vethB" rx_packets
+count b_drop fwd "vethB" rx_dropped
+count b_forwarded fwd "vethB" forwarded
+count b_tx_full fwd "vethB" tx_full
+count c_tx fwd "vethC" tx_packets
+count d_rx pcap "vethD" rx_packets
+count d_drop pcap "vethD" rx_dropped
+count captured pcap "vethD" captured
+count not_written pcap "vethD" not_written
+to_b=$(tcpdump_count brB captured)
+to_b=${to_b:-?brB}
+to_d=$(tcpdump_count brD captured)
+to_d=${to_d:-?brD}
+echo "    kernel counters: vethA sent $k_vethA_tx_packets, vethB received $k_vethB_rx_packets" \
+	"(dropped $k_vethB_rx_dropped), vethC sent $k_vethC_tx_packets, vethD received" \
+	"$k_vethD_rx_packets (dropped $k_vethD_rx_dropped)"
+echo "    tcpdump: toward vethB $to_b, toward vethD $to_d"
 
-check "ixy-pktgen sent packets" [ "${gen_tx:-0}" -gt 0 ]
-check "vethB received what ixy-pktgen counts as sent (tx_packets)" eq "$kernel_b_rx" "$gen_tx"
-check "ixy-fwd on vethB: received + dropped = what the kernel counted on vethB" eq "$((b_rx + b_drop))" "$kernel_b_rx"
-check "the kernel counts ixy-fwd's RX drops (its socket's RX ring was full) as vethB's drops" eq "$kernel_b_drop" "$b_drop"
-check "ixy-fwd forwarded packets" [ "${b_forwarded:-0}" -gt 0 ]
-check "ixy-fwd: vethC sent what it forwarded from vethB" eq "$c_tx" "$b_forwarded"
-check "vethD received what vethC sent" eq "$kernel_d_rx" "$c_tx"
-check "vethD: tcpdump (captured + lost) + ixy-pcap (received + dropped) = what vethD received" \
-	eq "$((td_captured + td_lost + d_rx + d_drop))" "$kernel_d_rx"
-check "ixy-pcap wrote every packet it received" eq "$captured" "$d_rx"
-check "ixy-pcap received packets" [ "${d_rx:-0}" -gt 0 ]
+for port in brB brD; do
+	check "tcpdump on $port recorded every frame (captured = received by filter, none dropped by the kernel)" \
+		eq "$(tcpdump_count $port captured) $(tcpdump_count $port 'dropped by kernel')" \
+		"$(tcpdump_count $port 'received by filter') 0"
+done
+# ixy-pktgen -> vethB: what ixy-pktgen counts as sent (queued into its socket's TX ring) is what the kernel sent.
+check "ixy-pktgen sent packets" positive "$gen_sent"
+check "ixy-pktgen: the kernel sent all it queued (tx_packets = sent)" eq "$gen_tx" "$gen_sent"
+check "vethB received what ixy-pktgen counts as sent" eq "$k_vethB_rx_packets" "$gen_sent"
+check "tcpdump toward vethB: what ixy-pktgen counts as sent" eq "$to_b" "$gen_sent"
+check "the kernel from vethA to vethB: vethA sent = toward vethB = vethB received = ixy-pktgen's tx_packets" \
+	eq "$k_vethA_tx_packets $to_b $k_vethB_rx_packets" "$gen_tx $gen_tx $gen_tx"
+# ixy-fwd: what it did not take the kernel dropped at its socket (its RX ring full) and counts as vethB's drops.
+check "ixy-fwd on vethB: received + dropped = what vethB received" \
+	eq "$(add "$b_rx" "$b_drop")" "$k_vethB_rx_packets"
+check "the kernel counts ixy-fwd's RX drops as vethB's drops" eq "$k_vethB_rx_dropped" "$b_drop"
+check "ixy-fwd forwarded packets" positive "$b_forwarded"
+check "ixy-fwd: every packet received on vethB forwarded, or dropped for a full TX queue (tx_full)" \
+	eq "$(add "$b_forwarded" "$b_tx_full")" "$b_rx"
+# ixy-fwd -> vethD: what ixy-fwd counts as forwarded (queued into vethC's TX ring) is what the kernel sent.
+check "ixy-fwd: vethC sent (tx_packets) what it forwarded from vethB" eq "$c_tx" "$b_forwarded"
+check "vethC: the kernel sent what ixy-fwd forwarded" eq "$k_vethC_tx_packets" "$b_forwarded"
+check "tcpdump toward vethD: what ixy-fwd forwarded" eq "$to_d" "$b_forwarded"
+check "vethD received what ixy-fwd forwarded" eq "$k_vethD_rx_packets" "$b_forwarded"
+# ixy-pcap writes each packet into a file and falls behind: the kernel drops at its socket what its RX ring has no
+# room for (XDP_STATISTICS rx_ring_full; none lack a fill ring frame here), counts it as vethD's drops, and ixy-pcap
+# reports the socket's count as rx_dropped.
+check "ixy-pcap: captured + dropped by the kernel at its socket = toward vethD" \
+	eq "$(add "$captured" "$d_drop")" "$to_d"
+check "the kernel counts ixy-pcap's RX drops as vethD's drops" eq "$k_vethD_rx_dropped" "$d_drop"
+check "ixy-pcap received packets" positive "$d_rx"
+check "ixy-pcap wrote every packet it received" eq "$captured $not_written" "$d_rx 0"
 check "packets: byte for byte, in order (check_xdp_capture.py)" \
-	python3 "$src/test/xdp/check_xdp_capture.py" --kernel "$work/kernel.pcap" --ixy "$work/ixy.pcap" --src-mac "$src_mac"
-# The drivers' closing words (xdp.c): forwarding between two AF_XDP devices shares one UMEM, so nothing is copied;
-# ixy-pktgen's packets come from its own pool, so each is copied into a frame.
-check "ixy-fwd copied no packet (one UMEM for vethB and vethC)" \
+	python3 "$src/test/xdp/check_xdp_capture.py" --to-b "$work/brB.pcap" --to-d "$work/brD.pcap" \
+	--ixy "$work/ixy.pcap" --src-mac "$src_mac"
+# The drivers' closing words (xdp.c): ixy-fwd sends the frames it received, ixy-pktgen's packets come from its own
+# pool and are copied into a frame each.
+check "ixy-fwd copied no packet (tx_copied=0 on vethB and vethC)" \
 	eq "$(grep -cE '^ixy: xdp:veth[BC]: closed: tx_copied=0 tx_too_large=0 refused=0$' "$work/fwd.err")" 2
 check "ixy-pktgen copied each packet it queued into the UMEM" \
 	grep -qE "^ixy: xdp:vethA: closed: tx_copied=$gen_sent tx_too_large=0 refused=0\$" "$work/pktgen.err"
@@ -183,6 +309,22 @@ refuse() {
 	check "refused: $what: the interfaces as they were" eq "$(link_state)" "$before"
 	check "refused: $what: no program left attached" eq "$(attached)" "$programs"
 }
+# forced WHAT ERROR: IXY_FORCE=1 ixy-pcap on vethD beside the program attached there: the check lets it pass with one
+# warning, then the kernel refuses, and ixy says so in one error line that holds ERROR; exit status 1, vethD has
+# the program it had and no other.
+forced() {
+	local what=$1 error=$2 before
+	before=$(xdp_programs vethD)
+	in_ns env IXY_FORCE=1 "$bin/ixy-pcap" xdp:vethD "$work/r.pcap" >"$work/force.out" 2>"$work/force.err"
+	local status=$?
+	sed 's/^/    IXY_FORCE=1: /' "$work/force.err"
+	check "IXY_FORCE=1 $what: exit status 1" eq "$status" 1
+	check "IXY_FORCE=1 $what: one warning" eq "$(grep -c '^ixy: warning:' "$work/force.err")" 1
+	check "IXY_FORCE=1 $what: one error line, the kernel's refusal" eval \
+		'[ "$(grep -c "^ixy: error:" "$work/force.err")" = 1 ] &&
+		grep "^ixy: error: xdp:vethD: " "$work/force.err" | grep -qF "$error"'
+	check "IXY_FORCE=1 $what: vethD has the program it had, no other ($before)" eq "$(xdp_programs vethD)" "$before"
+}
 refuse "no such interface" "no network interface vethX" "$bin/ixy-pcap" xdp:vethX "$work/r.pcap"
 refuse "not permitted: CAP_NET_RAW" "lacks CAP_NET_RAW" \
 	setpriv --bounding-set=-net_raw "$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
@@ -202,20 +344,36 @@ ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/first.pcap" >"$work/first.o
 first=$!
 pids="$first"
 check "a first ixy-pcap attached its program to vethD" wait_for 10 is_attached vethD
-first_program=$(ip -n "$ns" link show dev vethD)
 refuse "an XDP program attached already" "has an XDP program attached already" \
 	"$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
-# IXY_FORCE=1 goes past the check, and the kernel refuses a second program in the same mode: nothing is left.
-in_ns env IXY_FORCE=1 "$bin/ixy-pcap" xdp:vethD "$work/r.pcap" >"$work/force.out" 2>"$work/force.err"
-status=$?
-check "IXY_FORCE=1 beside an attached program: the kernel refuses, exit status 1" eq "$status" 1
-check "IXY_FORCE=1: the warning, then the kernel's refusal" \
-	grep -q "^ixy: error: xdp:vethD: .*Device or resource busy" "$work/force.err"
-sed 's/^/    IXY_FORCE=1: /' "$work/force.err"
-check "IXY_FORCE=1: the first ixy-pcap's program is still the only one" eq "$(ip -n "$ns" link show dev vethD)" "$first_program"
+# The first ixy-pcap's socket has vethD's only queue: the kernel refuses a second socket there (bind) before the
+# second program comes to be attached.
+forced "beside another ixy-pcap" \
+	"binding the AF_XDP socket of queue 0 failed: Device or resource busy (another AF_XDP socket has this queue)"
 kill -INT "$first"
 wait "$first"
 pids=""
+check "the first ixy-pcap's program went with it" none_attached
+# Programs attached with netlink (IFLA_XDP, as ip link set ... xdp obj ... does), not with a BPF link: they stay
+# until detached. ixy's socket binds (no other socket has the queue), then the kernel refuses ixy's BPF link beside
+# such a program: beside one of the driver's own mode with EBUSY ("Can't replace active XDP program with BPF link"),
+# beside a generic one with EEXIST (native and generic XDP cannot be active at the same time; ixy asks for native).
+for attach in native:1:xdpdrv:"Device or resource busy" generic:2:xdpgeneric:"File exists"; do
+	IFS=: read -r mode number keyword error <<<"$attach"
+	in_ns "$xdp_open" --attach-netlink "$mode" vethD >"$work/attach.out" 2>&1
+	sed 's/^/    /' "$work/attach.out"
+	id=$(sed -n 's/^attached: ifname=vethD mode=[a-z]* id=\([0-9]*\)$/\1/p' "$work/attach.out")
+	check "a program attached to vethD with netlink, $mode mode (id ${id:-?})" \
+		eq "$(xdp_programs vethD)" "mode=$number id=${id:-?}"
+	refuse "a program attached with netlink ($mode)" "has an XDP program attached already" \
+		"$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
+	check "refused: a program attached with netlink ($mode): still attached, the same (id ${id:-?})" \
+		eq "$(xdp_programs vethD)" "mode=$number id=${id:-?}"
+	forced "beside a program attached with netlink ($mode)" \
+		"attaching the XDP program to vethD failed: $error (another XDP program is attached)"
+	in_ns ip link set dev vethD "$keyword" off
+	check "the program attached with netlink ($mode) detached again" none_attached
+done
 check "after all: no XDP program in the namespace" none_attached
 
 echo "== 4. The UMEM holds every frame the rings can give the kernel, and frames to send besides"
@@ -231,5 +389,5 @@ check "4 queues of 4096 descriptors: opened, every TX queue took its batch" eq "
 check "4 queues of 4096 descriptors: 4 batches of 64 taken" eq "$(grep -c 'taken=64 of=64' "$work/send.out")" 4
 check "after it: no XDP program in the namespace" none_attached
 
-echo "$failed check(s) failed"
+echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,26 +1,36 @@
 // xdp_open: opens one AF_XDP device with the queues asked for and closes it again, for test_xdp_veth.sh: the
 // refusals the apps cannot reach (they always ask for one queue), and a kernel without AF_XDP or without BPF links,
-// imitated with a seccomp filter that fails those system calls as such a kernel does.
+// imitated with a seccomp filter that fails those system calls as such a kernel does. With --attach-netlink it
+// instead attaches a program of its own to an interface the old way, through rtnetlink (IFLA_XDP), as `ip link set
+// dev <ifname> xdp obj ...` does: no BPF link, so the program stays attached after this process exits, until
+// `ip link set dev <ifname> xdp off`. It passes every packet on (XDP_PASS); it prints its id.
 //
 //   xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> <rx_queues> <tx_queues>
+//   xdp_open --attach-netlink native|generic <ifname>
 //
 // --send: rings of that size, and once the device is open a batch of SEND_BATCH packets from a pool of the app's own
 // (copied into the UMEM) on each TX queue: every queue must take all of them. The UMEM must hold what the rings
 // give the kernel and frames to send besides.
 //
-// Exit status: 0 opened (and sent) and closed, 1 refused (ixy printed why), 2 usage, 3 a queue took fewer packets,
-// 77 seccomp filters not available here.
+// Exit status: 0 opened (and sent) and closed (attached), 1 refused (ixy or the kernel, which printed why), 2 usage,
+// 3 a queue took fewer packets, 77 seccomp filters not available here.
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <ixy/ixy.h>
 #include <ixy/memory.h>
@@ -58,9 +68,97 @@ static int fail_syscall(long nr, unsigned arg0, int err) {
 #endif
 }
 
+static long sys_bpf(enum bpf_cmd cmd, union bpf_attr* attr) {
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+// Appends an attribute of len bytes of data at *at (the buffer has room); returns it, to nest others in.
+static struct rtattr* add_attr(char** at, unsigned short type, const void* data, unsigned short len) {
+	struct rtattr* attr = (struct rtattr*)*at;
+	attr->rta_type = type;
+	attr->rta_len = (unsigned short)RTA_LENGTH(len);
+	if (len) {
+		memcpy(RTA_DATA(attr), data, len);
+	}
+	*at += RTA_ALIGN(attr->rta_len);
+	return attr;
+}
+
+// Loads a program that returns XDP_PASS and attaches it to ifname with RTM_SETLINK, in the driver's own XDP mode
+// (native) or the generic one every interface has. 0, or 1 with a message.
+static int attach_netlink(const char* mode, const char* ifname) {
+	unsigned ifindex = if_nametoindex(ifname);
+	uint32_t flags = strcmp(mode, "native") == 0 ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
+	if (ifindex == 0) {
+		fprintf(stderr, "xdp_open: no interface %s\n", ifname);
+		return 1;
+	}
+	struct bpf_insn prog[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS}, // r0 = XDP_PASS
+	    {.code = BPF_JMP | BPF_EXIT},                                                 // return r0
+	};
+	union bpf_attr attr = {.prog_type = BPF_PROG_TYPE_XDP,
+			       .insn_cnt = sizeof(prog) / sizeof(prog[0]),
+			       .insns = (uintptr_t)prog,
+			       .license = (uintptr_t) "BSD"};
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "test_pass");
+	int prog_fd = (int)sys_bpf(BPF_PROG_LOAD, &attr);
+	if (prog_fd < 0) {
+		fprintf(stderr, "xdp_open: loading the program failed: %s\n", strerror(errno));
+		return 1;
+	}
+	struct bpf_prog_info info = {0};
+	attr =
+	    (union bpf_attr){.info = {.bpf_fd = (uint32_t)prog_fd, .info_len = sizeof(info), .info = (uintptr_t)&info}};
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) != 0) {
+		fprintf(stderr, "xdp_open: the program's id: %s\n", strerror(errno));
+		close(prog_fd);
+		return 1;
+	}
+	// RTM_SETLINK of the interface with IFLA_XDP { IFLA_XDP_FD, IFLA_XDP_FLAGS }, and the kernel's answer.
+	struct {
+		struct nlmsghdr header;
+		struct ifinfomsg info;
+		char attrs[64];
+	} request = {.header = {.nlmsg_type = RTM_SETLINK, .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK},
+		     .info = {.ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex}};
+	char* at = request.attrs;
+	struct rtattr* xdp = add_attr(&at, IFLA_XDP | NLA_F_NESTED, NULL, 0);
+	add_attr(&at, IFLA_XDP_FD, &prog_fd, sizeof(prog_fd));
+	add_attr(&at, IFLA_XDP_FLAGS, &flags, sizeof(flags));
+	xdp->rta_len = (unsigned short)(at - (char*)xdp);
+	request.header.nlmsg_len = (uint32_t)(at - (char*)&request);
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct {
+		struct nlmsghdr header;
+		struct nlmsgerr error;
+		char rest[512];
+	} answer;
+	ssize_t got =
+	    fd < 0 || send(fd, &request, request.header.nlmsg_len, 0) < 0 ? -1 : recv(fd, &answer, sizeof(answer), 0);
+	int err = got < 0 ? errno
+		  : got < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)) || answer.header.nlmsg_type != NLMSG_ERROR
+		      ? EPROTO
+		      : -answer.error.error;
+	if (fd >= 0) {
+		close(fd);
+	}
+	close(prog_fd); // the interface holds the program now
+	if (err != 0) {
+		fprintf(stderr, "xdp_open: attaching the program to %s (%s) failed: %s\n", ifname, mode, strerror(err));
+		return 1;
+	}
+	printf("attached: ifname=%s mode=%s id=%u\n", ifname, mode, info.id);
+	return 0;
+}
+
 int main(int argc, char* argv[]) {
 	int first = 1;
 	uint32_t send_ring = 0;
+	if (argc == 4 && strcmp(argv[1], "--attach-netlink") == 0 &&
+	    (strcmp(argv[2], "native") == 0 || strcmp(argv[2], "generic") == 0)) {
+		return attach_netlink(argv[2], argv[3]);
+	}
 	if (argc == 6 && strcmp(argv[1], "--send") == 0) {
 		first = 3;
 		send_ring = (uint32_t)atoi(argv[2]);
@@ -75,9 +173,9 @@ int main(int argc, char* argv[]) {
 			return 77;
 		}
 	} else if (argc != 4) {
-		fprintf(stderr,
-			"usage: xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> <rx_queues> "
-			"<tx_queues>\n");
+		fprintf(stderr, "usage: xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> "
+				"<rx_queues> <tx_queues>\n"
+				"       xdp_open --attach-netlink native|generic <ifname>\n");
 		return 2;
 	}
 	struct ixy_config config = {.pci_addr = argv[first],
