@@ -40,10 +40,10 @@ VIRTIO = {
     "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
 }
 VIRTIO_MODEL = {"notify"}
-# A profile of xdp_fwd_bench: the AF_XDP driver's rx_batch and tx_batch as the bench has them (xdp.c's, without the
-# socket), with xsk_rx and xsk_tx (src/driver/xdp_ring.c) inside. The simulated kernel runs outside forward_step: no
-# call to leave out; the wake-up system calls are never made (the simulated kernel asks for none).
-XDP = ("xdp_bench_rx_batch", "xdp_bench_tx_batch")
+# A profile of xdp_fwd_bench: the AF_XDP driver's rx_batch and tx_batch (xdp.c's, compiled into the bench, on devices
+# without a socket), with xsk_rx and xsk_tx (src/driver/xdp_ring.c) inside. The simulated kernel runs outside
+# forward_step: no call to leave out; the wake-up system calls are never made (the simulated kernel asks for none).
+XDP = ("xdp_rx_batch", "xdp_tx_batch")
 # FWD_BATCH_SIZE (apps/fwd.h) the profiled bench was built with: bench/run.sh and bench/evaluate.sh set the
 # environment variable to it (run.sh reads it from the bench's output). Left at 32, another build's figures are wrong.
 BATCH_SIZE = int(os.environ.get("FWD_BATCH_SIZE", "32"))

@@ -16,6 +16,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/bench/lib.sh"
 quick=no
 if [ "${1:-}" = --quick ]; then
 	quick=yes
@@ -70,8 +71,8 @@ measure() {
 			ticks="$ticks $(awk '$1 == "total" { print $2 }' "$tmp/ticks.txt")"
 		done
 		# shellcheck disable=SC2086 # one number per word
-		read -r median low high < <(printf '%s\n' $ticks | sort -g | awk '
-			{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }')
+		read -r median low high < <(printf '%s\n' $ticks | sort -g | awk "$bench_awk"'
+			{ v[NR] = $1 } END { print bench_median(v, NR), v[1], v[NR] }')
 	fi
 	echo "$batch,$ring,$instr,$misses,$median,$low,$high"
 }

@@ -47,7 +47,7 @@ for kind in $(echo "$kinds" | tr , ' '); do
 			sed -n "s/^IXY-VM: bench $mode run $run: cpu \([0-9.]*\) slept \([0-9?]*\) in \([0-9.]*\) s$/\1 \2 \3/p")"
 	done >>"$results"
 done
-awk -v kinds="$kinds" -v kpps="$kpps" '
+awk -v kinds="$kinds" -v kpps="$kpps" "$bench_awk"'
 	NF == 8 {
 		rate = $5 > 0 ? $4 / $5 / 1000 : 0
 		printf "%-7s %-4s run %s %9d packets in %6.2f s, %7.1f kpps, CPU %5.1f %%, slept %s times in %s s\n",
@@ -56,11 +56,6 @@ awk -v kinds="$kinds" -v kpps="$kpps" '
 		if ($2 == "wait") sleeps[$1] = sleeps[$1] " " ($7 != "?" && $8 > 0 ? $7 / $8 : "?")
 	}
 	NF != 8 { print "incomplete: " $0; bad = 1 }
-	function stats(list, f,   k, i, j, t, a) { # "median (min..max)" of the numbers in list, in format f
-		k = split(list, a, " ")
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return sprintf(f " (" f ".." f ")", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k])
-	}
 	END {
 		print ""
 		print "| NIC | `--poll`: kpps at the sink | `--wait 1000`: kpps at the sink | `--wait` / `--poll`, per round |" \
@@ -74,18 +69,15 @@ awk -v kinds="$kinds" -v kpps="$kpps" '
 			for (j = 1; j <= n[k, "poll"]; j++) pc = pc " " cpu[k, "poll", j]
 			for (j = 1; j <= n[k, "wait"]; j++) wc = wc " " cpu[k, "wait", j]
 			if (ratios == "") { printf "| %s | no results: see the guest console log | | | | |\n", k; bad = 1; continue }
-			printf "| %s | %s | %s | %s | %s | %s; %s |\n", k, stats(runs[k, "poll"], "%.1f"),
-				stats(runs[k, "wait"], "%.1f"), stats(ratios, "%.2f"), sleeps[k] ~ /\?/ ? "?" : stats(sleeps[k], "%.0f"),
-				stats(pc, "%.0f"), stats(wc, "%.0f")
+			printf "| %s | %s | %s | %s | %s | %s; %s |\n", k, bench_stats(runs[k, "poll"], "%.1f"),
+				bench_stats(runs[k, "wait"], "%.1f"), bench_stats(ratios, "%.2f"),
+				sleeps[k] ~ /\?/ ? "?" : bench_stats(sleeps[k], "%.0f"), bench_stats(pc, "%.0f"),
+				bench_stats(wc, "%.0f")
 		}
 		exit bad
 	}' "$results" >"$results.table" || rc=1
 cat "$results.table"
-if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
-	{
-		echo "$setup:"
-		echo
-		sed -n '/^|/p' "$results.table"
-	} | doc_table "$doc" "interrupts-$kpps" && echo "table written into $doc" || rc=1
+if [ $rc = 0 ]; then # (only a complete benchmark)
+	bench_write_table "$doc" "interrupts-$kpps" "$setup" "$results.table" || rc=1
 fi
 exit $rc

@@ -91,16 +91,16 @@ echo "$points runs, maximum ${maximum:-?} kpps: $csv"
 # forwarder,ring,load,runs,offered,forwarded,frames,p50,p90,p99,p99.9,p99.99,max,cpu,p50 min,p50 max,p99 min,p99 max
 # A run in which no frame arrived (the NIC stopped receiving: it happens, see docs/benchmark.md) has no latency: it
 # is left out of the medians and counted in the runs column as "+<n> no frames".
-awk -F, 'NR > 1 { key = $1 "," $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++keys] = key } }
+awk -F, "$bench_awk"'NR > 1 { key = $1 "," $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++keys] = key } }
 	NR > 1 && $7 == 0 { stalled[key]++; next }
 	NR > 1 { n[key]++; for (c = 5; c <= 14; c++) v[key, c, n[key]] = $c }
-	function median(key, c,   m, i, j, t, a) {
+	function median(key, c,   m, i, a) {
 		m = 0
 		for (i = 1; i <= n[key]; i++) if (v[key, c, i] != "") a[++m] = v[key, c, i] + 0
 		if (m == 0) return ""
-		for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		bench_sort(a, m)
 		lo = a[1]; hi = a[m]
-		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		return bench_median(a, m)
 	}
 	END {
 		for (k = 1; k <= keys; k++) {

@@ -1,6 +1,68 @@
 # shellcheck shell=sh disable=SC2034  # (variables for the scripts that source it)
-# Shared by bench/peers.sh and bench/interrupts.sh (sourced; POSIX sh): the source and sink on the host, the runs
-# they measured, and the table each script writes into docs/benchmark.md.
+# Shared by the benchmark scripts of bench/ (sourced; POSIX sh): the source and sink on the host and the runs they
+# measured (peers.sh, interrupts.sh, latency.sh), the median and spread of runs (those and xdp_veth.sh, vm-fwd.sh,
+# evaluate.sh), and the table each script writes into docs/benchmark.md.
+
+# bench_awk: awk functions for the median and the spread of a few numbers; put it in front of an awk program
+# (awk "$bench_awk"'...'):
+#   bench_sort(a, k)      sorts a[1..k] by value (as numbers, also where they are strings)
+#   bench_median(a, k)    the median of a[1..k] sorted: the middle one, or the mean of the middle two
+#   bench_stats(list, f)  "median (min..max)" of the numbers of a space-separated list, each in printf format f
+bench_awk='
+function bench_sort(a, k,   i, j, t) {
+	for (i = 1; i <= k; i++)
+		for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+}
+function bench_median(a, k) {
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+function bench_stats(list, f,   k, a) {
+	k = split(list, a, " ")
+	bench_sort(a, k)
+	return sprintf(f " (" f ".." f ")", bench_median(a, k), a[1], a[k])
+}
+'
+
+# bench_rates_table BASE CHECK TITLE HINT PEER NAME [PEER NAME]...: reads runs "<peer> <run> <packets> <seconds>",
+# one a line, and prints each ("<peer> run <i> <packets> packets in <s> s, <rate> kpps"), a blank line, then a
+# Markdown table with a row for each PEER that has runs, in the order given: its NAME, the median of its rates in
+# kpps, their spread (min..max) and the ratio of its median to BASE's; TITLE names BASE in the header. Instead of the
+# table, fails with "no results<HINT>" if BASE has no runs, or "<TITLE> forwarded nothing<HINT>" if BASE's slowest
+# run (CHECK min) or its median (CHECK median) is 0.
+bench_rates_table() {
+	awk "$bench_awk"'
+	BEGIN {
+		base = ARGV[1]; check = ARGV[2]; title = ARGV[3]; hint = ARGV[4]
+		for (i = 5; i + 1 < ARGC; i += 2) { order[++peers] = ARGV[i]; names[ARGV[i]] = ARGV[i + 1] }
+		ARGC = 1 # (the runs: standard input)
+	}
+	{
+		peer = $1; run = $2; n = $3; s = $4
+		rate = s > 0 ? n / s : 0
+		printf "%-9s run %s %9d packets in %6.2f s, %7.1f kpps\n", peer, run, n, s, rate / 1000
+		rates[peer, ++count[peer]] = rate
+	}
+	function sorted(peer,   i, k) { # the rates of peer, sorted, into a[1..k]; returns k
+		k = count[peer]
+		for (i = 1; i <= k; i++) a[i] = rates[peer, i]
+		bench_sort(a, k)
+		return k
+	}
+	END {
+		if (!count[base]) { print "no results" hint; exit 1 }
+		k = sorted(base); base_median = bench_median(a, k)
+		if ((check == "min" ? a[1] : base_median) == 0) { print title " forwarded nothing" hint; exit 1 }
+		print ""
+		print "| forwarder | median kpps | spread (min..max) | ratio to " title " |"
+		print "|---|---|---|---|"
+		for (p = 1; p <= peers; p++) {
+			if (!count[order[p]]) continue
+			k = sorted(order[p]); m = bench_median(a, k)
+			printf "| %s | %.1f | %.1f..%.1f | %.2f |\n", names[order[p]], m / 1000, a[1] / 1000,
+				a[k] / 1000, m / base_median
+		}
+	}' "$@"
+}
 
 # host_ends_start BUILD OUT KPPS [hub]: four free UDP ports on the loopback (NIC B's netdev, the source, NIC C's netdev,
 # the sink) and bench/peers/host_ends sending KPPS thousand frames per second, fed the guest's console OUT/console.log
@@ -65,4 +127,15 @@ doc_table() {
 		$0 == e { skip = 0 }
 		!skip { print }
 		$0 == b { print ENVIRON["NEW"]; skip = 1 }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+
+# bench_write_table DOC NAME SETUP TABLE: unless DOC is empty (no document), writes "SETUP:", a blank line and the
+# lines of the file TABLE that start with "|" into DOC as table NAME (doc_table), and says so. Fails if doc_table does.
+bench_write_table() {
+	[ -n "$1" ] || return 0
+	{
+		echo "$3:"
+		echo
+		sed -n '/^|/p' "$4"
+	} | doc_table "$1" "$2" && echo "table written into $1"
 }

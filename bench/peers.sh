@@ -60,43 +60,12 @@ if [ $host_mode = 1 ]; then
 else
 	# IXY-VM: bench <peer> run <i>: <packets> packets at the sink in <seconds> s
 	tr -d "\r" <"$out/console.log" | awk '$1 == "IXY-VM:" && $2 == "bench" { run = $5; sub(":", "", run); print $3, run, $6, $12 }'
-fi | awk '
-	{
-		peer = $1; run = $2; n = $3; s = $4
-		rate = s > 0 ? n / s : 0
-		printf "%-9s run %s %9d packets in %6.2f s, %7.1f kpps\n", peer, run, n, s, rate / 1000
-		rates[peer, ++count[peer]] = rate
-	}
-	function sorted(peer,   i, j, t, k) {
-		k = count[peer]
-		for (i = 1; i <= k; i++) a[i] = rates[peer, i]
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return k
-	}
-	END {
-		if (!count["ixy"]) { print "no results: see the guest console log"; exit 1 }
-		k = sorted("ixy"); if (a[1] == 0) { print "ixy-fwd forwarded nothing: see the guest console log"; exit 1 }
-		base = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-		print ""
-		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd |"
-		print "|---|---|---|---|"
-		n = split("ixy xdp bridge afpacket testpmd", peers, " ")
-		names["ixy"] = "ixy-fwd"; names["bridge"] = "Linux bridge"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
-		names["xdp"] = "ixy-fwd over AF_XDP (virtio_net)"
-		names["testpmd"] = "DPDK testpmd io-fwd"
-		for (p = 1; p <= n; p++) {
-			if (!count[peers[p]]) continue
-			k = sorted(peers[p]); m = k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-			printf "| %s | %.1f | %.1f..%.1f | %.2f |\n", names[peers[p]], m / 1000, a[1] / 1000, a[k] / 1000, m / base
-		}
-	}' >"$out-table.txt" || rc=1
+fi | bench_rates_table ixy min ixy-fwd ": see the guest console log" ixy ixy-fwd \
+	xdp "ixy-fwd over AF_XDP (virtio_net)" bridge "Linux bridge" afpacket "afpacket_fwd (TPACKET_V3)" \
+	testpmd "DPDK testpmd io-fwd" >"$out-table.txt" || rc=1
 cat "$out-table.txt"
-if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
-	{
-		echo "$setup:"
-		echo
-		sed -n '/^|/p' "$out-table.txt"
-	} | doc_table "$doc" $table && echo "table written into $doc" || rc=1
+if [ $rc = 0 ]; then # (only a complete benchmark)
+	bench_write_table "$doc" $table "$setup" "$out-table.txt" || rc=1
 fi
 [ $rc = 0 ] || echo "failed (exit $rc): $out.log"
 exit $rc

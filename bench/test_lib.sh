@@ -1,8 +1,10 @@
 #!/bin/sh
-# ctest bench_lib: what bench/peers.sh and bench/interrupts.sh build their tables from (bench/lib.sh): the runs read
-# from host_ends's stamped marks, and the table written between its two marker lines of a document, nothing else
-# changed, and a document without those lines left alone.
+# ctest bench_lib: what the benchmark scripts of bench/ build their tables from (bench/lib.sh): the runs read from
+# host_ends's stamped marks; the median and spread of a few numbers (bench_awk), and the table of forwarders' rates
+# made from runs (bench_rates_table: peers.sh, xdp_veth.sh); the table written between its two marker lines of a
+# document (doc_table, bench_write_table), nothing else changed, and a document without those lines left alone.
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,4 +38,45 @@ expect "doc_table refuses markers in the wrong order" $? 1
 printf '%s\n' "<!-- t: begin -->" "<!-- t: end -->" "<!-- t: begin -->" "<!-- t: end -->" >"$tmp/twice.md"
 echo "| new |" | doc_table "$tmp/twice.md" t 2>/dev/null
 expect "doc_table refuses a table marked twice" $? 1
+
+# bench_awk: sorted as numbers (as strings, 100 < 9), the median of an odd and of an even count, one number.
+stats() { awk "$bench_awk"'BEGIN { print bench_stats(ARGV[1], ARGV[2]) }' "$@"; }
+expect "median and spread of an odd count, sorted as numbers" "$(stats "100 9 10" %.1f)" "10.0 (9.0..100.0)"
+expect "median of an even count: the mean of the middle two" "$(stats "4 1 30 2" %.2f)" "3.00 (1.00..30.00)"
+expect "one number" "$(stats "7" %.0f)" "7 (7..7)"
+
+# bench_rates_table: each run, then a row per forwarder with runs in the order given (c has none), its median and
+# spread in kpps and the ratio of its median to the base's (a: median 20 kpps of 10, 20, 40; b: 2 runs, 30 and 50).
+printf '%s\n' "a 1 100000 10" "b 1 300000 10" "a 2 400000 10.00" "b 2 250000 5" "a 3 200000 10" >"$tmp/runs"
+bench_rates_table a min "forwarder a" ": see its log" b "B (two runs)" c "C" a "A" <"$tmp/runs" >"$tmp/table"
+expect "rates table made" $? 0
+expect "... each run, then the table" "$(cat "$tmp/table")" "$(printf '%s\n' \
+	"a         run 1    100000 packets in  10.00 s,    10.0 kpps" \
+	"b         run 1    300000 packets in  10.00 s,    30.0 kpps" \
+	"a         run 2    400000 packets in  10.00 s,    40.0 kpps" \
+	"b         run 2    250000 packets in   5.00 s,    50.0 kpps" \
+	"a         run 3    200000 packets in  10.00 s,    20.0 kpps" "" \
+	"| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" "|---|---|---|---|" \
+	"| B (two runs) | 40.0 | 30.0..50.0 | 2.00 |" "| A | 20.0 | 10.0..40.0 | 1.00 |")"
+printf '%s\n' "a 1 0 10" "a 2 200000 10" "a 3 300000 10" >"$tmp/zero"
+bench_rates_table a min "forwarder a" ": see its log" a A <"$tmp/zero" >"$tmp/out"
+expect "CHECK min: a run of the base that forwarded nothing fails" $? 1
+expect "... saying so" "$(tail -1 "$tmp/out")" "forwarder a forwarded nothing: see its log"
+expect "CHECK median: the table, its median is not 0" \
+	"$(bench_rates_table a median "forwarder a" "" a A <"$tmp/zero" | tail -1)" "| A | 20.0 | 0.0..30.0 | 1.00 |"
+printf '%s\n' "b 1 100 1" >"$tmp/nobase"
+bench_rates_table a median "forwarder a" ": see its log" a A b B <"$tmp/nobase" >"$tmp/out"
+expect "no runs of the base: fails" $? 1
+expect "... saying so" "$(tail -1 "$tmp/out")" "no results: see its log"
+
+# bench_write_table: the setup line, a blank line and only the table's lines into the document; none without one.
+printf '%s\n' "text" "<!-- r: begin -->" "<!-- r: end -->" >"$tmp/rates.md"
+expect "bench_write_table says where" "$(bench_write_table "$tmp/rates.md" r "on a day" "$tmp/table")" \
+	"table written into $tmp/rates.md"
+expect "... and writes the setup and the table's lines" "$(cat "$tmp/rates.md")" "$(printf '%s\n' "text" \
+	"<!-- r: begin -->" "on a day:" "" "| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" \
+	"|---|---|---|---|" "| B (two runs) | 40.0 | 30.0..50.0 | 2.00 |" "| A | 20.0 | 10.0..40.0 | 1.00 |" \
+	"<!-- r: end -->")"
+expect "no document: nothing written, no failure" "$(bench_write_table "" r "on a day" "$tmp/table"; echo "exit $?")" \
+	"exit 0"
 exit $failed

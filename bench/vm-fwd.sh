@@ -8,6 +8,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/bench/lib.sh"
 base=${1:?usage: $0 BASE_COMMIT [BOOTS_EACH [SECONDS [ROUNDS [NIC_KIND]]]]}
 boots=${2:-2}
 seconds=${3:-10}
@@ -39,13 +40,13 @@ for boot in $(seq "$boots"); do
 		tr -d '\r' <"$out/console.log" | sed -n "s/.*IXY-VM: bench fwd run \([0-9]*\): forwarded \([0-9]*\) in .*/$name $boot \1 \2/p" >>"$results"
 	done
 done
-awk -v s="$seconds" -v kind="$kind" '
+awk -v s="$seconds" -v kind="$kind" "$bench_awk"'
 	{ kpps = $4 / s / 1000; printf "%-4s boot %s run %s: %7.1f kpps\n", $1, $2, $3, kpps; rate[$1, ++n[$1]] = kpps }
-	function median(b,   i, j, t, k, a) {
+	function median(b,   i, k, a) {
 		k = n[b]
 		for (i = 1; i <= k; i++) a[i] = rate[b, i]
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+		bench_sort(a, k)
+		return bench_median(a, k)
 	}
 	END {
 		if (!n["new"] || !n["base"]) { print "no results: see the boot logs"; exit 1 }

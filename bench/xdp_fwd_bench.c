@@ -1,11 +1,10 @@
 // xdp_fwd_bench: what the AF_XDP driver's user-space side costs per forwarded packet, counted by callgrind
-// (bench/run.sh
-// --xdp; docs/benchmark.md). Valgrind does not know the bpf() commands, so the driver cannot open real sockets under
-// it; this bench counts the part it can: the ring handling of src/driver/xdp_ring.c (xsk_rx with its fill ring
-// refill, xsk_tx with its completion ring work) against a simulated kernel side, as test/fuzz/fuzz_xdp_rings.c drives
-// the rings. No socket, no XDP program: the four rings of each socket are plain memory, the UMEM a pool over ordinary
-// memory as xdp.c makes it for a process with AF_XDP devices only, shared by the two sockets as XDP_SHARED_UMEM shares
-// it.
+// (bench/run.sh --xdp; docs/benchmark.md). Valgrind does not know the bpf() commands, so the driver cannot open real
+// sockets under it; this bench counts the part it can: the driver's rx_batch and tx_batch with the ring handling of
+// src/driver/xdp_ring.c (xsk_rx with its fill ring refill, xsk_tx with its completion ring work) against a simulated
+// kernel side, as test/fuzz/fuzz_xdp_rings.c drives the rings. No socket, no XDP program: the four rings of each
+// socket are plain memory; the UMEM is the driver's own (umem_join: a pool over ordinary memory, as for a process
+// with AF_XDP devices only), shared by the two sockets as XDP_SHARED_UMEM shares it.
 //
 // Two ports (one socket each, rings of 512 entries). Every round the simulated kernel receives FWD_BATCH_SIZE (32)
 // 60-byte frames on each port (takes frames from the fill ring, writes the packet into them, puts RX descriptors),
@@ -14,26 +13,19 @@
 // frames of the previous one: the steady state of ixy-fwd under full load. Nothing may be dropped or refused; the
 // program fails (exit 1) otherwise.
 //
-// The ports' rx_batch and tx_batch are xdp.c's xdp_rx_batch and xdp_tx_batch line for line (they are static there
-// and reach the socket's fd): the queue and stop checks, xsk_rx or xsk_tx, and the need_wakeup test. The simulated
-// kernel never asks for a wake-up, so the system call of a kick is never made (it would be in copy mode, and when
-// the kernel's side runs dry).
+// The ports are xdp.c's devices and their rx_batch and tx_batch are xdp.c's xdp_rx_batch and xdp_tx_batch: this file
+// includes the driver's source (as test/model/test_igb_rx.c includes igb.c), because both functions and the device
+// struct are private to it. The ports are made by hand instead of by xdp_init (no interface, no socket: fd -1), and
+// closed by xdp_stop. The simulated kernel never asks for a wake-up; were one asked for, the driver's system call on
+// fd -1 would fail and set kick_warned, which the bench checks.
 //
 // Usage: xdp_fwd_bench [packets]
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/if_xdp.h>
-
-#include <ixy/ixy.h>
-#include <ixy/memory.h>
-
-#include "access.h"
 #include "common/packet.h"
-#include "driver/driver.h"
-#include "driver/xdp.h"
-#include "driver/xdp_ring.h"
+#include "driver/xdp.c" // the driver itself: its globals stand in for the library's (whose xdp.o is not linked)
 #include "fwd.h"
 
 #if __has_include(<valgrind/callgrind.h>)
@@ -44,7 +36,6 @@
 #endif
 
 #define RING_SIZE 512
-#define FRAMES 4096 // per socket up to 512 in the fill ring, 32 in TX and completion, 32 with the app: 8 MiB
 #define DEFAULT_PACKETS 640000u
 #define WARM_UP_ROUNDS 1000u
 #define PACKETS_PER_ROUND (2u * FWD_BATCH_SIZE)
@@ -55,10 +46,9 @@ struct ring_memory {
 };
 
 struct port {
-	struct ixy_device ixy;
+	struct xdp_device dev; // one queue, no socket
 	struct xsk_queue queue;
-	bool stopped;
-	uint64_t kicks; // wake-ups the driver would have made (a system call each): must stay 0
+	int fd; // the queue's socket: none, -1
 	struct ring_memory fill, completion, rx, tx;
 };
 
@@ -70,38 +60,6 @@ struct bench {
 	uint64_t sent_a, sent_b;
 };
 
-static struct xsk_umem umem;
-static uint16_t held[FRAMES];
-
-// xdp.c's xdp_rx_batch, but a wake-up is only counted.
-static uint32_t xdp_bench_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
-				   uint32_t num_bufs) {
-	struct port* port = IXY_TO_DRIVER(struct port, ixy);
-	if (queue_id >= ixy->num_rx_queues || port->stopped) {
-		return 0;
-	}
-	uint32_t n = xsk_rx(&port->queue, bufs, num_bufs);
-	if (xsk_needs_wakeup(&port->queue.fill)) {
-		port->kicks++;
-	}
-	return n;
-}
-
-// xdp.c's xdp_tx_batch, the same way.
-static uint32_t xdp_bench_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
-				   uint32_t num_bufs) {
-	struct port* port = IXY_TO_DRIVER(struct port, ixy);
-	if (queue_id >= ixy->num_tx_queues || port->stopped) {
-		return 0;
-	}
-	struct xsk_queue* queue = &port->queue;
-	uint32_t n = xsk_tx(queue, bufs, num_bufs);
-	if (queue->tx.head != __atomic_load_n(queue->tx.consumer, __ATOMIC_ACQUIRE) && xsk_needs_wakeup(&queue->tx)) {
-		port->kicks++;
-	}
-	return n;
-}
-
 static void init_ring(struct xsk_ring* ring, struct ring_memory* mem) {
 	*ring = (struct xsk_ring){.producer = &mem->producer,
 				  .consumer = &mem->consumer,
@@ -110,20 +68,32 @@ static void init_ring(struct xsk_ring* ring, struct ring_memory* mem) {
 				  .size = RING_SIZE};
 }
 
-static void open_port(struct port* port, uint16_t slot) {
-	port->ixy = (struct ixy_device){.pci_addr = slot == 1 ? "xdp:bench0" : "xdp:bench1",
-					.driver_name = "xdp",
-					.num_rx_queues = 1,
-					.num_tx_queues = 1,
-					.rx_batch = xdp_bench_rx_batch,
-					.tx_batch = xdp_bench_tx_batch};
-	port->queue.umem = &umem;
-	port->queue.slot = slot;
+// What xdp_init and open_socket set that the packet path reads, with the simulated rings in place of the socket's.
+static int open_port(struct port* port, const char* name) {
+	struct xdp_device* dev = &port->dev;
+	snprintf(dev->name, sizeof(dev->name), "%s", name);
+	dev->ifname = ifname_of(dev->name);
+	dev->map_fd = dev->prog_fd = dev->link_fd = port->fd = -1;
+	dev->num_queues = 1;
+	dev->queues = &port->queue;
+	dev->fds = &port->fd;
+	dev->ixy = (struct ixy_device){.pci_addr = dev->name,
+				       .driver_name = "xdp",
+				       .num_rx_queues = 1,
+				       .num_tx_queues = 1,
+				       .rx_batch = xdp_rx_batch,
+				       .tx_batch = xdp_tx_batch};
+	port->queue.umem = &process_umem.umem;
+	port->queue.slot = umem_join(dev->name);
+	if (port->queue.slot == 0) {
+		return -1;
+	}
 	init_ring(&port->queue.fill, &port->fill);
 	init_ring(&port->queue.completion, &port->completion);
 	init_ring(&port->queue.rx, &port->rx);
 	init_ring(&port->queue.tx, &port->tx);
-	xsk_refill(&port->queue); // as xdp.c's open_socket does after binding
+	xsk_refill(&port->queue); // as open_socket does after binding
+	return 0;
 }
 
 // The kernel receives up to FWD_BATCH_SIZE frames: each into a frame from the fill ring, at XSK_PACKET_OFFSET (as a
@@ -136,7 +106,7 @@ static uint32_t kernel_receive(struct port* port, const uint8_t* frame) {
 			break;
 		}
 		uint64_t addr = fill[port->fill.consumer++ & (RING_SIZE - 1)] + XSK_PACKET_OFFSET;
-		memcpy((uint8_t*)umem.pool->dma.virt + addr, frame, PACKET_SIZE);
+		memcpy((uint8_t*)port->queue.umem->pool->dma.virt + addr, frame, PACKET_SIZE);
 		port->rx.descs[port->rx.producer++ & (RING_SIZE - 1)] =
 		    (struct xdp_desc){.addr = addr, .len = PACKET_SIZE};
 	}
@@ -165,8 +135,8 @@ __attribute__((noinline)) uint32_t forward_step(struct ixy_device* rx_dev, struc
 static inline void round_of_forwarding(struct bench* bench) {
 	bench->not_delivered += FWD_BATCH_SIZE - kernel_receive(&bench->a, bench->frame);
 	bench->not_delivered += FWD_BATCH_SIZE - kernel_receive(&bench->b, bench->frame);
-	forward_step(&bench->a.ixy, &bench->b.ixy, &bench->a_to_b);
-	forward_step(&bench->b.ixy, &bench->a.ixy, &bench->b_to_a);
+	forward_step(&bench->a.dev.ixy, &bench->b.dev.ixy, &bench->a_to_b);
+	forward_step(&bench->b.dev.ixy, &bench->a.dev.ixy, &bench->b_to_a);
 	bench->sent_b += kernel_send(&bench->b);
 	bench->sent_a += kernel_send(&bench->a);
 }
@@ -191,20 +161,13 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "xdp_fwd_bench: at least %u packets\n", PACKETS_PER_ROUND);
 		return 2;
 	}
-	// The UMEM as xdp.c makes it in a process with AF_XDP devices only: ordinary memory, frame i is buffer i.
-	struct dma_memory mem;
-	if (access_choose("xdp:bench", &xdp_memory_access) != 0 ||
-	    memory_allocate_dma((size_t)FRAMES * XSK_FRAME_SIZE, false, &mem) != 0 ||
-	    !(umem.pool =
-		  memory_mempool_in(&mem, FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE))) {
+	static struct bench bench;
+	// The memory of a process with AF_XDP devices only, as checks.c chooses it; the ports' sockets share the UMEM.
+	if (access_choose("xdp:bench", &xdp_memory_access) != 0 || open_port(&bench.a, "xdp:bench0") != 0 ||
+	    open_port(&bench.b, "xdp:bench1") != 0) {
 		fprintf(stderr, "xdp_fwd_bench: no UMEM\n");
 		return 1;
 	}
-	umem.num_frames = FRAMES;
-	umem.held = held;
-	static struct bench bench;
-	open_port(&bench.a, 1);
-	open_port(&bench.b, 2);
 	static const uint8_t src_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 	packet_build_template(bench.frame, src_mac);
 	bench_warm_up_rounds(&bench, WARM_UP_ROUNDS);
@@ -215,23 +178,23 @@ int main(int argc, char* argv[]) {
 	uint64_t expected = (uint64_t)(WARM_UP_ROUNDS + rounds) * FWD_BATCH_SIZE;
 	uint64_t copied = bench.a.queue.counters.tx_copied + bench.b.queue.counters.tx_copied;
 	uint64_t bad = bench.a.queue.counters.bad + bench.b.queue.counters.bad;
+	bool kicked = bench.a.dev.kick_warned || bench.b.dev.kick_warned;
 	int status = 0;
 	if (bench.not_delivered != 0 || bench.a_to_b.forwarded != expected || bench.b_to_a.forwarded != expected ||
-	    bench.sent_a != expected || bench.sent_b != expected || copied != 0 || bad != 0 ||
-	    bench.a.kicks + bench.b.kicks != 0) {
+	    bench.sent_a != expected || bench.sent_b != expected || copied != 0 || bad != 0 || kicked) {
 		fprintf(stderr,
 			"xdp_fwd_bench: expected %llu packets each way, forwarded %llu and %llu, sent %llu and %llu, "
-			"%llu not delivered, %llu copied, %llu refused, %llu wake-ups\n",
+			"%llu not delivered, %llu copied, %llu refused, %s\n",
 			(unsigned long long)expected, (unsigned long long)bench.a_to_b.forwarded,
 			(unsigned long long)bench.b_to_a.forwarded, (unsigned long long)bench.sent_b,
 			(unsigned long long)bench.sent_a, (unsigned long long)bench.not_delivered,
 			(unsigned long long)copied, (unsigned long long)bad,
-			(unsigned long long)(bench.a.kicks + bench.b.kicks));
+			kicked ? "a wake-up system call made" : "no wake-up");
 		status = 1;
 	}
-	xsk_take_back(&bench.a.queue);
-	xsk_take_back(&bench.b.queue);
-	memory_free_mempool(umem.pool);
+	// The frames back to the pool, the slots left; the last one frees the UMEM.
+	xdp_stop(&bench.a.dev.ixy);
+	xdp_stop(&bench.b.dev.ixy);
 	printf("xdp_fwd_bench: %u rounds measured, batch %d, %llu packets forwarded\n", rounds, FWD_BATCH_SIZE,
 	       (unsigned long long)(2 * expected));
 	return status;

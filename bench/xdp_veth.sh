@@ -92,39 +92,11 @@ kill -INT "$pktgen" 2>/dev/null || true
 wait "$pktgen" || true
 pktgen=
 echo "$setup"
-awk '
-	{
-		peer = $1; run = $2; n = $3; s = $4
-		rate = s > 0 ? n / s : 0
-		printf "%-9s run %s %9d packets in %6.2f s, %7.1f kpps\n", peer, run, n, s, rate / 1000
-		rates[peer, ++count[peer]] = rate
-	}
-	function median(peer,   i, j, t, k) {
-		k = count[peer]
-		for (i = 1; i <= k; i++) a[i] = rates[peer, i]
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-	}
-	END {
-		base = median("xdp")
-		if (base == 0) { print "ixy-fwd over AF_XDP forwarded nothing"; exit 1 }
-		print ""
-		print "| forwarder | median kpps | spread (min..max) | ratio to ixy-fwd over AF_XDP |"
-		print "|---|---|---|---|"
-		names["xdp"] = "ixy-fwd over AF_XDP (copy mode)"; names["afpacket"] = "afpacket_fwd (TPACKET_V3)"
-		n = split("xdp afpacket", peers, " ")
-		for (p = 1; p <= n; p++) {
-			m = median(peers[p]); k = count[peers[p]]
-			printf "| %s | %.1f | %.1f..%.1f | %.2f |\n", names[peers[p]], m / 1000, a[1] / 1000, a[k] / 1000, m / base
-		}
-	}' "$work/runs.txt" >"$work/table.txt" || rc=1
+bench_rates_table xdp median "ixy-fwd over AF_XDP" "" xdp "ixy-fwd over AF_XDP (copy mode)" \
+	afpacket "afpacket_fwd (TPACKET_V3)" <"$work/runs.txt" >"$work/table.txt" || rc=1
 cat "$work/table.txt"
-if [ $rc = 0 ] && [ -n "$doc" ]; then # (only a complete benchmark)
-	{
-		echo "$setup:"
-		echo
-		sed -n '/^|/p' "$work/table.txt"
-	} | doc_table "$doc" xdp-veth && echo "table written into $doc" || rc=1
+if [ $rc = 0 ]; then # (only a complete benchmark)
+	bench_write_table "$doc" xdp-veth "$setup" "$work/table.txt" || rc=1
 fi
 [ $rc = 0 ] || echo "failed (exit $rc)"
 exit $rc
