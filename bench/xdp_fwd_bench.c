@@ -3,7 +3,7 @@
 // sockets under it; this bench counts the part it can: the driver's rx_batch and tx_batch with the ring handling of
 // src/driver/xdp_ring.c (xsk_rx with its fill ring refill, xsk_tx with its completion ring work) against a simulated
 // kernel side, as test/fuzz/fuzz_xdp_rings.c drives the rings. No socket, no XDP program: the four rings of each
-// socket are plain memory; the UMEM is the driver's own (umem_join: a pool over ordinary memory, as for a process
+// socket are plain memory; the UMEM is the driver's own (umem_make: a pool over ordinary memory, as for a process
 // with AF_XDP devices only), shared by the two sockets as XDP_SHARED_UMEM shares it.
 //
 // Two ports (one socket each, rings of 512 entries). Every round the simulated kernel receives FWD_BATCH_SIZE (32)
@@ -84,6 +84,10 @@ static int open_port(struct port* port, const char* name) {
 				       .rx_batch = xdp_rx_batch,
 				       .tx_batch = xdp_tx_batch};
 	port->queue.umem = &process_umem.umem;
+	struct xdp_plan plan = {.frames = 4 * RING_SIZE}; // fill, RX, TX and completion rings (frames_for)
+	if (umem_make(dev->name, &plan) != 0) {
+		return -1;
+	}
 	port->queue.slot = umem_join(dev->name);
 	if (port->queue.slot == 0) {
 		return -1;
