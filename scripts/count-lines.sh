@@ -6,19 +6,20 @@
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling (rss.c: the software hash).
+# scaling (rss.c: the software hash; ixgbe_rss.c: the 82599's RSS registers).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
 # 1298, then 1267 after simplifying (issue 18), then raised by what later issues put on the path: 2 for ixy-fwd's
 # --ring (issue 21), 9 for --no-sandbox/--user and entering the sandbox (issue 19), 10 net for AF_XDP (issue 22: the
 # "xdp:" name picks the AF_XDP driver in device.c, a pool over given memory in mempool.c, interface names compared
-# case-sensitively in args.c): 1288.
+# case-sensitively in args.c): 1288; 2 for RSS (issue 20: the rss field of struct ixy_config in ixy.h, and ixgbe.c's
+# #include "ixgbe_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1288
+CEILING=1290
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
@@ -34,7 +35,7 @@ interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls 
 trace="src/trace.c src/trace.h src/driver/trace_io.h"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
-rss="src/rss.c include/ixy/rss.h"
+rss="src/rss.c include/ixy/rss.h src/driver/ixgbe_rss.c src/driver/ixgbe_rss.h"
 
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
