@@ -5,19 +5,21 @@
 # headers ixy.h and memory.h, the library core (src/*.c, src/*.h), src/driver/driver.h and src/driver/ixgbe.c.
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
-# of checks.c and failsafe.c, and least privilege (sandbox.c: the seccomp filter and dropping root).
+# of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
+# scaling (rss.c: the software hash; ixgbe_rss.c: the 82599's RSS registers).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
 # 1298, then 1267 after simplifying (issue 18), then raised by what later issues put on the path: 2 for ixy-fwd's
 # --ring (issue 21), 9 for --no-sandbox/--user and entering the sandbox (issue 19), 10 net for AF_XDP (issue 22: the
 # "xdp:" name picks the AF_XDP driver in device.c, a pool over given memory in mempool.c, interface names compared
-# case-sensitively in args.c): 1288.
+# case-sensitively in args.c): 1288; 2 for RSS (issue 20: the rss field of struct ixy_config in ixy.h, and ixgbe.c's
+# #include "ixgbe_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1288
+CEILING=1290
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
@@ -33,11 +35,12 @@ interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls 
 trace="src/trace.c src/trace.h src/driver/trace_io.h"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
+rss="src/rss.c include/ixy/rss.h src/driver/ixgbe_rss.c src/driver/ixgbe_rss.h"
 
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
 	sort -u | while read -r f; do echo "$f.h"; [ -f "$f.c" ] && echo "$f.c"; done)
-core=$(ls src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $vfio $interrupts $trace $checks $sandbox)")
+core=$(ls src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $vfio $interrupts $trace $checks $sandbox $rss)")
 files="apps/ixy-fwd.c apps/fwd.h $common include/ixy/ixy.h include/ixy/memory.h $core src/driver/driver.h
 	src/driver/ixgbe.c"
 
@@ -66,6 +69,7 @@ apart "interrupts" $interrupts
 apart "the register trace" $trace
 apart "checks and fail safety" $checks
 apart "least privilege: seccomp filter and dropped root" $sandbox
+apart "RSS" $rss
 
 if [ "$total" -gt "$CEILING" ]; then
 	echo "count-lines: $total code lines on the teaching path, $((total - CEILING)) above the ceiling of $CEILING" >&2

@@ -81,6 +81,9 @@ struct ixy_config {
 	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet
 	// comes). Devices reached through sysfs always poll.
 	int32_t interrupt_timeout_ms;
+	// Receive side scaling (ixy/rss.h): how the NIC spreads packets over more than one RX queue. NULL: the default
+	// (ixy_rss_default) when rx_queues > 1; with one RX queue RSS is off. The driver copies what it needs.
+	const struct ixy_rss* rss;
 	// Switches an app may set; ixy_init also switches each on if its environment variable is 1 (src/device.c
 	// reads them, nowhere else does).
 	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)

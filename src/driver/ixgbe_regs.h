@@ -1,4 +1,5 @@
-// The registers and descriptors of the Intel 82599 (and X540/X550) that ixgbe.c uses, and nothing else.
+// The registers and descriptors of the Intel 82599 (and X540/X550) that ixgbe.c (and its parts ixgbe_interrupts.c,
+// ixgbe_rss.c) uses, and nothing else.
 //
 // Every value comes from the "Intel 82599 10 GbE Controller Datasheet", revision 3.3 (March 2016); section numbers
 // below refer to it. Registers are byte offsets into BAR0, all 32 bits wide. Per-queue registers are given for
@@ -56,6 +57,17 @@
 #define IXGBE_RAL0                         0x0A200                // RW      Receive Address Low [0]: MAC bytes 0-3
 #define IXGBE_RAH0                         0x0A204                // RW      Receive Address High [0]: MAC bytes 4-5
 #define   IXGBE_RAH_AV                     (1u << 31)             //         Address Valid
+
+// Receive side scaling, 7.1.2.8: MRQC 8.2.3.7.12; RETA and RSSRK are among the receive filter registers of 8.2.3.7
+#define IXGBE_MRQC                         0x05818                // RW      Multiple Receive Queues Command
+#define   IXGBE_MRQC_MRQE_RSS              0x1u                   //         MRQE (bits 3:0) 0001b: RSS only, no DCB/VMDq
+#define   IXGBE_MRQC_TCPIPV4               (1u << 16)             //         hash TCP over IPv4: addresses and ports
+#define   IXGBE_MRQC_IPV4                  (1u << 17)             //         hash IPv4: addresses
+#define   IXGBE_MRQC_UDPIPV4               (1u << 22)             //         hash UDP over IPv4: addresses and ports
+#define IXGBE_RETA(n)                      (0x05C00 + 4 * (n))    // RW      Redirection Table, n = 0..31: entry 4n+i in
+                                                                  //         bits 8i+3:8i (a 4 bit queue index)
+#define IXGBE_RSSRK(n)                     (0x05C80 + 4 * (n))    // RW      RSS Random Key, n = 0..9: key byte 4n+i in
+                                                                  //         bits 8i+7:8i
 
 // Receive DMA, 8.2.3.8, and DCA, 8.2.3.11. Queue n = 0..63.
 #define IXGBE_RDBAL(n)                     (0x01000 + 0x40 * (n)) // RW      Receive Descriptor Base Address Low
@@ -169,6 +181,9 @@ _Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) 
 	{"FCTRL", IXGBE_FCTRL, 1, 0}, \
 	{"RAL0", IXGBE_RAL0, 1, 0}, \
 	{"RAH0", IXGBE_RAH0, 1, 0}, \
+	{"MRQC", IXGBE_MRQC, 1, 0}, \
+	{"RETA", IXGBE_RETA(0), 32, 4}, \
+	{"RSSRK", IXGBE_RSSRK(0), 10, 4}, \
 	{"RDBAL", IXGBE_RDBAL(0), 64, 0x40}, \
 	{"RDBAH", IXGBE_RDBAH(0), 64, 0x40}, \
 	{"RDLEN", IXGBE_RDLEN(0), 64, 0x40}, \

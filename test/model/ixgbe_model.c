@@ -135,7 +135,19 @@
 #define FCTRL_MPE (1u << 8)
 #define FCTRL_UPE (1u << 9)
 #define FCTRL_BAM (1u << 10)
+// Receive side scaling (7.1.2.8). MRQC (8.2.3.7.12): MRQE in bits 3:0 (0001b: RSS only, no DCB or VMDq), and the hash
+// field enables; RETA (n = 0..31): entry 4n+i in the byte at bits 8i+7:8i, of which the queue index takes bits 3:0;
+// RSSRK (n = 0..9): key byte 4n+i in bits 8i+7:8i.
 #define REG_MRQC 0x05818
+#define MRQC_MRQE_MASK 0xFu
+#define MRQC_MRQE_RSS 0x1u
+#define MRQC_TCPIPV4 (1u << 16)
+#define MRQC_IPV4 (1u << 17)
+#define MRQC_UDPIPV4 (1u << 22)
+#define REG_RETA(n) (0x05C00u + 4u * (n))
+#define REG_RSSRK(n) (0x05C80u + 4u * (n))
+#define RSS_KEY_BYTES 40u
+#define RSS_TABLE_ENTRIES 128u
 
 // Transmit queue n: 0x06000 + 0x40 * n (n < 128). Fields:
 #define TXQ_TDBAL 0x00
@@ -422,6 +434,8 @@ static const struct reg_info reg_table[] = {
     {"MCSTCTRL", 0x05090, 1, 0, 0},
     {"MTA", 0x05200, 128, 4, 0},
     {"MRQC", REG_MRQC, 1, 0, 0},
+    {"RETA", 0x05C00, 32, 4, 0},
+    {"RSSRK", 0x05C80, 10, 4, 0},
     {"TDBAL", 0x06000, 128, 0x40, 0},
     {"TDBAH", 0x06004, 128, 0x40, 0},
     {"TDLEN", 0x06008, 128, 0x40, 0},
@@ -1747,6 +1761,85 @@ enum model_rx_result model_ixgbe_inject_rx(struct model_ixgbe* nic, uint16_t que
 		return MODEL_RX_FILTERED;
 	}
 	return rx_deliver(nic, queue, frame, len);
+}
+
+// ---- receive side scaling (7.1.2.8) ----
+// The model's own Toeplitz hash, written apart from ixy's (src/rss.c) so that a mistake in one shows against the
+// other: for each set input bit j (j = 0 the most significant bit of the first byte), the 32 key bits j..j+31 are
+// read out of the key directly and XORed into the result (7.1.2.8.1).
+
+// Key byte i as RSSRK holds it.
+static uint8_t rss_key_byte(const struct model_ixgbe* nic, uint32_t i) {
+	return i < RSS_KEY_BYTES ? (uint8_t)(reg_get(nic, REG_RSSRK(i / 4)) >> (8 * (i % 4))) : 0;
+}
+
+// The 32 key bits that start at bit `first` (bit 0: the most significant bit of key byte 0); 0 beyond the key.
+static uint32_t rss_key_window(const struct model_ixgbe* nic, uint32_t first) {
+	uint64_t bits = 0; // 40 bits: the 5 key bytes that hold the window
+	for (uint32_t i = 0; i < 5; i++) {
+		bits = bits << 8 | rss_key_byte(nic, first / 8 + i);
+	}
+	return (uint32_t)(bits >> (8 - first % 8));
+}
+
+static uint32_t rss_toeplitz(const struct model_ixgbe* nic, const uint8_t* input, uint32_t len) {
+	uint32_t hash = 0;
+	for (uint32_t j = 0; j < 8 * len; j++) {
+		if (input[j / 8] & (0x80u >> (j % 8))) {
+			hash ^= rss_key_window(nic, j);
+		}
+	}
+	return hash;
+}
+
+// The hash input of a frame as MRQC's field enables select it (7.1.2.8.1): for an IPv4 TCP or UDP packet that is not
+// a fragment and whose type is enabled, source and destination address and port (12 bytes); else, with IPv4 enabled,
+// the two addresses (8 bytes); else none (0). The IP header's length (IHL) skips its options. Untagged frames only.
+static uint32_t rss_input(const struct model_ixgbe* nic, const uint8_t* frame, uint32_t len, uint8_t input[12]) {
+	uint32_t mrqc = reg_get(nic, REG_MRQC);
+	if (len < 34 || frame[12] != 0x08 || frame[13] != 0x00 || (frame[14] >> 4) != 4) {
+		return 0;
+	}
+	const uint8_t* ip = frame + 14;
+	uint32_t ihl = (ip[0] & 0xFu) * 4u;
+	if (ihl < 20 || len < 14 + ihl) {
+		return 0;
+	}
+	memcpy(input, ip + 12, 8);
+	bool more_fragments = ip[6] & 0x20, offset = ((ip[6] & 0x1Fu) << 8 | ip[7]) != 0;
+	uint32_t l4_type = ip[9] == 6 ? MRQC_TCPIPV4 : ip[9] == 17 ? MRQC_UDPIPV4 : 0;
+	if ((mrqc & l4_type) && !more_fragments && !offset && len >= 14 + ihl + 4) {
+		memcpy(input + 8, ip + ihl, 4);
+		return 12;
+	}
+	return (mrqc & MRQC_IPV4) ? 8 : 0;
+}
+
+bool model_ixgbe_rss(const struct model_ixgbe* nic, const void* frame, uint32_t len, uint32_t* hash, uint16_t* queue) {
+	*hash = 0;
+	*queue = 0;
+	if ((reg_get(nic, REG_MRQC) & MRQC_MRQE_MASK) != MRQC_MRQE_RSS) {
+		return false;
+	}
+	uint8_t input[12];
+	uint32_t n = rss_input(nic, frame, len, input);
+	if (n == 0) {
+		return false; // not hashed: hash 0, RSS output index 0
+	}
+	*hash = rss_toeplitz(nic, input, n);
+	uint32_t entry = *hash % RSS_TABLE_ENTRIES; // the low 7 bits
+	*queue = (uint16_t)((reg_get(nic, REG_RETA(entry / 4)) >> (8 * (entry % 4))) & 0xFu);
+	return true;
+}
+
+enum model_rx_result model_ixgbe_receive(struct model_ixgbe* nic, const void* frame, uint32_t len, uint16_t* queue) {
+	uint32_t hash;
+	if (!frame || len < ETHER_MIN_LEN) {
+		model_usage_error("model_ixgbe_receive: %u bytes (frames are 60..%u bytes without CRC)", len,
+				  MAX_FRAME - ETHER_CRC_LEN);
+	}
+	model_ixgbe_rss(nic, frame, len, &hash, queue);
+	return model_ixgbe_inject_rx(nic, *queue, frame, len);
 }
 
 uint32_t model_ixgbe_inject_rx_burst(struct model_ixgbe* nic, uint16_t queue, const void* frame, uint32_t len,

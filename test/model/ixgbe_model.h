@@ -15,12 +15,15 @@
 //   cause is latched interrupts at once), EIAC clears a cause with its message, GPIE.EIAME with EIAM_EX masks a
 //   vector when it fires, EITR holds a vector to one message per interval (7.3); messages go to
 //   model_pci_raise_msix.
+// - Receive side scaling (7.1.2.8) for untagged IPv4, TCP/IPv4 and UDP/IPv4: the Toeplitz hash under the key in
+//   RSSRK, the queue from RETA (model_ixgbe_receive, model_ixgbe_rss).
 //
 // What it leaves out: other interrupt causes, legacy and MSI interrupts, low-latency interrupts; a message held back by
 // EITR goes out at the first register access or frame after its interval, not at the instant; the RX packet buffer is
-// not modelled (a frame that finds no descriptor is dropped at once), RSS/flow director/VMDq/DCB are absent (the test
-// picks the RX queue), no TSO or checksum offload, the multicast table is treated as empty, and the link is up or down,
-// nothing in between.
+// not modelled (a frame that finds no descriptor is dropped at once), flow director/VMDq/DCB are absent (the test
+// picks the RX queue, or RSS does: model_ixgbe_receive), RSS hashes untagged IPv4 only (no IPv6, no VLAN tags) and
+// does not write its hash into the descriptor (RXCSUM.PCSD), no TSO or checksum offload, the multicast table is treated
+// as empty, and the link is up or down, nothing in between.
 #ifndef IXY_TEST_IXGBE_MODEL_H
 #define IXY_TEST_IXGBE_MODEL_H
 
@@ -81,6 +84,13 @@ enum model_rx_result {
 };
 // A frame (without CRC, 60..16 KiB bytes) arrives from the wire and is steered to RX queue `queue`.
 enum model_rx_result model_ixgbe_inject_rx(struct model_ixgbe* nic, uint16_t queue, const void* frame, uint32_t len);
+// A frame arrives from the wire and the NIC picks its RX queue, stored in *queue: by receive side scaling (7.1.2.8)
+// when MRQC.MRQE is 0001b (RSS), else queue 0.
+enum model_rx_result model_ixgbe_receive(struct model_ixgbe* nic, const void* frame, uint32_t len, uint16_t* queue);
+// Receive side scaling as the NIC applies it to a frame now: from MRQC (MRQE 0001b and the hash types IPv4,
+// TCP/IPv4, UDP/IPv4), RSSRK (the key) and RETA (the table, indexed by the hash's low 7 bits). True if RSS is on
+// and hashed the frame; then *hash is the Toeplitz hash and *queue the table's entry. Else both are 0.
+bool model_ixgbe_rss(const struct model_ixgbe* nic, const void* frame, uint32_t len, uint32_t* hash, uint16_t* queue);
 // The same frame `count` times; returns how many were delivered. No allocation, for benchmarks.
 uint32_t model_ixgbe_inject_rx_burst(struct model_ixgbe* nic, uint16_t queue, const void* frame, uint32_t len,
 				     uint32_t count);
