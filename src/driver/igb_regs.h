@@ -1,5 +1,5 @@
-// The registers of the Intel 82576 that igb.c uses, and nothing else. The descriptors are the 82599's advanced
-// ones: intel_adv_desc.h.
+// The registers of the Intel 82576 that igb.c (and its parts igb_interrupts.c, igb_rss.c) uses, and nothing else.
+// The descriptors are the 82599's advanced ones: intel_adv_desc.h.
 //
 // Values from the "Intel 82576EB Gigabit Ethernet Controller Datasheet", revision 2.63 (December 2011); section
 // numbers below refer to it (chapter 8: registers; 8.2 general, 8.8 interrupts, 8.10 receive, 8.12 transmit, 8.19
@@ -91,6 +91,22 @@
 #define IGB_RAH0                           0x05404                // RW      Receive Address High [0]: MAC bytes 4-5
 #define   IGB_RAH_AV                       (1u << 31)             //         Address Valid
 
+// Receive side scaling, 7.1 (multiple receive queues, RSS); the registers are among 8.10's. Offsets, hash type bits
+// and the RETA and RSSRK layouts are the 82599's (ixgbe_regs.h); MRQC's mode field and RXCSUM.PCSD are the 82576's.
+#define IGB_RXCSUM                         0x05000                // RW      Receive Checksum Control (write: RCTL.EN 0)
+#define   IGB_RXCSUM_PCSD                  (1u << 13)             //         Packet Checksum Disable: the RX descriptor
+                                                                  //         carries the RSS hash, not the checksum
+#define IGB_MRQC                           0x05818                // RW      Multiple Receive Queues Command
+#define   IGB_MRQC_MRQE_RSS                0x2u                   //         bits 2:0, Multiple Receive Queues Enable:
+                                                                  //         010b RSS only (000b off; 011b, 101b VMDq)
+#define   IGB_MRQC_TCPIPV4                 (1u << 16)             //         hash TCP over IPv4: addresses and ports
+#define   IGB_MRQC_IPV4                    (1u << 17)             //         hash IPv4: addresses
+#define   IGB_MRQC_UDPIPV4                 (1u << 22)             //         hash UDP over IPv4: addresses and ports
+#define IGB_RETA(n)                        (0x05C00 + 4 * (n))    // RW      Redirection Table, n = 0..31: entry 4n+i in
+                                                                  //         bits 8i+7:8i, its queue in the low bits
+#define IGB_RSSRK(n)                       (0x05C80 + 4 * (n))    // RW      RSS Random Key, n = 0..9: key byte 4n+i in
+                                                                  //         bits 8i+7:8i
+
 // Transmit, 8.12. Queue n = 0..15.
 #define IGB_TCTL                           0x00400                // RW      Transmit Control
 #define   IGB_TCTL_EN                      (1u << 1)              //         Transmit Enable
@@ -163,6 +179,10 @@ _Static_assert(IGB_RDT(1) - IGB_RDBAL(1) == IGB_RING_TAIL && IGB_TDT(1) - IGB_TD
 	{"RQDPC", IGB_RQDPC(0), 16, 0x40}, \
 	{"RAL0", IGB_RAL0, 1, 0}, \
 	{"RAH0", IGB_RAH0, 1, 0}, \
+	{"RXCSUM", IGB_RXCSUM, 1, 0}, \
+	{"MRQC", IGB_MRQC, 1, 0}, \
+	{"RETA", IGB_RETA(0), 32, 4}, \
+	{"RSSRK", IGB_RSSRK(0), 10, 4}, \
 	{"TCTL", IGB_TCTL, 1, 0}, \
 	{"TDBAL", IGB_TDBAL(0), 16, 0x40}, \
 	{"TDBAH", IGB_TDBAH(0), 16, 0x40}, \

@@ -14,7 +14,7 @@
 #             [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
 #             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]
 #
-# Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace
+# Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss
 # (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
