@@ -6,7 +6,8 @@
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling (rss.c: the software hash; ixgbe_rss.c: the 82599's RSS registers).
+# scaling (rss.c: the software hash; ixgbe_rss.c: the 82599's RSS registers; virtio_rss.c: VirtIO's queue pairs and
+# RSS commands).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
@@ -28,14 +29,14 @@ if ! command -v cloc >/dev/null 2>&1; then
 fi
 
 registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
-other_drivers=$(ls src/driver/igb*.[ch] src/driver/virtio*.[ch] | grep -v _interrupts)
+other_drivers=$(ls src/driver/igb*.[ch] src/driver/virtio*.[ch] | grep -v -e _interrupts -e _rss)
 af_xdp=$(ls src/driver/xdp*.[ch])
 vfio="src/vfio.c src/vfio.h"
 interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls src/driver/*_interrupts.[ch])"
 trace="src/trace.c src/trace.h src/driver/trace_io.h"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
-rss="src/rss.c include/ixy/rss.h src/driver/ixgbe_rss.c src/driver/ixgbe_rss.h"
+rss="src/rss.c include/ixy/rss.h src/driver/ixgbe_rss.c src/driver/ixgbe_rss.h src/driver/virtio_rss.c src/driver/virtio_rss.h"
 
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
