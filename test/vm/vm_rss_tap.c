@@ -1,14 +1,14 @@
-// The guest side of the rss scenario: opens a VirtIO NIC (QEMU's mq=on,rss=on) with several queue pairs through ixy,
+// The guest side of the rss-tap scenario: opens a VirtIO NIC (QEMU's mq=on,rss=on) with several queue pairs through ixy,
 // with the default RSS configuration (ixy/rss.h: the published key, table entry i = i % queues, IPv4, TCPv4,
 // UDPv4), says "rss ready", and polls every RX queue until it has the test frames the host sends, or a timeout.
-// Prints key=value lines for the host's checks (host-rss.sh), which predicts each frame's queue on its own:
+// Prints key=value lines for the host's checks (host-rss-tap.sh), which predicts each frame's queue on its own:
 //   rss_frame queue=Q flow=F seq=S   one per test frame, in the order queue Q gave them to the app
 //   rss_queue queue=Q frames=N other=M   per queue: test frames, and other frames (not the host's)
 //   rss_done frames=N timeout=0|1
 // A test frame is IPv4 TCP or UDP with the payload "IXYRSS", then the flow and the sequence number (16 bit each, big
 // endian), right after the 8 byte L4 header part the host writes (ports, then 4 bytes of zeros).
 //
-// usage: vm_rss PCI_ADDR QUEUES FRAMES TIMEOUT_S
+// usage: vm_rss_tap PCI_ADDR QUEUES FRAMES TIMEOUT_S
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 	unsigned wanted = (unsigned)strtoul(argv[3], NULL, 10);
 	double timeout_s = strtod(argv[4], NULL);
 	if (queues < 1 || queues > MAX_QUEUES) {
-		fprintf(stderr, "vm_rss: 1 to %d queues\n", MAX_QUEUES);
+		fprintf(stderr, "vm_rss_tap: 1 to %d queues\n", MAX_QUEUES);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0); // whole lines: ixy's messages on stderr go to the same file

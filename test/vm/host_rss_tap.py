@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The host side of the rss scenario (host-rss.sh), in two commands.
+"""The host side of the rss-tap scenario (host-rss-tap.sh), in two commands.
 
 send TAP CONSOLE SENT: run inside the test's network namespace. Waits for QEMU's tap TAP and for the guest's
 "IXY-VM: rss ready" line in CONSOLE, brings TAP up and writes the test frames into it (a raw packet socket on the
@@ -73,7 +73,7 @@ def send(tap, console, sent):
                 break
         time.sleep(0.2)
     else:
-        sys.exit("host_rss.py: the guest never said rss ready")
+        sys.exit("host_rss_tap.py: the guest never said rss ready")
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((tap, 0))
     with open(sent, "w") as out:
@@ -84,7 +84,7 @@ def send(tap, console, sent):
         for f in range(FLOWS):
             s.send(frame(f, seq))
             time.sleep(0.002)
-    print(f"host_rss.py: sent {FLOWS * PER_FLOW} frames of {FLOWS} flows into {tap}")
+    print(f"host_rss_tap.py: sent {FLOWS * PER_FLOW} frames of {FLOWS} flows into {tap}")
 
 
 def check(sent, rss_log, queues):
