@@ -1,7 +1,9 @@
 // ixy's driver for VirtIO network devices (QEMU, VirtualBox, cloud VMs), over either PCI transport.
 //
 // A VirtIO NIC has no packet registers: driver and device share "virtqueues" in memory (spec 2.4). Queue 0
-// receives, queue 1 transmits, queue 2 carries control commands (promiscuous mode, MAC address). A virtqueue is a
+// receives, queue 1 transmits, queue 2 carries control commands (promiscuous mode, MAC address). With more than one
+// queue pair (virtio_rss.c) RX queue k is virtqueue 2k, TX queue k 2k + 1, and the control queue comes after the
+// device's last pair (5.1.2). A virtqueue is a
 // descriptor table (where the buffers are), an available ring (chains the driver offers to the device) and a used
 // ring (chains the device has finished). The device is reached through one of two PCI transports, chosen once when
 // the device is opened (virtio_transport.h): the modern one (a memory BAR, 4.1.4) when the device has it, else the
@@ -34,13 +36,12 @@
 
 #include "../pci_interrupts.h"
 #include "driver.h"
+#include "virtio_rss.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
 
-#define RX_QUEUE 0
-#define TX_QUEUE 1
-#define CTRL_QUEUE 2
-#define NUM_QUEUES 3
+// The control queue's index without VIRTIO_NET_F_MQ and VIRTIO_NET_F_RSS: after one pair (5.1.2).
+#define CTRL_QUEUE_ONE_PAIR 2
 // The control queue needs 3 descriptors; where the driver may choose (modern), it asks for this many.
 #define CTRL_QUEUE_SIZE 64
 
@@ -77,13 +78,16 @@
 
 // A control command, in the control queue's DMA memory behind its used ring (5.1.6.5).
 struct ctrl_command {
-	uint8_t class_and_command[2]; // the device reads them
-	uint8_t data[6];              // the device reads them (1 byte for promiscuous mode, 6 for a MAC)
-	uint8_t ack;                  // the device writes VIRTIO_NET_OK or VIRTIO_NET_ERR
+	uint8_t class_and_command[2];        // the device reads them
+	uint8_t data[VIRTIO_RSS_CONFIG_LEN]; // the device reads them (1 byte for promiscuous mode, 6 for a MAC, ...)
+	uint8_t ack;                         // the device writes VIRTIO_NET_OK or VIRTIO_NET_ERR
 };
 
+enum queue_kind { QUEUE_RX, QUEUE_TX, QUEUE_CTRL };
+
 struct virtqueue {
-	uint16_t index;        // 0 RX, 1 TX, 2 control
+	uint16_t index; // RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2)
+	enum queue_kind kind;
 	uint16_t size;         // descriptors; a power of two
 	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
 	volatile struct vring_desc* desc;
@@ -106,6 +110,7 @@ struct virtqueue {
 	bool in_order;
 	uint16_t* free_chains;
 	uint16_t num_free_chains;
+	struct mempool* pool; // RX: the buffers of this queue (one pool per queue: an app may serve each on a core)
 };
 
 struct virtio_device {
@@ -115,13 +120,13 @@ struct virtio_device {
 	uint64_t features;                  // negotiated
 	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
 	bool one_descriptor;                // VERSION_1 or ANY_LAYOUT: header and frame in one descriptor
-	struct virtqueue queues[NUM_QUEUES];
+	struct virtio_mq mq;                // queue pairs (virtio_rss.c)
+	struct virtqueue rx[IXY_MAX_QUEUES], tx[IXY_MAX_QUEUES], ctrl;
 	bool has_ctrl_queue;
-	bool ctrl_broken;                 // a command timed out: the device may still use its buffers, send no more
-	bool stopped;                     // reset by virtio_stop: it no longer touches our memory
-	int rx_interrupt_fd;              // the eventfd of the RX queue's MSI-X vector (VFIO)
-	struct ixy_interrupts interrupts; // ixy.interrupts points here if the app asked for interrupts
-	struct mempool* rx_mempool;
+	bool ctrl_broken;                     // a command timed out: the device may still use its buffers, send no more
+	bool stopped;                         // reset by virtio_stop: it no longer touches our memory
+	int rx_interrupt_fds[IXY_MAX_QUEUES]; // the eventfds of the RX queues' MSI-X vectors (VFIO)
+	struct ixy_interrupts interrupts;     // ixy.interrupts points here if the app asked for interrupts
 	// The device counts nothing; these are the packets and bytes since the last read_stats, and RX entries the
 	// driver dropped because the device got them wrong.
 	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, rx_dropped;
@@ -204,7 +209,7 @@ static __attribute__((cold)) void bad_used_entry(struct virtio_device* dev, cons
 // out of order, a bad used entry advances used_idx without returning a chain, and that difference would shrink for
 // good, until a device returning all it holds looked as if its index ran ahead.
 static uint16_t chains_with_device(const struct virtio_device* dev, const struct virtqueue* q) {
-	if (q->index == TX_QUEUE) {
+	if (q->kind == QUEUE_TX) {
 		return (uint16_t)(q->in_order ? q->avail_idx - q->used_idx : q->num_chains - q->num_free_chains);
 	}
 	return dev->stopped ? 0 : q->num_chains;
@@ -223,10 +228,11 @@ static uint16_t new_used_entries(struct virtio_device* dev, const struct virtque
 
 // 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
 // descriptors that never change, then the three addresses for the device.
-static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wanted) {
+static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t index, enum queue_kind kind,
+		       uint16_t wanted) {
 	struct virtio_transport* t = dev->transport;
-	struct virtqueue* q = &dev->queues[index];
 	q->index = index;
+	q->kind = kind;
 	if (t->ops->queue_size(t, index, wanted, &q->size) != 0) {
 		return -1;
 	}
@@ -253,11 +259,11 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
 	// RX and TX: the buffer of each chain; TX also: room for a stack of the chains the device does not hold.
 	bool out_of_memory = false;
-	if (index != CTRL_QUEUE) {
+	if (kind != QUEUE_CTRL) {
 		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
 		out_of_memory |= !q->bufs;
 	}
-	if (index == TX_QUEUE) {
+	if (kind == QUEUE_TX) {
 		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
 		out_of_memory |= !q->free_chains;
 	}
@@ -268,9 +274,9 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
 	// header descriptor, which links to the data descriptor. RX headers go into each buffer's head room (the
 	// device writes them); all TX chains share the one all-zero header in `extra`.
-	for (uint16_t chain = 0; chain < q->num_chains && index != CTRL_QUEUE; chain++) {
+	for (uint16_t chain = 0; chain < q->num_chains && kind != QUEUE_CTRL; chain++) {
 		uint16_t head = (uint16_t)(chain << q->chain_shift);
-		uint16_t write = index == RX_QUEUE ? VRING_DESC_F_WRITE : 0;
+		uint16_t write = kind == QUEUE_RX ? VRING_DESC_F_WRITE : 0;
 		q->desc[head + q->chain_shift].flags = write;
 		if (q->chain_shift) {
 			q->desc[head] =
@@ -279,11 +285,12 @@ static int setup_queue(struct virtio_device* dev, uint16_t index, uint16_t wante
 		}
 	}
 	// RX and TX start in order: chain c in the available ring's entries c, c + num_chains, ..., written once.
-	q->in_order = index != CTRL_QUEUE;
+	q->in_order = kind != QUEUE_CTRL;
 	for (uint32_t entry = 0; entry < q->size && q->in_order; entry++) {
 		q->avail->ring[entry] = (uint16_t)((entry & (q->num_chains - 1u)) << q->chain_shift);
 	}
-	if (index == RX_QUEUE && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, 0) != 0) {
+	// RX queue k signals vector k (setup_interrupts).
+	if (kind == QUEUE_RX && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, index / 2) != 0) {
 		return -1;
 	}
 	return t->ops->enable_queue(t, index, q->size, q->mem.phy, q->mem.phy + q->size * sizeof(struct vring_desc),
@@ -294,8 +301,10 @@ static void free_queue(struct virtqueue* q) {
 	memory_free_dma(&q->mem);
 	free(q->bufs);
 	free(q->free_chains);
+	memory_free_mempool(q->pool);
 	q->bufs = NULL;
 	q->free_chains = NULL;
+	q->pool = NULL;
 }
 
 // ---- Receive and transmit
@@ -337,8 +346,9 @@ static ALWAYS_INLINE void rx_give_buffer(volatile struct vring_desc* desc, uint3
 }
 
 // A used entry of the RX queue that is no packet (cold: see bad_used_entry): counted as dropped.
-static __attribute__((cold)) void rx_bad_entry(struct virtio_device* dev, const char* what, uint32_t id, uint32_t len) {
-	bad_used_entry(dev, &dev->queues[RX_QUEUE], what, id, len);
+static __attribute__((cold)) void rx_bad_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what,
+					       uint32_t id, uint32_t len) {
+	bad_used_entry(dev, q, what, id, len);
 	dev->rx_dropped++;
 }
 
@@ -385,7 +395,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 			// A length of 0 (length - 1 wraps around) or beyond the buffer is a device bug: the buffer
 			// stays, unread, and the chain is offered again.
 			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-				rx_bad_entry(dev, "a bad length", id, length + hdr_len);
+				rx_bad_entry(dev, q, "a bad length", id, length + hdr_len);
 				continue;
 			}
 			// Take the packet, refill the chain with a fresh buffer (5.1.6.3).
@@ -420,12 +430,12 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		uint32_t id = done->id;
 		uint32_t length = done->len - hdr_len;
 		if (__builtin_expect(!is_head(id, mask, shift), 0)) {
-			rx_bad_entry(dev, "a chain it does not hold", id, length + hdr_len);
+			rx_bad_entry(dev, q, "a chain it does not hold", id, length + hdr_len);
 			continue;
 		}
 		avail_ring[avail_idx++ & mask] = (uint16_t)id; // offered again: with a fresh buffer, or its own
 		if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-			rx_bad_entry(dev, "a bad length", id, length + hdr_len);
+			rx_bad_entry(dev, q, "a bad length", id, length + hdr_len);
 			continue;
 		}
 		struct pkt_buf* buf = ring_bufs[id >> shift];
@@ -449,14 +459,14 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 	if (queue_id >= ixy->num_rx_queues) {
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
-	struct virtqueue* q = &dev->queues[RX_QUEUE];
+	struct virtqueue* q = &dev->rx[queue_id];
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
 	// The used ring says up front how many chains come back: so the fresh buffers come first, one batch
 	// allocation, and each chain taken swaps its packet for one of them. One used entry per fresh buffer: if the
 	// app holds every buffer, the packets wait in the used ring until it frees some.
-	uint32_t fresh = pkt_buf_alloc_batch(dev->rx_mempool, bufs, num_bufs < entries ? num_bufs : entries);
+	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, num_bufs < entries ? num_bufs : entries);
 	uint16_t first = q->used_idx, offered = q->avail_idx;
 	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, shift, hdr_len) : 0;
 	if (!q->in_order) { // from the start, or from the entry that was out of order
@@ -632,7 +642,7 @@ static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t q
 	if (queue_id >= ixy->num_tx_queues) {
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
-	struct virtqueue* q = &dev->queues[TX_QUEUE];
+	struct virtqueue* q = &dev->tx[queue_id];
 	tx_clean(dev, q, shift);
 	uint32_t queued = q->in_order ? tx_offer_in_order(q, bufs, num_bufs, shift, hdr_len)
 				      : tx_offer_any_order(q, bufs, num_bufs, shift, hdr_len);
@@ -668,20 +678,21 @@ static uint32_t virtio_tx_version_1(struct ixy_device* ixy, uint16_t queue_id, s
 // it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (2.4.7).
 static void virtio_set_rx_interrupt(struct ixy_device* ixy, uint16_t queue_id, bool armed) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	(void)queue_id; // one RX queue
-	dev->queues[RX_QUEUE].avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
+	dev->rx[queue_id].avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
 	full_barrier(); // the flag is visible before the app looks at the used ring again
 }
 
-// Interrupts, if the app asked for them: MSI-X vector 0 for the RX queue, through VFIO (the only way ixy gets
+// Interrupts, if the app asked for them: MSI-X vector k for RX queue k, through VFIO (the only way ixy gets
 // interrupts; it takes only the modern interface, with queue_msix_vector). A device without MSI-X is polled.
 static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* config) {
-	int ret = config->interrupt_timeout_ms == 0 ? 0 : pci_setup_rx_interrupts(dev->pci, 1, &dev->rx_interrupt_fd);
+	int ret = config->interrupt_timeout_ms == 0
+		      ? 0
+		      : pci_setup_rx_interrupts(dev->pci, dev->mq.pairs, dev->rx_interrupt_fds);
 	if (ret != 1) {
 		return ret; // 0: the device is polled
 	}
 	dev->interrupts =
-	    (struct ixy_interrupts){&dev->rx_interrupt_fd, config->interrupt_timeout_ms, virtio_set_rx_interrupt};
+	    (struct ixy_interrupts){dev->rx_interrupt_fds, config->interrupt_timeout_ms, virtio_set_rx_interrupt};
 	dev->ixy.interrupts = &dev->interrupts;
 	return 0;
 }
@@ -692,8 +703,8 @@ static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	// The device may have taken packets since tx_batch last looked (an app's last batch before it stops): an empty
 	// batch only cleans, and counts them, so the totals say what the device sent, as a NIC's counters do.
-	if (!dev->stopped && ixy->num_tx_queues > 0) {
-		ixy->tx_batch(ixy, 0, NULL, 0);
+	for (uint16_t i = 0; !dev->stopped && i < ixy->num_tx_queues; i++) {
+		ixy->tx_batch(ixy, i, NULL, 0);
 	}
 	if (stats) {
 		stats->rx_pkts += dev->rx_pkts;
@@ -717,7 +728,7 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 					   : "the device has no control queue (no VIRTIO_NET_F_CTRL_VQ)");
 		return -1;
 	}
-	struct virtqueue* q = &dev->queues[CTRL_QUEUE];
+	struct virtqueue* q = &dev->ctrl;
 	volatile struct ctrl_command* cmd = (volatile struct ctrl_command*)q->extra;
 	if (len > sizeof(cmd->data)) {
 		ixy_panic("control command data of %u bytes does not fit", len);
@@ -820,11 +831,11 @@ static void virtio_stop(struct ixy_device* ixy) {
 	if (dev->transport) {
 		reset_device(dev); // prints on failure; nothing else we could do
 	}
-	if (dev->queues[TX_QUEUE].in_order) {
-		tx_leave_in_order(&dev->queues[TX_QUEUE]); // the table then holds the buffers of the chains held only
-	}
-	for (int i = RX_QUEUE; i <= TX_QUEUE; i++) {
-		struct virtqueue* q = &dev->queues[i];
+	for (uint32_t i = 0; i < 2u * dev->mq.pairs; i++) {
+		struct virtqueue* q = i % 2 ? &dev->tx[i / 2] : &dev->rx[i / 2];
+		if (q->kind == QUEUE_TX && q->in_order && q->bufs) {
+			tx_leave_in_order(q); // the table then holds the buffers of the chains held only
+		}
 		for (uint32_t chain = 0; q->bufs && chain < q->num_chains; chain++) {
 			if (q->bufs[chain]) {
 				pkt_buf_free(q->bufs[chain]);
@@ -838,15 +849,20 @@ static void virtio_stop(struct ixy_device* ixy) {
 static void virtio_close(struct ixy_device* ixy) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	virtio_stop(&dev->ixy);
-	for (int i = 0; i < NUM_QUEUES; i++) {
-		free_queue(&dev->queues[i]);
+	uint32_t free_bufs = 0, pool_bufs = 0; // over the RX queues' pools
+	for (uint32_t i = 0; i < dev->mq.pairs; i++) {
+		free_bufs += dev->rx[i].pool ? dev->rx[i].pool->free_stack_top : 0;
+		pool_bufs += dev->rx[i].pool ? dev->rx[i].pool->num_entries : 0;
 	}
-	if (dev->rx_mempool) {
+	if (dev->rx[0].pool) {
 		ixy_info("%s: closed; RX mempool: %u of %u buffers free; %llu bad used ring entries ignored",
-			 dev->ixy.pci_addr, dev->rx_mempool->free_stack_top, dev->rx_mempool->num_entries,
-			 (unsigned long long)dev->bad_used_entries);
+			 dev->ixy.pci_addr, free_bufs, pool_bufs, (unsigned long long)dev->bad_used_entries);
 	}
-	memory_free_mempool(dev->rx_mempool);
+	for (uint32_t i = 0; i < dev->mq.pairs; i++) {
+		free_queue(&dev->rx[i]);
+		free_queue(&dev->tx[i]);
+	}
+	free_queue(&dev->ctrl);
 	if (dev->transport) {
 		dev->transport->ops->close(dev->transport);
 	}
@@ -857,6 +873,44 @@ static void virtio_close(struct ixy_device* ixy) {
 
 static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
 	return RX_MEMPOOL_ENTRIES > 4 * rx_queue_size ? RX_MEMPOOL_ENTRIES : 4 * rx_queue_size;
+}
+
+// An RX queue's pool, and a buffer in each of its chains (5.1.5), offered to the device.
+static int fill_rx_queue(const struct virtio_device* dev, struct virtqueue* rx) {
+	rx->pool = memory_allocate_mempool(rx_pool_entries(rx->size), RX_BUF_SIZE);
+	if (!rx->pool) {
+		return -1;
+	}
+	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
+		// The data descriptor's length never changes: the data room, and the header if it is in there.
+		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = RX_BUF_DATA_ROOM + rx->hdr_in_data;
+		// cannot fail: the pool holds 4 rings
+		rx->bufs[chain] = pkt_buf_alloc(rx->pool);
+		rx_give_buffer(rx->desc, (uint32_t)chain << rx->chain_shift, rx->bufs[chain], rx->chain_shift,
+			       dev->net_hdr_len);
+	}
+	rx->avail_idx = rx->num_chains; // the available ring's entries are there (setup_queue)
+	write_barrier();
+	rx->avail->idx = rx->avail_idx;
+	return 0;
+}
+
+// After DRIVER_OK, with more than one queue pair: VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET (5.1.6.5.6) with VIRTIO_NET_F_MQ,
+// then with RSS VIRTIO_NET_CTRL_MQ_RSS_CONFIG (5.1.6.5.7), which takes the number of pairs too (max_tx_vq); the last
+// command decides how the device steers (5.1.6.5.5).
+static int start_queue_pairs(struct virtio_device* dev, const struct ixy_config* config) {
+	if (dev->features & VIRTIO_NET_F_MQ) {
+		uint8_t pairs[2] = {(uint8_t)dev->mq.pairs, (uint8_t)(dev->mq.pairs >> 8)}; // le16
+		if (ctrl_command(dev, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, pairs, sizeof(pairs)) != 0) {
+			return -1;
+		}
+	}
+	if (dev->mq.rss) {
+		uint8_t data[VIRTIO_RSS_CONFIG_LEN];
+		size_t len = virtio_rss_config_data(config, &dev->mq, data);
+		return ctrl_command(dev, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, data, (uint32_t)len);
+	}
+	return 0;
 }
 
 // Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
@@ -885,13 +939,14 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		    pci_addr, (unsigned long long)offered, (unsigned long long)(required & ~offered));
 		return -1;
 	}
-	dev->features = offered & (WANTED_FEATURES | required);
+	dev->features = offered & (WANTED_FEATURES | required | virtio_mq_features(config, offered));
 	// ANY_LAYOUT is a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4), so it is not accepted there.
 	if (dev->features & VIRTIO_F_VERSION_1) {
 		dev->features &= ~VIRTIO_F_ANY_LAYOUT;
 	}
-	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) {
-		dev->features &= ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR); // both are control commands
+	if (!(dev->features & VIRTIO_NET_F_CTRL_VQ)) { // all of these are control commands
+		dev->features &=
+		    ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_MQ | VIRTIO_NET_F_RSS);
 	}
 	if (t->ops->set_features(t, dev->features) != 0) {
 		return -1;
@@ -904,29 +959,25 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	dev->ixy.tx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_tx_version_1
 			    : dev->one_descriptor              ? virtio_tx_any_layout
 							       : virtio_tx_two_desc;
-	// 7. Device-specific setup: interrupts, the queues (5.1.2), and receive buffers in every RX chain (5.1.5).
+	// 7. Device-specific setup: the queue pairs the device has (virtio_rss.c), interrupts, the queues (5.1.2), and
+	// receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
-	if (setup_interrupts(dev, config) != 0 || setup_queue(dev, RX_QUEUE, ring_size) != 0 ||
-	    setup_queue(dev, TX_QUEUE, ring_size) != 0 ||
-	    (dev->has_ctrl_queue && setup_queue(dev, CTRL_QUEUE, CTRL_QUEUE_SIZE) != 0)) {
+	if (virtio_mq_setup(config, t, dev->features, &dev->mq) != 0 || setup_interrupts(dev, config) != 0) {
 		return -1;
 	}
-	struct virtqueue* rx = &dev->queues[RX_QUEUE];
-	dev->rx_mempool = memory_allocate_mempool(rx_pool_entries(rx->size), RX_BUF_SIZE);
-	if (!dev->rx_mempool) {
+	for (uint16_t k = 0; k < dev->mq.pairs; k++) {
+		if (setup_queue(dev, &dev->rx[k], (uint16_t)(2 * k), QUEUE_RX, ring_size) != 0 ||
+		    setup_queue(dev, &dev->tx[k], (uint16_t)(2 * k + 1), QUEUE_TX, ring_size) != 0 ||
+		    fill_rx_queue(dev, &dev->rx[k]) != 0) {
+			return -1;
+		}
+	}
+	// 5.1.2: the control queue follows the device's last pair, whether ixy uses them all or not.
+	uint16_t ctrl_index = dev->features & (VIRTIO_NET_F_MQ | VIRTIO_NET_F_RSS) ? (uint16_t)(2 * dev->mq.max_pairs)
+										   : CTRL_QUEUE_ONE_PAIR;
+	if (dev->has_ctrl_queue && setup_queue(dev, &dev->ctrl, ctrl_index, QUEUE_CTRL, CTRL_QUEUE_SIZE) != 0) {
 		return -1;
 	}
-	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
-		// The data descriptor's length never changes: the data room, and the header if it is in there.
-		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = RX_BUF_DATA_ROOM + rx->hdr_in_data;
-		// cannot fail: the pool holds 4 rings
-		rx->bufs[chain] = pkt_buf_alloc(dev->rx_mempool);
-		rx_give_buffer(rx->desc, (uint32_t)chain << rx->chain_shift, rx->bufs[chain], rx->chain_shift,
-			       dev->net_hdr_len);
-	}
-	rx->avail_idx = rx->num_chains; // the available ring's entries are there (setup_queue)
-	write_barrier();
-	rx->avail->idx = rx->avail_idx;
 	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
 	uint8_t status = 0;
 	if (add_status(dev, VIRTIO_STATUS_DRIVER_OK) != 0 || t->ops->get_status(t, &status) != 0) {
@@ -936,7 +987,13 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		ixy_error("%s: the device did not accept DRIVER_OK (status 0x%02x)", pci_addr, status);
 		return -1;
 	}
-	t->ops->notify(t, RX_QUEUE);
+	for (uint16_t k = 0; k < dev->mq.pairs; k++) {
+		t->ops->notify(t, dev->rx[k].index);
+	}
+	// More than one queue pair: tell the device how many, and how to spread received packets over them.
+	if (start_queue_pairs(dev, config) != 0) {
+		return -1;
+	}
 	// Receive everything, as the other drivers do. Only possible with the control queue.
 	if (dev->features & VIRTIO_NET_F_CTRL_RX) {
 		return virtio_set_promisc(&dev->ixy, true);
@@ -964,19 +1021,14 @@ static struct virtio_transport* open_transport(struct pci_device* pci, bool forc
 
 static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci) {
 	struct virtio_device* dev = calloc(1, sizeof(*dev));
-	if (!dev || config->rx_queues > 1 || config->tx_queues > 1) {
-		if (dev) {
-			ixy_error("%s: ixy drives one RX and one TX queue of a VirtIO NIC, %u and %u were requested",
-				  pci->addr, config->rx_queues, config->tx_queues);
-		} else {
-			ixy_error("%s: out of memory", pci->addr);
-		}
-		free(dev);
+	if (!dev) {
+		ixy_error("%s: out of memory", pci->addr);
 		pci_set_bus_master(pci, false);
 		pci_close(pci);
 		return NULL;
 	}
 	dev->pci = pci;
+	dev->mq = (struct virtio_mq){.pairs = 1, .max_pairs = 1}; // until start_device knows more
 	const char* pci_addr = pci->addr;
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci_addr,
@@ -1002,22 +1054,24 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 		virtio_close(&dev->ixy);
 		return NULL;
 	}
-	uint16_t ring = dev->queues[RX_QUEUE].size;
-	if (config->ring_size != 0 && (config->ring_size != ring || dev->queues[TX_QUEUE].size != ring)) {
+	uint16_t ring = dev->rx[0].size;
+	if (config->ring_size != 0 && (config->ring_size != ring || dev->tx[0].size != ring)) {
 		ixy_warn("%s: ring size %u requested; the device's queues have %u (RX) and %u (TX) descriptors",
-			 pci_addr, config->ring_size, ring, dev->queues[TX_QUEUE].size);
+			 pci_addr, config->ring_size, ring, dev->tx[0].size);
 	}
-	ixy_info("%s: VirtIO %s interface, features 0x%llx, RX/TX queues of %u/%u descriptors, %u descriptor(s) per "
-		 "packet",
-		 pci_addr, dev->transport->ops->name, (unsigned long long)dev->features, ring,
-		 dev->queues[TX_QUEUE].size, dev->one_descriptor ? 1u : 2u);
+	ixy_info("%s: VirtIO %s interface, features 0x%llx, %u queue pair(s)%s, RX/TX queues of %u/%u descriptors, %u "
+		 "descriptor(s) per packet",
+		 pci_addr, dev->transport->ops->name, (unsigned long long)dev->features, dev->mq.pairs,
+		 dev->mq.rss ? " with RSS" : "", ring, dev->tx[0].size, dev->one_descriptor ? 1u : 2u);
 	return &dev->ixy;
 }
 
-// The DMA memory virtio_init allocates: one huge page per virtqueue, and the RX pool.
+// The DMA memory virtio_init allocates: one huge page per virtqueue, and a pool per RX queue.
 static uint32_t virtio_huge_pages_needed(const struct ixy_config* config) {
 	uint32_t queue = config->ring_size > LARGEST_EXPECTED_QUEUE ? config->ring_size : LARGEST_EXPECTED_QUEUE;
-	return NUM_QUEUES + memory_mempool_huge_pages(rx_pool_entries(queue), RX_BUF_SIZE);
+	uint32_t pairs = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
+	pairs = pairs > 0 ? pairs : 1;
+	return pairs * (2 + memory_mempool_huge_pages(rx_pool_entries(queue), RX_BUF_SIZE)) + 1;
 }
 
 // Transitional devices (legacy and usually modern interface) and modern-only ones (4.1.2.1).

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ixy/ixy.h> // IXY_MAX_QUEUES
+
 #include "../log.h"
 #include "../trace.h"
 #include "virtio_regs.h"
@@ -31,7 +33,9 @@
 #define MAX_CAPABILITIES 48      // a capability is at least 4 bytes of the 192 after the header: ends a looping list
 
 #define COMMON_CFG_MIN_LENGTH 0x38
-#define MAX_QUEUES 8 // the NIC's first RX, TX and control queues are 0, 1, 2
+// RX and TX queues 0 .. MAX_QUEUES - 1 (IXY_MAX_QUEUES pairs, 5.1.2), and one queue beyond: the control queue, which
+// comes after the device's last pair (2 * max_virtqueue_pairs, up to 0xfffe).
+#define MAX_QUEUES (2 * IXY_MAX_QUEUES)
 // How often read_config retries while the device changes its configuration.
 #define CONFIG_READ_TRIES 10
 
@@ -43,8 +47,15 @@ struct modern_transport {
 	volatile uint8_t* notify_base; // the notification structure
 	size_t notify_len;
 	uint32_t notify_off_multiplier;
-	volatile uint16_t* queue_notify[MAX_QUEUES]; // each enabled queue's notification address
+	volatile uint16_t* queue_notify[MAX_QUEUES + 1]; // each enabled queue's notification address, see slot()
+	uint16_t beyond;                                 // the index of the one queue at or beyond MAX_QUEUES
+	bool has_beyond;
 };
+
+// The queue's place in queue_notify: its index, or MAX_QUEUES for the one queue beyond.
+static inline uint32_t slot(uint16_t index) {
+	return index < MAX_QUEUES ? index : MAX_QUEUES;
+}
 
 // Registers are little endian (4.1.3), like x86: plain volatile loads and stores of the field's width (4.1.3.1).
 // Each access is also one line of the register trace in builds with it (IXY_TRACE_FIELD, src/trace.h). Test builds
@@ -151,7 +162,8 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 			uint64_t used) {
 	struct modern_transport* m = modern(t);
 	write16(m->common, COMMON_QUEUE_SELECT, index);
-	if (index >= MAX_QUEUES || read16(m->common, COMMON_QUEUE_SIZE) != size) {
+	if ((index >= MAX_QUEUES && m->has_beyond && m->beyond != index) ||
+	    read16(m->common, COMMON_QUEUE_SIZE) != size) {
 		ixy_error("%s: virtqueue %u cannot be set up with %u descriptors", t->pci->addr, index, size);
 		return -1;
 	}
@@ -161,7 +173,11 @@ static int enable_queue(struct virtio_transport* t, uint16_t index, uint16_t siz
 			  t->pci->addr, index);
 		return -1;
 	}
-	m->queue_notify[index] = (volatile uint16_t*)(m->notify_base + notify_at);
+	m->queue_notify[slot(index)] = (volatile uint16_t*)(m->notify_base + notify_at);
+	if (index >= MAX_QUEUES) {
+		m->beyond = index;
+		m->has_beyond = true;
+	}
 	write64(m->common, COMMON_QUEUE_DESC, desc);
 	write64(m->common, COMMON_QUEUE_AVAIL, avail);
 	write64(m->common, COMMON_QUEUE_USED, used);
@@ -185,8 +201,9 @@ static int set_queue_vector(struct virtio_transport* t, uint16_t index, uint16_t
 // 4.1.5.2: the queue's index, written to its notification address. One store, no system call.
 static void notify(struct virtio_transport* t, uint16_t index) {
 	struct modern_transport* m = modern(t);
-	IXY_TRACE_FIELD(m->notify_base, (volatile uint8_t*)m->queue_notify[index] - m->notify_base, index, true);
-	STORE(uint16_t, (volatile uint8_t*)m->queue_notify[index], index);
+	volatile uint16_t* at = m->queue_notify[slot(index)];
+	IXY_TRACE_FIELD(m->notify_base, (volatile uint8_t*)at - m->notify_base, index, true);
+	STORE(uint16_t, (volatile uint8_t*)at, index);
 }
 
 // 4.1.4.3.1: read config_generation before and after; if it changed, the device changed its configuration while we

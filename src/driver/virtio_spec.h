@@ -30,16 +30,24 @@
 #define VIRTIO_NET_F_STATUS (1ull << 16)        // device config holds the link status
 #define VIRTIO_NET_F_CTRL_VQ (1ull << 17)       // there is a control virtqueue
 #define VIRTIO_NET_F_CTRL_RX (1ull << 18)       // the control virtqueue takes receive mode commands (promiscuous)
+#define VIRTIO_NET_F_MQ (1ull << 22)            // more than one queue pair, automatic receive steering
 #define VIRTIO_NET_F_CTRL_MAC_ADDR (1ull << 23) // the control virtqueue takes "set MAC address"
 #define VIRTIO_F_ANY_LAYOUT (1ull << 27)        // legacy: the header need not have a descriptor of its own (5.1.6.6)
 #define VIRTIO_F_VERSION_1 (1ull << 32)         // the device follows VirtIO 1.0 (modern interface only, 6.1)
 #define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)   // the device's DMA goes through the platform's IOMMU (6.1)
+#define VIRTIO_NET_F_RSS (1ull << 60)           // receive side scaling, Toeplitz hash (VirtIO 1.2, 5.1.3)
 #define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63)  // device config holds the link speed (VirtIO 1.1, 5.1.3)
 
 // 5.1.4 Device configuration layout of the network device: offsets into the device-specific configuration.
-#define VIRTIO_NET_CONFIG_MAC 0    // 6 bytes; with VIRTIO_NET_F_MAC
-#define VIRTIO_NET_CONFIG_STATUS 6 // 16 bit; with VIRTIO_NET_F_STATUS
+#define VIRTIO_NET_CONFIG_MAC 0                 // 6 bytes; with VIRTIO_NET_F_MAC
+#define VIRTIO_NET_CONFIG_STATUS 6              // 16 bit; with VIRTIO_NET_F_STATUS
+#define VIRTIO_NET_CONFIG_MAX_VIRTQUEUE_PAIRS 8 // 16 bit, 1..0x8000; with VIRTIO_NET_F_MQ or VIRTIO_NET_F_RSS
 #define VIRTIO_NET_CONFIG_SPEED 12 // 32 bit, Mbit/s, 0xffffffff unknown; with VIRTIO_NET_F_SPEED_DUPLEX (1.1)
+// With VIRTIO_NET_F_RSS (VirtIO 1.2, 5.1.4): the longest key (at least 40), the longest indirection table (at least
+// 128 entries) and the hash types (VIRTIO_NET_HASH_TYPE_*) the device can compute.
+#define VIRTIO_NET_CONFIG_RSS_MAX_KEY_SIZE 17     // 8 bit
+#define VIRTIO_NET_CONFIG_RSS_MAX_TABLE_LENGTH 18 // 16 bit
+#define VIRTIO_NET_CONFIG_SUPPORTED_HASH_TYPES 20 // 32 bit
 #define VIRTIO_NET_S_LINK_UP 1
 #define VIRTIO_NET_SPEED_UNKNOWN 0xffffffffu
 
@@ -92,6 +100,10 @@ struct virtio_net_hdr {
 } __attribute__((packed));
 #define VIRTIO_NET_HDR_LEN_LEGACY 10
 #define VIRTIO_NET_HDR_LEN_V1 12
+// Hash types (VirtIO 1.2, 5.1.6.4.3.1 "Supported/enabled hash types"): the IPv4 ones ixy uses.
+#define VIRTIO_NET_HASH_TYPE_IPV4 (1u << 0)  // source and destination address
+#define VIRTIO_NET_HASH_TYPE_TCPV4 (1u << 1) // plus the TCP ports
+#define VIRTIO_NET_HASH_TYPE_UDPV4 (1u << 2) // plus the UDP ports
 _Static_assert(sizeof(struct virtio_net_hdr) == VIRTIO_NET_HDR_LEN_V1, "VirtIO 1.0 net header is 12 bytes");
 
 // 5.1.6.5 Control virtqueue commands: class and command byte, data, then one ack byte written by the device.
@@ -99,6 +111,16 @@ _Static_assert(sizeof(struct virtio_net_hdr) == VIRTIO_NET_HDR_LEN_V1, "VirtIO 1
 #define VIRTIO_NET_CTRL_RX_PROMISC 0 // data: 1 byte, 1 = on, 0 = off (5.1.6.5.1)
 #define VIRTIO_NET_CTRL_MAC 1
 #define VIRTIO_NET_CTRL_MAC_ADDR_SET 1 // data: the 6 byte MAC address (5.1.6.5.2)
+#define VIRTIO_NET_CTRL_MQ 4
+// data: le16 virtqueue_pairs, 1..max_virtqueue_pairs (VirtIO 1.2, 5.1.6.5.6 "Automatic receive steering in
+// multiqueue mode"; 5.1.6.5.5 in VirtIO 1.1)
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET 0
+// data: struct virtio_net_rss_config (VirtIO 1.2, 5.1.6.5.7 "Receive-side scaling (RSS)"): le32 hash_types, le16
+// indirection_table_mask, le16 unclassified_queue, le16 indirection_table[mask + 1], le16 max_tx_vq, u8
+// hash_key_length, u8 hash_key_data[hash_key_length]. Queues are named by queue pair (receiveq1 is 0).
+#define VIRTIO_NET_CTRL_MQ_RSS_CONFIG 1
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN 1
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX 0x8000
 #define VIRTIO_NET_OK 0
 #define VIRTIO_NET_ERR 1
 

@@ -18,14 +18,29 @@
 #define MAX_QUEUE_SIZE 4096
 #define DEFAULT_QUEUE_MAX 256
 // The network device's configuration (5.1.4): mac[6], status u16, max_virtqueue_pairs u16, mtu u16, speed u32 (at
-// 12), duplex u8 (at 16).
-#define CONFIG_LEN 17
+// 12), duplex u8 (at 16); VirtIO 1.2 adds rss_max_key_size u8 (17), rss_max_indirection_table_length u16 (18) and
+// supported_hash_types u32 (20).
+#define CONFIG_LEN 24
 #define CONFIG_STATUS 6
+#define CONFIG_MAX_PAIRS 8
 #define CONFIG_SPEED 12
 #define CONFIG_DUPLEX 16
+#define CONFIG_RSS_MAX_KEY 17
+#define CONFIG_RSS_MAX_TABLE 18
+#define CONFIG_HASH_TYPES 20
+// Multiqueue (VirtIO 1.2): the feature bits (5.1.3), the class and commands of the control queue (5.1.6.5.5), the
+// hash types (5.1.6.4.3.1). Written down here from the specification, apart from the driver's definitions.
+#define F_MQ (1ull << 22)
+#define F_RSS (1ull << 60)
+#define CTRL_MQ 4
+#define CTRL_MQ_VQ_PAIRS_SET 0
+#define CTRL_MQ_RSS_CONFIG 1
+#define HASH_IPV4 (1u << 0)
+#define HASH_TCPV4 (1u << 1)
+#define HASH_UDPV4 (1u << 2)
 #define LARGEST_RX_WRITE (65535 + VIRTIO_NET_HDR_LEN_V1)
-// A control command: class, command and at most this much data (5.1.6.5).
-#define MAX_CTRL_COMMAND 64
+// A control command: class, command and at most this much data (5.1.6.5): an RSS_CONFIG with the largest table.
+#define MAX_CTRL_COMMAND (2 + 10 + 2 * MODEL_VIRTIO_MAX_RSS_TABLE + 3 + 255)
 
 struct model_queue {
 	uint16_t size; // chosen by the driver (modern) or fixed (legacy); 0: not chosen yet
@@ -47,6 +62,7 @@ struct segment {
 struct tx_frame {
 	uint8_t* data;
 	uint32_t len;
+	uint16_t queue; // the TX queue (pair) it came from
 };
 
 // PCI configuration space (PCI Local Bus 3.0, 6.1, 6.7) and the VirtIO capability types (4.1.4).
@@ -96,7 +112,7 @@ struct model_virtio {
 	bool io_open;
 	uint32_t device_feature_select, driver_feature_select;
 	uint16_t queue_select;
-	uint16_t queue_vector[MODEL_VIRTIO_QUEUES];
+	uint16_t queue_vector[MODEL_VIRTIO_MAX_QUEUES];
 	uint8_t config_generation;
 	bool driver_failed;
 	// state
@@ -105,8 +121,14 @@ struct model_virtio {
 	bool features_read;
 	bool features_written;
 	uint64_t driver_features;
-	struct model_queue queues[MODEL_VIRTIO_QUEUES];
+	struct model_queue queues[MODEL_VIRTIO_MAX_QUEUES];
 	bool promisc;
+	uint16_t pairs;              // queue pairs in use: 1 after reset, then VQ_PAIRS_SET or RSS_CONFIG
+	struct model_virtio_rss rss; // the last RSS_CONFIG; rss.enabled false after reset and VQ_PAIRS_SET
+	uint16_t last_rx_pair;       // the RX queue of the last frame model_virtio_rx delivered
+	uint32_t mq_commands;        // VQ_PAIRS_SET and RSS_CONFIG commands received, in order: mq_log
+	uint8_t mq_log[8];
+	uint32_t queue_enables; // since model_virtio_add, resets included
 	bool misbehaved;
 	struct segment segments[MAX_QUEUE_SIZE];
 	uint8_t rx_write[LARGEST_RX_WRITE];
@@ -145,8 +167,8 @@ static volatile struct vring_desc* descriptor(const struct model_queue* q, uint1
 
 // The queue the test or driver names, or a usage error.
 static struct model_queue* queue_of(struct model_virtio* nic, uint16_t queue) {
-	if (queue >= MODEL_VIRTIO_QUEUES) {
-		model_usage_error("virtqueue %u: the model has %u", queue, MODEL_VIRTIO_QUEUES);
+	if (queue >= MODEL_VIRTIO_MAX_QUEUES) {
+		model_usage_error("virtqueue %u: the model has %u", queue, MODEL_VIRTIO_MAX_QUEUES);
 	}
 	return &nic->queues[queue];
 }
@@ -199,8 +221,11 @@ static void reset(struct model_virtio* nic) {
 	nic->features_read = nic->features_written = false;
 	nic->driver_features = 0;
 	nic->promisc = false;
+	nic->pairs = 1;
+	nic->mq_commands = 0;
+	memset(&nic->rss, 0, sizeof(nic->rss));
 	memset(nic->queues, 0, sizeof(nic->queues)); // the device forgets the queues and stops all DMA (2.1.2)
-	for (int i = 0; i < MODEL_VIRTIO_QUEUES; i++) {
+	for (int i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
 		nic->queue_vector[i] = NO_VECTOR;
 	}
 }
@@ -311,8 +336,22 @@ static void check_queue_setup_allowed(struct model_virtio* nic, uint16_t index) 
 	}
 }
 
+// 5.1.2: N pairs, then the control queue at 2N; N is max_virtqueue_pairs once MQ or RSS is negotiated, else 1.
+static uint32_t device_pairs(const struct model_virtio* nic) {
+	uint16_t max_pairs;
+	memcpy(&max_pairs, nic->config + CONFIG_MAX_PAIRS, 2);
+	return (nic->driver_features & (F_MQ | F_RSS)) ? max_pairs : 1;
+}
+
+uint16_t model_virtio_ctrl_queue(const struct model_virtio* nic) {
+	return (uint16_t)(2 * device_pairs(nic));
+}
+
+// A queue the model has room for (MODEL_VIRTIO_MAX_PAIRS); a device that claims more pairs has no more of them.
 static bool queue_exists(const struct model_virtio* nic, uint16_t index) {
-	return index < MODEL_VIRTIO_CTRL || (index == MODEL_VIRTIO_CTRL && (nic->offered & VIRTIO_NET_F_CTRL_VQ));
+	uint32_t ctrl = 2 * device_pairs(nic);
+	return index < MODEL_VIRTIO_MAX_QUEUES &&
+	       (index < ctrl || (index == ctrl && (nic->offered & VIRTIO_NET_F_CTRL_VQ)));
 }
 
 // The size of the selected queue as the driver reads it during setup: the device's maximum until the driver
@@ -372,6 +411,7 @@ static void enable_queue(struct model_virtio* nic) {
 		model_violation(addr, "virtqueue %u: its rings overlap", index);
 	}
 	*q = (struct model_queue){.size = size, .ready = true, .desc = desc, .avail = avail, .used = used};
+	nic->queue_enables++;
 	used_ring(q)->flags = nic->suppress_notify ? VRING_USED_F_NO_NOTIFY : 0;
 	used_ring(q)->idx = 0;
 }
@@ -380,7 +420,7 @@ static void enable_queue(struct model_virtio* nic) {
 static void write_queue_address(struct model_virtio* nic, uint64_t* field, bool high, uint32_t value) {
 	uint16_t index = nic->queue_select;
 	check_queue_setup_allowed(nic, index);
-	if (index >= MODEL_VIRTIO_QUEUES || nic->queues[index].ready) {
+	if (index >= MODEL_VIRTIO_MAX_QUEUES || nic->queues[index].ready) {
 		model_violation(nic->addr, "virtqueue %u: ring address written, the queue does not exist or is enabled",
 				index);
 		return;
@@ -395,14 +435,14 @@ static void notify(struct model_virtio* nic, uint16_t index) {
 		model_violation(nic->addr, "virtqueue %u notified before DRIVER_OK (3.1.1)", index);
 		return;
 	}
-	if (index >= MODEL_VIRTIO_QUEUES || !nic->queues[index].ready) {
+	if (index >= MODEL_VIRTIO_MAX_QUEUES || !nic->queues[index].ready) {
 		model_violation(nic->addr, "virtqueue %u notified, it is not set up", index);
 		return;
 	}
 	nic->queues[index].notifications++;
-	if (index == MODEL_VIRTIO_CTRL) {
+	if (index == model_virtio_ctrl_queue(nic)) {
 		answer_control_queue(nic);
-	} else if (index == MODEL_VIRTIO_TX && nic->tx_on_notify) {
+	} else if (index % 2 == 1 && nic->tx_on_notify) {
 		model_virtio_tx_process(nic);
 	}
 }
@@ -510,13 +550,13 @@ static unsigned common_field_width(uint32_t offset) {
 }
 
 static uint64_t* queue_address_field(struct model_virtio* nic, uint32_t offset) {
-	struct model_queue* q = &nic->queues[nic->queue_select < MODEL_VIRTIO_QUEUES ? nic->queue_select : 0];
+	struct model_queue* q = &nic->queues[nic->queue_select < MODEL_VIRTIO_MAX_QUEUES ? nic->queue_select : 0];
 	return offset < CC_QUEUE_DRIVER ? &q->desc : offset < CC_QUEUE_DEVICE ? &q->avail : &q->used;
 }
 
 static uint32_t common_read(struct model_virtio* nic, uint32_t offset) {
 	uint16_t index = nic->queue_select;
-	bool queue = index < MODEL_VIRTIO_QUEUES;
+	bool queue = index < MODEL_VIRTIO_MAX_QUEUES;
 	switch (offset) {
 		case CC_DEVICE_FEATURE_SELECT:
 			return nic->device_feature_select;
@@ -530,8 +570,12 @@ static uint32_t common_read(struct model_virtio* nic, uint32_t offset) {
 				   : 0;
 		case CC_MSIX_CONFIG:
 			return NO_VECTOR;
-		case CC_NUM_QUEUES:
-			return queue_exists(nic, MODEL_VIRTIO_CTRL) ? 3 : 2;
+		case CC_NUM_QUEUES: { // 4.1.4.3: the queues the device has, whatever the driver negotiates
+			uint16_t max_pairs;
+			memcpy(&max_pairs, nic->config + CONFIG_MAX_PAIRS, 2);
+			uint32_t pairs = (nic->offered & (F_MQ | F_RSS)) ? max_pairs : 1;
+			return 2 * pairs + ((nic->offered & VIRTIO_NET_F_CTRL_VQ) ? 1 : 0);
+		}
 		case CC_DEVICE_STATUS:
 			return nic->status;
 		case CC_CONFIG_GENERATION:
@@ -577,7 +621,7 @@ static void common_write(struct model_virtio* nic, uint32_t offset, uint32_t val
 			return;
 		case CC_QUEUE_MSIX_VECTOR:
 			// The model has no MSI-X table of its own: it maps any of the first MODEL_MAX_VECTORS vectors.
-			if (nic->queue_select < MODEL_VIRTIO_QUEUES) {
+			if (nic->queue_select < MODEL_VIRTIO_MAX_QUEUES) {
 				nic->queue_vector[nic->queue_select] =
 				    value < MODEL_MAX_VECTORS ? (uint16_t)value : NO_VECTOR;
 			}
@@ -761,14 +805,14 @@ static void build_layout(struct model_virtio* nic) {
 		case MODEL_VIRTIO_LAYOUT_PAGE_PER_QUEUE:
 			// QEMU's page-per-vq=on: a page of notification address per queue (notify_off_multiplier 4096),
 			// all in BAR2, the notification structure listed first.
-			nic->bar_sizes[2] = 0x8000;
+			nic->bar_sizes[2] = 0x20000; // room for a page per queue of MODEL_VIRTIO_MAX_PAIRS pairs
 			r[REGION_COMMON] = (struct model_region){2, 0x0, 0x100};
 			r[REGION_ISR] = (struct model_region){2, 0x100, 4};
 			r[REGION_DEVICE] = (struct model_region){2, 0x200, 0x100};
-			r[REGION_NOTIFY] = (struct model_region){2, 0x1000, 0x3000};
+			r[REGION_NOTIFY] = (struct model_region){2, 0x1000, 0x1000 * MODEL_VIRTIO_MAX_QUEUES};
 			nic->notify_off_multiplier = 0x1000;
 			space[CS_CAP_POINTER] = 0x40;
-			put_cap(space, 0x40, 0x54, CAP_NOTIFY, 2, 0x1000, 0x3000, 0x1000);
+			put_cap(space, 0x40, 0x54, CAP_NOTIFY, 2, 0x1000, 0x1000 * MODEL_VIRTIO_MAX_QUEUES, 0x1000);
 			put_cap(space, 0x54, 0x64, CAP_DEVICE, 2, 0x200, 0x100, 0);
 			put_cap(space, 0x64, 0x74, CAP_ISR, 2, 0x100, 4, 0);
 			put_cap(space, 0x74, 0x00, CAP_COMMON, 2, 0x0, 0x100, 0);
@@ -856,7 +900,7 @@ static unsigned legacy_field_width(uint32_t offset) {
 // 2.4.2: the legacy interface takes the page number of the descriptor table; the rings follow at fixed places.
 static void write_queue_pfn(struct model_virtio* nic, uint32_t pfn) {
 	uint16_t index = nic->queue_select;
-	if (pfn == 0 || index >= MODEL_VIRTIO_QUEUES) {
+	if (pfn == 0 || index >= MODEL_VIRTIO_MAX_QUEUES) {
 		model_violation(nic->addr, "virtqueue %u: page number %u written (ixy never disables a queue)", index,
 				pfn);
 		return;
@@ -903,9 +947,10 @@ static ssize_t io_access(int handle, void* buf, size_t len, off_t offset, bool w
 				value = (uint32_t)nic->driver_features;
 				break;
 			case LEGACY_QUEUE_ADDRESS:
-				value = nic->queue_select < MODEL_VIRTIO_QUEUES && nic->queues[nic->queue_select].ready
-					    ? (uint32_t)(nic->queues[nic->queue_select].desc / 4096)
-					    : 0;
+				value =
+				    nic->queue_select < MODEL_VIRTIO_MAX_QUEUES && nic->queues[nic->queue_select].ready
+					? (uint32_t)(nic->queues[nic->queue_select].desc / 4096)
+					: 0;
 				break;
 			case LEGACY_QUEUE_SIZE:
 				value = read_queue_size(nic);
@@ -959,7 +1004,7 @@ ssize_t ixy_seam_io_pwrite(int handle, const void* buf, size_t len, off_t offset
 // Memory the device can still reach is about to be freed: its rings, or a buffer of a chain it may use.
 static void dma_freed(void* model, uintptr_t start, size_t size) {
 	struct model_virtio* nic = model;
-	for (uint16_t i = 0; i < MODEL_VIRTIO_QUEUES; i++) {
+	for (uint16_t i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
 		struct model_queue* q = &nic->queues[i];
 		if (!q->ready) {
 			continue;
@@ -1023,6 +1068,9 @@ struct model_virtio* model_virtio_add(const char* pci_addr, enum model_virtio_ki
 	const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x01, (uint8_t)bus, (uint8_t)function};
 	memcpy(nic->config, mac, sizeof(mac));
 	model_virtio_set_link(nic, true, VIRTIO_NET_SPEED_UNKNOWN);
+	model_virtio_set_max_pairs(nic, 1);
+	// QEMU's: a 40 byte key, 128 entries, all nine hash types (used only when RSS is offered).
+	model_virtio_set_rss_caps(nic, 40, 128, 0x1ff);
 	reset(nic);
 	const char* layout = getenv("IXY_MODEL_VIRTIO_LAYOUT");
 	nic->layout = layout && strcmp(layout, "split") == 0            ? MODEL_VIRTIO_LAYOUT_SPLIT
@@ -1062,9 +1110,37 @@ void model_virtio_set_link(struct model_virtio* nic, bool up, uint32_t speed_mbi
 	nic->config[CONFIG_DUPLEX] = 1; // full
 }
 
+void model_virtio_set_max_pairs(struct model_virtio* nic, uint16_t max_pairs) {
+	memcpy(nic->config + CONFIG_MAX_PAIRS, &max_pairs, 2);
+}
+
+void model_virtio_set_rss_caps(struct model_virtio* nic, uint8_t max_key_size, uint16_t max_table_length,
+			       uint32_t hash_types) {
+	nic->config[CONFIG_RSS_MAX_KEY] = max_key_size;
+	memcpy(nic->config + CONFIG_RSS_MAX_TABLE, &max_table_length, 2);
+	memcpy(nic->config + CONFIG_HASH_TYPES, &hash_types, 4);
+}
+
+uint32_t model_virtio_queue_enables(const struct model_virtio* nic) {
+	return nic->queue_enables;
+}
+
+uint16_t model_virtio_pairs(const struct model_virtio* nic) {
+	return nic->pairs;
+}
+
+const struct model_virtio_rss* model_virtio_rss(const struct model_virtio* nic) {
+	return &nic->rss;
+}
+
+uint32_t model_virtio_mq_commands(const struct model_virtio* nic, uint8_t order[8]) {
+	memcpy(order, nic->mq_log, sizeof(nic->mq_log));
+	return nic->mq_commands;
+}
+
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress) {
 	nic->suppress_notify = suppress;
-	for (uint16_t i = 0; i < MODEL_VIRTIO_QUEUES; i++) {
+	for (uint16_t i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
 		if (nic->queues[i].ready) {
 			used_ring(&nic->queues[i])->flags = suppress ? VRING_USED_F_NO_NOTIFY : 0;
 		}
@@ -1120,15 +1196,15 @@ uint8_t model_virtio_config_generation(const struct model_virtio* nic) {
 }
 
 bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue) {
-	return queue < MODEL_VIRTIO_QUEUES && nic->queues[queue].ready;
+	return queue < MODEL_VIRTIO_MAX_QUEUES && nic->queues[queue].ready;
 }
 
 uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue) {
-	return queue < MODEL_VIRTIO_QUEUES ? nic->queues[queue].size : 0;
+	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].size : 0;
 }
 
 uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue) {
-	return queue < MODEL_VIRTIO_QUEUES ? nic->queues[queue].notifications : 0;
+	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].notifications : 0;
 }
 
 bool model_virtio_promisc(const struct model_virtio* nic) {
@@ -1146,8 +1222,8 @@ bool model_virtio_misbehaved(const struct model_virtio* nic) {
 // ---- the device side of a virtqueue ----
 
 uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t queue) {
-	const struct model_queue* q = &nic->queues[queue < MODEL_VIRTIO_QUEUES ? queue : 0];
-	if (queue >= MODEL_VIRTIO_QUEUES || !q->ready) {
+	const struct model_queue* q = &nic->queues[queue < MODEL_VIRTIO_MAX_QUEUES ? queue : 0];
+	if (queue >= MODEL_VIRTIO_MAX_QUEUES || !q->ready) {
 		return 0;
 	}
 	return (uint16_t)(avail_ring(q)->idx - q->next_avail);
@@ -1157,7 +1233,7 @@ uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t que
 // 2.6.4: without VERSION_1 or ANY_LAYOUT (legacy) the device may expect the net header in a descriptor of its own,
 // then the frame. With either, ixy puts both into one descriptor; a second one would halve the queue for nothing.
 static void check_layout(struct model_virtio* nic, uint16_t queue, struct model_queue* q, uint16_t head) {
-	if (queue == MODEL_VIRTIO_CTRL) {
+	if (queue == model_virtio_ctrl_queue(nic)) {
 		return;
 	}
 	int n = read_chain(nic, q, head);
@@ -1176,7 +1252,7 @@ static void check_layout(struct model_virtio* nic, uint16_t queue, struct model_
 }
 
 static const struct model_queue* ready_queue(const struct model_virtio* nic, uint16_t queue) {
-	if (queue >= MODEL_VIRTIO_QUEUES || !nic->queues[queue].ready) {
+	if (queue >= MODEL_VIRTIO_MAX_QUEUES || !nic->queues[queue].ready) {
 		model_usage_error("virtqueue %u is not set up", queue);
 	}
 	return &nic->queues[queue];
@@ -1227,7 +1303,7 @@ uint32_t model_virtio_chain_capacity(struct model_virtio* nic, uint16_t queue, u
 	int n = q->ready && head < q->size ? read_chain(nic, q, head) : 0;
 	uint32_t capacity = 0;
 	for (int i = 0; i < n; i++) {
-		capacity += nic->segments[i].device_writes == (queue != MODEL_VIRTIO_TX) ? nic->segments[i].len : 0;
+		capacity += nic->segments[i].device_writes == (queue % 2 == 0) ? nic->segments[i].len : 0;
 	}
 	return capacity;
 }
@@ -1283,7 +1359,7 @@ void model_virtio_set_used_idx(struct model_virtio* nic, uint16_t queue, uint16_
 }
 
 uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue) {
-	return queue < MODEL_VIRTIO_QUEUES ? nic->queues[queue].used_idx : 0;
+	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].used_idx : 0;
 }
 
 void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
@@ -1305,33 +1381,117 @@ void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uin
 
 // ---- receive, transmit and control as a correct device does them ----
 
+// ---- receive side scaling (VirtIO 1.2, 5.1.6.4.3 hash calculation, 5.1.6.5.7 RSS processing) ----
+
+// Bit `pos` of the key, counting from the most significant bit of key[0]; 0 beyond the key.
+static uint32_t key_bit(const uint8_t* key, uint32_t key_len, uint32_t pos) {
+	return pos / 8 < key_len ? (key[pos / 8] >> (7 - pos % 8)) & 1u : 0;
+}
+
+// The Toeplitz hash, the model's own way: for each set input bit i, the 32 key bits from bit i on, gathered one by
+// one, are XORed into the result.
+uint32_t model_virtio_toeplitz(const uint8_t* key, uint32_t key_len, const uint8_t* input, uint32_t len) {
+	uint32_t hash = 0;
+	for (uint32_t i = 0; i < 8 * len; i++) {
+		if (!((input[i / 8] >> (7 - i % 8)) & 1u)) {
+			continue;
+		}
+		uint32_t bits = 0;
+		for (uint32_t k = 0; k < 32; k++) {
+			bits = bits << 1 | key_bit(key, key_len, i + k);
+		}
+		hash ^= bits;
+	}
+	return hash;
+}
+
+// What the device hashes in a frame under the enabled types (5.1.6.4.3.1, IPv4 only): source and destination
+// address, with TCPV4 or UDPV4 for such a packet that is no fragment also source and destination port. Returns the
+// input's length, 0 if the frame is not hashed (then it is "unclassified").
+static uint32_t hash_input(const uint8_t* f, uint32_t len, uint32_t types, uint8_t input[12]) {
+	if (len < 34 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4) {
+		return 0;
+	}
+	uint32_t ihl = (f[14] & 0x0fu) * 4u;
+	if (ihl < 20 || len < 14 + ihl) {
+		return 0;
+	}
+	memcpy(input, f + 14 + 12, 8);
+	bool fragment = (f[14 + 6] & 0x3f) != 0 || f[14 + 7] != 0; // More Fragments or an offset
+	uint8_t proto = f[14 + 9];
+	uint32_t l4_type = proto == 6 ? HASH_TCPV4 : proto == 17 ? HASH_UDPV4 : 0;
+	if (l4_type && (types & l4_type) && !fragment && len >= 14 + ihl + 4) {
+		memcpy(input + 8, f + 14 + ihl, 4);
+		return 12;
+	}
+	return (types & HASH_IPV4) ? 8 : 0;
+}
+
+bool model_virtio_rss_hash(const struct model_virtio* nic, const void* frame, uint32_t len, uint32_t* hash) {
+	uint8_t input[12];
+	uint32_t n = hash_input(frame, len, nic->rss.hash_types, input);
+	if (n == 0) {
+		return false;
+	}
+	*hash = model_virtio_toeplitz(nic->rss.key, nic->rss.key_length, input, n);
+	return true;
+}
+
+// 5.1.6.5.7 "RSS processing": the hash, masked, indexes the indirection table; a frame not hashed goes to the
+// unclassified queue. Without RSS everything goes to receiveq1 (automatic steering, 5.1.6.5.6, may pick any queue
+// for a flow the driver has sent nothing on: the model picks the first).
+uint16_t model_virtio_steer(const struct model_virtio* nic, const void* frame, uint32_t len) {
+	uint32_t hash;
+	if (!nic->rss.enabled) {
+		return 0;
+	}
+	if (!model_virtio_rss_hash(nic, frame, len, &hash)) {
+		return nic->rss.unclassified;
+	}
+	return nic->rss.table[hash & nic->rss.table_mask];
+}
+
 enum model_virtio_rx_result model_virtio_rx(struct model_virtio* nic, const void* frame, uint32_t len) {
-	struct model_queue* q = &nic->queues[MODEL_VIRTIO_RX];
+	return model_virtio_rx_on(nic, model_virtio_steer(nic, frame, len), frame, len);
+}
+
+uint16_t model_virtio_last_rx_queue(const struct model_virtio* nic) {
+	return nic->last_rx_pair;
+}
+
+enum model_virtio_rx_result model_virtio_rx_on(struct model_virtio* nic, uint16_t pair, const void* frame,
+					       uint32_t len) {
+	if (pair >= MODEL_VIRTIO_MAX_PAIRS) {
+		model_usage_error("RX queue %u: the model has %u", pair, MODEL_VIRTIO_MAX_PAIRS);
+	}
+	uint16_t queue = (uint16_t)(2 * pair);
+	struct model_queue* q = &nic->queues[queue];
 	uint32_t hdr_len = model_virtio_net_hdr_len(nic);
 	if (len > LARGEST_RX_WRITE - hdr_len) {
 		model_usage_error("RX frame of %u bytes", len);
 	}
-	if (!queue_live(nic, q)) {
-		return MODEL_VIRTIO_RX_OFF;
+	if (!queue_live(nic, q) || pair >= nic->pairs) {
+		return MODEL_VIRTIO_RX_OFF; // 5.1.6.5.6: only receiveq1 .. receiveq<pairs>
 	}
 	uint16_t head;
-	if (!model_virtio_take(nic, MODEL_VIRTIO_RX, &head)) {
+	if (!model_virtio_take(nic, queue, &head)) {
 		return MODEL_VIRTIO_RX_NO_BUFFER;
 	}
 	// 5.1.6.4: no offloads, so flags 0 and GSO_NONE; num_buffers 1 (VERSION_1 only).
 	struct virtio_net_hdr header = {.num_buffers = 1};
 	memcpy(nic->rx_write, &header, hdr_len);
 	memcpy(nic->rx_write + hdr_len, frame, len);
-	if (!model_virtio_write_chain(nic, MODEL_VIRTIO_RX, head, nic->rx_write, hdr_len + len)) {
+	if (!model_virtio_write_chain(nic, queue, head, nic->rx_write, hdr_len + len)) {
 		q->next_avail--; // too short: the chain stays available
 		q->held[head] = false;
 		return MODEL_VIRTIO_RX_TOO_LONG;
 	}
-	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr_len + len);
+	model_virtio_put_used(nic, queue, head, hdr_len + len);
+	nic->last_rx_pair = pair;
 	return MODEL_VIRTIO_RX_DELIVERED;
 }
 
-static void record_tx(struct model_virtio* nic, const uint8_t* frame, uint32_t len) {
+static void record_tx(struct model_virtio* nic, uint16_t queue, const uint8_t* frame, uint32_t len) {
 	if (nic->tx_count == nic->tx_capacity) {
 		uint32_t capacity = nic->tx_capacity ? 2 * nic->tx_capacity : 256;
 		struct tx_frame* bigger = realloc(nic->tx, capacity * sizeof(*bigger));
@@ -1347,6 +1507,7 @@ static void record_tx(struct model_virtio* nic, const uint8_t* frame, uint32_t l
 	}
 	memcpy(copy, frame, len);
 	nic->tx[nic->tx_count].data = copy;
+	nic->tx[nic->tx_count].queue = queue / 2;
 	nic->tx[nic->tx_count++].len = len;
 }
 
@@ -1354,12 +1515,17 @@ uint32_t model_virtio_tx_process(struct model_virtio* nic) {
 	return model_virtio_tx_process_up_to(nic, UINT32_MAX);
 }
 
-uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max) {
-	struct model_queue* q = &nic->queues[MODEL_VIRTIO_TX];
+// The TX chains of virtqueue `queue`, at most max of them.
+static uint32_t tx_process_queue(struct model_virtio* nic, uint16_t queue, uint32_t max) {
+	struct model_queue* q = &nic->queues[queue];
 	uint32_t hdr_len = model_virtio_net_hdr_len(nic);
 	uint32_t sent = 0;
 	uint16_t head;
-	for (uint32_t taken = 0; taken < max && model_virtio_take(nic, MODEL_VIRTIO_TX, &head); taken++) {
+	for (uint32_t taken = 0; taken < max && model_virtio_take(nic, queue, &head); taken++) {
+		if (queue / 2 >= nic->pairs) {
+			model_violation(nic->addr, "a packet on transmitq%u, %u queue pair(s) are enabled (5.1.6.5.6)",
+					queue / 2 + 1, nic->pairs);
+		}
 		int n = read_chain(nic, q, head);
 		uint32_t total = 0;
 		for (int i = 0; i < n; i++) {
@@ -1385,10 +1551,18 @@ uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max) {
 			model_violation(nic->addr, "TX chain %u: header flags 0x%x, gso_type %u without offloads", head,
 					header.flags, header.gso_type);
 		} else if (n > 0) {
-			record_tx(nic, nic->rx_write + hdr_len, total - hdr_len);
+			record_tx(nic, queue, nic->rx_write + hdr_len, total - hdr_len);
 			sent++;
 		}
-		model_virtio_put_used(nic, MODEL_VIRTIO_TX, head, 0);
+		model_virtio_put_used(nic, queue, head, 0);
+	}
+	return sent;
+}
+
+uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max) {
+	uint32_t sent = 0;
+	for (uint16_t queue = 1; queue < MODEL_VIRTIO_MAX_QUEUES && sent < max; queue += 2) {
+		sent += tx_process_queue(nic, queue, max - sent);
 	}
 	return sent;
 }
@@ -1405,6 +1579,13 @@ const uint8_t* model_virtio_tx_frame(const struct model_virtio* nic, uint32_t i,
 	return nic->tx[i].data;
 }
 
+uint16_t model_virtio_tx_frame_queue(const struct model_virtio* nic, uint32_t i) {
+	if (i >= nic->tx_count) {
+		model_usage_error("TX frame %u of %u", i, nic->tx_count);
+	}
+	return nic->tx[i].queue;
+}
+
 void model_virtio_clear_tx(struct model_virtio* nic) {
 	for (uint32_t i = 0; i < nic->tx_count; i++) {
 		free(nic->tx[i].data);
@@ -1412,11 +1593,90 @@ void model_virtio_clear_tx(struct model_virtio* nic) {
 	nic->tx_count = 0;
 }
 
+static uint16_t le16(const uint8_t* p) {
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+// VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET (VirtIO 1.2, 5.1.6.5.6): le16 virtqueue_pairs, 1..max_virtqueue_pairs; it ends
+// RSS (the last multiqueue command decides, 5.1.6.5.5). A bad command is the driver's mistake (a violation).
+static bool mq_pairs_set(struct model_virtio* nic, const uint8_t* data, uint32_t len) {
+	uint16_t max_pairs;
+	memcpy(&max_pairs, nic->config + CONFIG_MAX_PAIRS, 2);
+	uint16_t pairs = len == 2 ? le16(data) : 0;
+	if (!(nic->driver_features & F_MQ) || len != 2 || pairs < 1 || pairs > max_pairs ||
+	    pairs > MODEL_VIRTIO_MAX_PAIRS) {
+		model_violation(nic->addr,
+				"VQ_PAIRS_SET with %u data bytes, %u pairs (max_virtqueue_pairs %u, MQ %s) (5.1.6.5.6)",
+				len, pairs, max_pairs, (nic->driver_features & F_MQ) ? "negotiated" : "not negotiated");
+		return false;
+	}
+	nic->pairs = pairs;
+	nic->rss.enabled = false;
+	return true;
+}
+
+// VIRTIO_NET_CTRL_MQ_RSS_CONFIG (VirtIO 1.2, 5.1.6.5.7): struct virtio_net_rss_config, checked field by field
+// against the driver requirements there.
+static bool mq_rss_config(struct model_virtio* nic, const uint8_t* d, uint32_t len) {
+	struct model_virtio_rss rss = {0};
+	uint16_t max_pairs, max_table;
+	memcpy(&max_pairs, nic->config + CONFIG_MAX_PAIRS, 2);
+	memcpy(&max_table, nic->config + CONFIG_RSS_MAX_TABLE, 2);
+	uint32_t supported;
+	memcpy(&supported, nic->config + CONFIG_HASH_TYPES, 4);
+	const char* wrong = NULL;
+	uint32_t entries = len >= 8 ? le16(d + 4) + 1u : 0;
+	if (!(nic->driver_features & F_RSS)) {
+		wrong = "VIRTIO_NET_F_RSS not negotiated";
+	} else if (len < 8 || len < 8 + 2 * entries + 3) {
+		wrong = "shorter than its table";
+	} else if ((entries & (entries - 1)) != 0 || entries - 1 >= max_table || entries > MODEL_VIRTIO_MAX_RSS_TABLE) {
+		wrong = "indirection_table_mask + 1 is no power of two or not below rss_max_indirection_table_length";
+	}
+	if (!wrong) {
+		rss.hash_types = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+		rss.table_mask = (uint16_t)(entries - 1);
+		rss.unclassified = le16(d + 6);
+		for (uint32_t i = 0; i < entries; i++) {
+			rss.table[i] = le16(d + 8 + 2 * i);
+		}
+		const uint8_t* tail = d + 8 + 2 * entries;
+		rss.max_tx_vq = le16(tail);
+		rss.key_length = tail[2];
+		memcpy(rss.key, tail + 3,
+		       len - (8 + 2 * entries + 3) < sizeof(rss.key) ? len - (8 + 2 * entries + 3) : sizeof(rss.key));
+		uint16_t highest = rss.unclassified;
+		for (uint32_t i = 0; i < entries; i++) {
+			highest = rss.table[i] > highest ? rss.table[i] : highest;
+		}
+		if (len != 8 + 2 * entries + 3 + rss.key_length) {
+			wrong = "its length does not match hash_key_length";
+		} else if (rss.key_length > nic->config[CONFIG_RSS_MAX_KEY]) {
+			wrong = "hash_key_length beyond rss_max_key_size";
+		} else if (rss.hash_types & ~supported) {
+			wrong = "hash types the device does not support";
+		} else if (rss.max_tx_vq < 1 || rss.max_tx_vq > max_pairs || rss.max_tx_vq > MODEL_VIRTIO_MAX_PAIRS) {
+			wrong = "max_tx_vq not within 1..max_virtqueue_pairs";
+		} else if (highest >= rss.max_tx_vq) {
+			wrong = "a receive queue beyond the enabled ones (max_tx_vq)";
+		}
+	}
+	if (wrong) {
+		model_violation(nic->addr, "RSS_CONFIG of %u data bytes: %s (5.1.6.5.7)", len, wrong);
+		return false;
+	}
+	rss.enabled = true;
+	nic->rss = rss;
+	nic->pairs = rss.max_tx_vq;
+	return true;
+}
+
 // 5.1.6.5: every chain is class and command, data (device-readable), then the ack byte (device-writable).
 static void answer_control_queue(struct model_virtio* nic) {
-	struct model_queue* q = &nic->queues[MODEL_VIRTIO_CTRL];
+	uint16_t ctrl = model_virtio_ctrl_queue(nic);
+	struct model_queue* q = &nic->queues[ctrl];
 	uint16_t head;
-	while (nic->ctrl_answer != MODEL_VIRTIO_CTRL_SILENT && model_virtio_take(nic, MODEL_VIRTIO_CTRL, &head)) {
+	while (nic->ctrl_answer != MODEL_VIRTIO_CTRL_SILENT && model_virtio_take(nic, ctrl, &head)) {
 		int n = read_chain(nic, q, head);
 		uint8_t command[MAX_CTRL_COMMAND];
 		uint32_t len = 0;
@@ -1438,8 +1698,15 @@ static void answer_control_queue(struct model_virtio* nic) {
 		uint8_t result = VIRTIO_NET_ERR;
 		bool promisc = len == 3 && command[0] == VIRTIO_NET_CTRL_RX && command[1] == VIRTIO_NET_CTRL_RX_PROMISC;
 		bool mac = len == 8 && command[0] == VIRTIO_NET_CTRL_MAC && command[1] == VIRTIO_NET_CTRL_MAC_ADDR_SET;
+		bool mq = len >= 2 && command[0] == CTRL_MQ;
 		if (nic->ctrl_answer == MODEL_VIRTIO_CTRL_ERR) {
 			result = VIRTIO_NET_ERR;
+		} else if (mq && command[1] == CTRL_MQ_VQ_PAIRS_SET) {
+			nic->mq_log[nic->mq_commands++ % 8] = CTRL_MQ_VQ_PAIRS_SET;
+			result = mq_pairs_set(nic, command + 2, len - 2) ? VIRTIO_NET_OK : VIRTIO_NET_ERR;
+		} else if (mq && command[1] == CTRL_MQ_RSS_CONFIG) {
+			nic->mq_log[nic->mq_commands++ % 8] = CTRL_MQ_RSS_CONFIG;
+			result = mq_rss_config(nic, command + 2, len - 2) ? VIRTIO_NET_OK : VIRTIO_NET_ERR;
 		} else if (promisc && (nic->driver_features & VIRTIO_NET_F_CTRL_RX)) {
 			nic->promisc = command[2] != 0;
 			result = VIRTIO_NET_OK;
@@ -1453,6 +1720,6 @@ static void answer_control_queue(struct model_virtio* nic) {
 		if (ack) {
 			*ack = result;
 		}
-		model_virtio_put_used(nic, MODEL_VIRTIO_CTRL, head, ack ? 1 : 0);
+		model_virtio_put_used(nic, ctrl, head, ack ? 1 : 0);
 	}
 }

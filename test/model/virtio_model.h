@@ -20,14 +20,17 @@
 // - checks that every RX and TX chain follows the negotiated layout: with VERSION_1 or ANY_LAYOUT one descriptor
 //   holding header and frame (ixy's choice; the spec allows any split), without them the header in a descriptor of
 //   its own, then the frame (2.6.4);
-// - answers the control queue at once when notified (as QEMU does): promiscuous mode and the MAC address;
+// - answers the control queue at once when notified (as QEMU does): promiscuous mode, the MAC address, and with
+//   VIRTIO_NET_F_MQ / VIRTIO_NET_F_RSS the queue pairs in use and the RSS configuration (VirtIO 1.2, 5.1.6.5.6,
+//   5.1.6.5.7), each checked field by field; with RSS it puts each received frame on the queue the indirection
+//   table names for its Toeplitz hash (computed by the model itself, not src/rss.c);
 // - can change the MAC address while the driver reads it (model_virtio_change_mac_during_read) and refuse
 //   FEATURES_OK (model_virtio_refuse_features); the capabilities can be broken byte by byte.
 // A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
 //
 // What it leaves out: interrupts and event indices (ixy uses neither; the ISR reads 0), mergeable RX buffers, offloads,
-// multiqueue, indirect descriptors, the MSI-X table and the PCI configuration access capability's window (the
-// capability is there, the driver does not use it).
+// IPv6 hashing, the hash report, automatic steering by TX queue (queue 0 without RSS), indirect descriptors, the MSI-X
+// table and the PCI configuration access capability's window (the capability is there, the driver does not use it).
 #ifndef IXY_TEST_VIRTIO_MODEL_H
 #define IXY_TEST_VIRTIO_MODEL_H
 
@@ -39,10 +42,17 @@
 #define MODEL_VIRTIO_VENDOR_ID 0x1af4
 #define MODEL_VIRTIO_NET_TRANSITIONAL 0x1000 // 4.1.2.3: legacy interface, usually the modern one too
 #define MODEL_VIRTIO_NET_MODERN 0x1041       // 4.1.2.1: 0x1040 + device type 1 (network)
-#define MODEL_VIRTIO_QUEUES 3                // 0 receive, 1 transmit, 2 control (5.1.2)
+// Queues (5.1.2): receiveqN is virtqueue 2(N-1), transmitqN 2(N-1)+1, the control queue follows the last pair: with
+// one pair (neither MQ nor RSS negotiated) 0 receives, 1 transmits, 2 is the control queue.
+#define MODEL_VIRTIO_MAX_PAIRS 8 // the most queue pairs the model has room for
+#define MODEL_VIRTIO_MAX_QUEUES (2 * MODEL_VIRTIO_MAX_PAIRS + 1)
 #define MODEL_VIRTIO_RX 0
 #define MODEL_VIRTIO_TX 1
-#define MODEL_VIRTIO_CTRL 2
+#define MODEL_VIRTIO_CTRL 2 // with one pair; model_virtio_ctrl_queue() in general
+// Multiqueue (VirtIO 1.2, 5.1.3): more than one pair with automatic steering, and receive side scaling.
+#define MODEL_VIRTIO_F_MQ (1ull << 22)
+#define MODEL_VIRTIO_F_RSS (1ull << 60)
+#define MODEL_VIRTIO_MAX_RSS_TABLE 1024 // the longest indirection table the model takes
 
 // Which transports the device has.
 enum model_virtio_kind {
@@ -97,6 +107,13 @@ void model_virtio_set_queue_max(struct model_virtio* nic, uint16_t size);
 // The device clears FEATURES_OK when the driver sets it (it does not support the accepted features, 3.1.1 step 6).
 void model_virtio_refuse_features(struct model_virtio* nic, bool refuse);
 void model_virtio_set_link(struct model_virtio* nic, bool up, uint32_t speed_mbit);
+// max_virtqueue_pairs in the device configuration (5.1.4; default 1), any value: a device may claim more pairs than
+// the model has room for (MODEL_VIRTIO_MAX_PAIRS), or 0. Offer MODEL_VIRTIO_F_MQ or _RSS to make it count.
+void model_virtio_set_max_pairs(struct model_virtio* nic, uint16_t max_pairs);
+// rss_max_key_size, rss_max_indirection_table_length, supported_hash_types (VirtIO 1.2, 5.1.4; default QEMU's: 40,
+// 128, 0x1ff).
+void model_virtio_set_rss_caps(struct model_virtio* nic, uint8_t max_key_size, uint16_t max_table_length,
+			       uint32_t hash_types);
 // Sets VRING_USED_F_NO_NOTIFY in every used ring from now on: the driver should stop notifying.
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
 // How the device answers control commands (5.1.6.5): OK (default), ERR, or not at all (the chains stay with it).
@@ -120,6 +137,26 @@ bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue);
 uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue);
 uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue);
 bool model_virtio_promisc(const struct model_virtio* nic);
+// The control queue's index: 2 * max_virtqueue_pairs once MQ or RSS is negotiated, else 2 (5.1.2).
+uint16_t model_virtio_ctrl_queue(const struct model_virtio* nic);
+// Virtqueues the driver enabled since model_virtio_add (resets do not clear this).
+uint32_t model_virtio_queue_enables(const struct model_virtio* nic);
+// Queue pairs in use: 1 after a reset, then what VQ_PAIRS_SET or RSS_CONFIG (max_tx_vq) said.
+uint16_t model_virtio_pairs(const struct model_virtio* nic);
+// The last RSS_CONFIG as the device took it (VirtIO 1.2, 5.1.6.5.7); enabled is false after a reset or VQ_PAIRS_SET.
+struct model_virtio_rss {
+	bool enabled;
+	uint32_t hash_types;
+	uint16_t table_mask; // entries - 1
+	uint16_t unclassified;
+	uint16_t table[MODEL_VIRTIO_MAX_RSS_TABLE]; // receive queues by pair (0: receiveq1)
+	uint16_t max_tx_vq;
+	uint8_t key_length;
+	uint8_t key[255];
+};
+const struct model_virtio_rss* model_virtio_rss(const struct model_virtio* nic);
+// Multiqueue commands (VQ_PAIRS_SET 0, RSS_CONFIG 1) since the last reset: how many, and the first 8 in order.
+uint32_t model_virtio_mq_commands(const struct model_virtio* nic, uint8_t order[8]);
 // The virtio-net header length the device expects: 12 with VERSION_1, else 10 (5.1.6).
 uint32_t model_virtio_net_hdr_len(const struct model_virtio* nic);
 
@@ -163,7 +200,21 @@ enum model_virtio_rx_result {
 };
 // A frame (without CRC) arrives from the wire: the device writes the virtio-net header (no offloads, num_buffers 1)
 // and the frame into the next RX chain and returns it with the bytes written (5.1.6.3, 5.1.6.4).
+// The device picks the RX queue as model_virtio_steer() says; model_virtio_last_rx_queue() is the one it took.
 enum model_virtio_rx_result model_virtio_rx(struct model_virtio* nic, const void* frame, uint32_t len);
+uint16_t model_virtio_last_rx_queue(const struct model_virtio* nic);
+// The same on RX queue `pair` (receiveq<pair + 1>), as automatic steering may do (5.1.6.5.6). MODEL_VIRTIO_RX_OFF
+// beyond the pairs in use.
+enum model_virtio_rx_result model_virtio_rx_on(struct model_virtio* nic, uint16_t pair, const void* frame,
+					       uint32_t len);
+// Steering (VirtIO 1.2, 5.1.6.5.7 "RSS processing"): with RSS configured, the indirection table's entry at the
+// frame's hash & mask, or the unclassified queue for a frame not hashed (5.1.6.4.3.1: IPv4, TCPv4, UDPv4 here; no
+// ports for fragments); without RSS queue 0.
+uint16_t model_virtio_steer(const struct model_virtio* nic, const void* frame, uint32_t len);
+// The frame's hash under the configured types and key; false if it is not hashed.
+bool model_virtio_rss_hash(const struct model_virtio* nic, const void* frame, uint32_t len, uint32_t* hash);
+// The model's Toeplitz hash of len input bytes under a key of key_len bytes (key bits beyond it count as 0).
+uint32_t model_virtio_toeplitz(const uint8_t* key, uint32_t key_len, const uint8_t* input, uint32_t len);
 // Takes every available TX chain, checks its header, records the frame and returns the chain (len 0, 5.1.6.2).
 // Returns how many frames it sent.
 uint32_t model_virtio_tx_process(struct model_virtio* nic);
@@ -172,6 +223,8 @@ uint32_t model_virtio_tx_process_up_to(struct model_virtio* nic, uint32_t max);
 // Frames sent (and recorded), in order.
 uint32_t model_virtio_tx_count(const struct model_virtio* nic);
 const uint8_t* model_virtio_tx_frame(const struct model_virtio* nic, uint32_t i, uint32_t* len);
+// The TX queue (pair) frame i came from.
+uint16_t model_virtio_tx_frame_queue(const struct model_virtio* nic, uint32_t i);
 void model_virtio_clear_tx(struct model_virtio* nic);
 
 #endif

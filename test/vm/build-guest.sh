@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the test guest: a Debian kernel and an initramfs with busybox, ixy's static apps, vm_selftest, vm_probe,
-# vm_burst, vm_confine, vm_rss, scripts/setup-vfio.sh, the kernel's VirtIO, igb and VFIO modules, test/vm/guest-init.sh
-# as /init and the scenarios test/vm/scenario-*.sh and bench/vm/scenario-*.sh it runs.
+# vm_burst, vm_confine, vm_rss, vm_rss_tap, scripts/setup-vfio.sh, the kernel's VirtIO, igb and VFIO modules,
+# test/vm/guest-init.sh as /init and the scenarios test/vm/scenario-*.sh and bench/vm/scenario-*.sh it runs.
 #
 #   build-guest.sh --build-dir DIR --out DIR [--cache DIR] [--with-testpmd]
 #
@@ -41,7 +41,7 @@ say() { echo "build-guest: $*"; }
 # The guest's programs must not need shared libraries: there are none in the initramfs.
 binaries=("$build_dir/apps/ixy-pktgen" "$build_dir/apps/ixy-fwd" "$build_dir/apps/ixy-pcap"
 	"$build_dir/test/vm/vm_selftest" "$build_dir/test/vm/vm_probe" "$build_dir/test/vm/vm_burst" "$build_dir/test/vm/vm_confine"
-	"$build_dir/test/vm/vm_rss"
+	"$build_dir/test/vm/vm_rss" "$build_dir/test/vm/vm_rss_tap"
 	"$build_dir/bench/peers/afpacket_fwd")
 for bin in "${binaries[@]}"; do
 	[ -x "$bin" ] || { say "missing $bin: build first (make -C $build_dir)"; exit 1; }

@@ -3,7 +3,8 @@
 # there. One scenario per boot. A scenario NAME is two files: scenario-NAME.sh, which guest-init.sh runs in the guest,
 # and host-NAME.sh, which this script sources after reading the options; both in test/vm, or in bench/vm for the
 # benchmarks. Each host file says what its scenario does, sets mode (its default, e.g. mode=${mode:-bare}), may set
-# time_limit, out, guest_options and host_ends_ok=yes or refuse options (exit 2), and defines the functions
+# time_limit, out, guest_options, host_ends_ok=yes and qemu_prefix (a command QEMU runs under, e.g. ip netns exec)
+# or refuse options (exit 2), and defines the functions
 #   network   the netdevs nic_a ... nic_d (pair_network, hub_network or its own)
 #   devices   (optional) QEMU devices and records after NICs A-D; extra: more words for the kernel command line
 #   checks    the host's checks once QEMU has ended: expect, marker, guest_checks, and total (totals.sh) to read
@@ -27,6 +28,8 @@
 #                 q35 VM of libvirt has
 #   modern-no-msix  the same without MSI-X (vectors=0: QEMU gives it no MSI-X capability); through VFIO ixy polls
 #                 it, also for an app that waits, and says so
+#   modern-mq     the same with several queue pairs and receive side scaling (mq=on,rss=on,vectors=10); the rss
+#                 scenario puts it behind a tap of 4 queues
 #   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
 #                 e2e also checks its statistics registers (the apps' totals) against the host's records
 # With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
@@ -93,6 +96,7 @@ case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a numbe
 # Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
 time_limit=300
 guest_options=()
+qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
 host_ends_ok=no
 devices() { :; }
 # shellcheck source=/dev/null
@@ -107,8 +111,8 @@ machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
 		legacy | legacy-chain) ;;
-		transitional | modern | modern-no-msix | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, igb)" >&2; exit 2 ;;
+		transitional | modern | modern-no-msix | modern-mq | igb) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -175,17 +179,20 @@ next_slot=8     # the next free slot of bus 0 for a NIC in the root complex
 next_port=1     # the next PCIe root port (slot 0x10 + n, secondary bus n)
 nic_addrs=()
 nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its PCI address to nic_addrs
-	local device addr
+	local device addr base
 	case "$2" in
 		legacy) device="virtio-net-pci,disable-modern=on,romfile=" ;;
 		legacy-chain) device="virtio-net-pci,disable-modern=on,any_layout=off,romfile=" ;;
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
 		modern-no-msix) device="virtio-net-pci,disable-legacy=on,disable-modern=off,vectors=0,romfile=" ;;
+		modern-mq) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,romfile=" ;;
 		igb) device="igb,romfile=" ;;
 	esac
-	[ "${2%-no-msix}" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
-	if [ "${2%-no-msix}" = modern ] || [ "$2" = igb ]; then
+	base=${2%-no-msix}
+	base=${base%-mq}
+	[ "$base" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
+	if [ "$base" = modern ] || [ "$2" = igb ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
 		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
 		addr=$(printf '0000:%02x:00.0' $next_port)
@@ -240,7 +247,8 @@ ixy_not_nics=$not_nics $extra$env_words")
 say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, IOMMU $iommu, VFIO $vfio, TCG," \
 	"at most $time_limit s); console:"
 start=$(date +%s)
-timeout --kill-after=10 $time_limit qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 | tee "$out/console.log"
+timeout --kill-after=10 $time_limit "${qemu_prefix[@]}" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 |
+	tee "$out/console.log"
 qemu_rc=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
 say "QEMU exited with $qemu_rc after $elapsed s"
