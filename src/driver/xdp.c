@@ -376,7 +376,8 @@ static void umem_leave(uint16_t slot) {
 	process_umem.sockets--;
 }
 
-// The UMEM goes with the last device that promised frames of it.
+// The UMEM goes with the last device that promised frames of it, at its close: not at its stop, since a PCI NIC
+// stopped after it may still hold UMEM frames in its TX ring (ixy-fwd stops both devices before closing either).
 static void umem_free_unused(void) {
 	if (process_umem.umem.pool && process_umem.promised == 0 && process_umem.sockets == 0) {
 		memory_free_mempool(process_umem.umem.pool);
@@ -574,9 +575,6 @@ static void xdp_stop(struct ixy_device* ixy) {
 		umem_leave(queue->slot);
 		queue->slot = 0;
 	}
-	process_umem.promised -= dev->frames;
-	dev->frames = 0;
-	umem_free_unused();
 }
 
 static void add_counters(struct xsk_counters* to, const struct xsk_counters* from) {
@@ -620,6 +618,8 @@ static void xdp_close(struct ixy_device* ixy) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	xdp_read_stats(ixy, NULL); // the counters since the app's last read, for the words below
 	xdp_stop(ixy);
+	process_umem.promised -= dev->frames;
+	umem_free_unused();
 	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
 	// indices from the kernel side that were out of bounds. Words "key=value", for scripts (test/xdp).
 	// A device that never started says nothing here (its init printed why).
