@@ -245,7 +245,7 @@ static int install_filter(void) {
 	    DENY,
 	    ALLOW,
 	    // AF_XDP devices (driver/xdp.c): the wake-up kicks of the packet path (sendto with no address, recvfrom),
-	    // and getsockopt for the sockets' statistics and ring offsets (read_stats, stop). No call here can open or
+	    // and getsockopt for the sockets' statistics and options (read_stats). No call here can open or
 	    // connect a socket, so these reach only the sockets opened before, as write and read do. sendto to an
 	    // address is refused; what is sent is not checked (a kick sends no data, but write could anyway).
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendto, 0, 6),

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -265,6 +266,17 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 		plan->drivers_differ = true;
 	}
 	plan->frames += frames_for(config);
+	// The kernel pins the UMEM when it is registered, counted against RLIMIT_MEMLOCK unless the process has
+	// CAP_IPC_LOCK (Linux net/xdp/xdp_umem.c, xdp_umem_account_pages).
+	struct rlimit memlock;
+	uint64_t umem_bytes = (uint64_t)umem_frames(plan) * XSK_FRAME_SIZE;
+	if (!process_umem.umem.pool && !has_capability(CAP_IPC_LOCK) && getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 &&
+	    memlock.rlim_cur != RLIM_INFINITY && memlock.rlim_cur < umem_bytes) {
+		ixy_error("%s: not permitted: the UMEM (%llu KiB) is locked in memory, and this process lacks "
+			  "CAP_IPC_LOCK with a locked-memory limit of %llu KiB (ulimit -l); run it as root or raise it",
+			  name, (unsigned long long)(umem_bytes / 1024), (unsigned long long)(memlock.rlim_cur / 1024));
+		return false;
+	}
 	return true;
 }
 
@@ -804,10 +816,14 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 		return NULL;
 	}
 	dev->started = true;
-	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s; umem_frames=%u", dev->name, dev->ifname,
-		 num_queues, ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
+	uint32_t filled = 0; // frames given to the kernel through the fill rings (RX queues only)
+	for (uint16_t q = 0; q < num_queues; q++) {
+		filled += dev->queues[q].fill.head;
+	}
+	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s; umem_frames=%u fill_frames=%u",
+		 dev->name, dev->ifname, num_queues, ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
 		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)",
-		 process_umem.umem.num_frames);
+		 process_umem.umem.num_frames, filled);
 	if (access_of_process() != &xdp_memory_access) {
 		ixy_info("%s: the UMEM is DMA memory (%s): PCI NICs send its frames as they are; their own buffers are "
 			 "copied into a frame to be sent here (tx_copied at close)",

@@ -334,8 +334,16 @@ refuse "not permitted: CAP_BPF" "lacks CAP_BPF" \
 	setpriv --bounding-set=-bpf,-sys_admin "$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
 refuse "a kernel without AF_XDP" "no AF_XDP sockets" "$xdp_open" --no-af-xdp xdp:vethD 1 1
 refuse "a kernel without BPF links" "no BPF links" "$xdp_open" --no-bpf-links xdp:vethD 1 1
+refuse "not permitted: locked memory" "lacks CAP_IPC_LOCK with a locked-memory limit of 1024 KiB" \
+	prlimit --memlock=1048576 setpriv --bounding-set=-ipc_lock "$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
 in_ns ip link set vethD mtu 3000
 refuse "an MTU above what a frame holds" "MTU 3000 is above" "$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
+# The boundary: a frame holds 1792 bytes of packet, the MTU and 18 bytes of Ethernet header and VLAN tag.
+in_ns ip link set vethD mtu 1775
+refuse "an MTU one byte above what a frame holds" "MTU 1775 is above" "$xdp_open" xdp:vethD 1 1
+in_ns ip link set vethD mtu 1774
+in_ns "$xdp_open" xdp:vethD 1 1 </dev/null >"$work/mtu.out" 2>&1
+check "MTU 1774, the largest a frame holds: opened" eq "$?" 0
 in_ns ip link set vethD mtu 1500
 refuse "a queue the interface does not have" "2 queue(s) asked, but vethD has 1 RX and 1 TX" \
 	"$xdp_open" xdp:vethD 2 2
@@ -382,12 +390,63 @@ echo "== 4. The UMEM holds every frame the rings can give the kernel, and frames
 ip -n "$ns" link add vethQ numtxqueues 4 numrxqueues 4 type veth peer name vethR numtxqueues 4 numrxqueues 4
 in_ns sysctl -qw net.ipv6.conf.vethQ.disable_ipv6=1 net.ipv6.conf.vethR.disable_ipv6=1
 ip -n "$ns" link set vethQ up && ip -n "$ns" link set vethR up
-in_ns "$xdp_open" --send 4096 xdp:vethQ 4 4 >"$work/send.out" 2>"$work/send.err"
+in_ns "$xdp_open" --send 4096 xdp:vethQ 4 4 </dev/null >"$work/send.out" 2>"$work/send.err"
 status=$?
 sed 's/^/    /' "$work/send.out" "$work/send.err"
 check "4 queues of 4096 descriptors: opened, every TX queue took its batch" eq "$status" 0
 check "4 queues of 4096 descriptors: 4 batches of 64 taken" eq "$(grep -c 'taken=64 of=64' "$work/send.out")" 4
+check "4 queues of 4096 descriptors: every RX queue's fill ring full" grep -q "fill_frames=16384$" "$work/send.err"
+# One RX queue, four TX queues: the TX-only queues' fill rings stay empty (their packets go to the kernel's stack).
+in_ns "$xdp_open" --send 4096 xdp:vethQ 1 4 </dev/null >"$work/send.out" 2>"$work/send.err"
+status=$?
+sed 's/^/    /' "$work/send.out" "$work/send.err"
+check "1 RX and 4 TX queues: opened, every TX queue took its batch" eq "$status" 0
+check "1 RX and 4 TX queues: only the RX queue's fill ring filled" grep -q "fill_frames=4096$" "$work/send.err"
 check "after it: no XDP program in the namespace" none_attached
+# Two devices in one process: checked together (ixy_check_configs) the UMEM is made for both; opened one after the
+# other without it, the UMEM is made for the first (rings of 64) and the second (rings of 4096) is refused.
+in_ns "$xdp_open" --two planned xdp:vethQ xdp:vethR </dev/null >"$work/two.out" 2>"$work/two.err"
+status=$?
+sed 's/^/    planned: /' "$work/two.out" "$work/two.err"
+check "two devices checked together: both opened" eval '[ "$status" = 0 ] && grep -qx "opened=2" "$work/two.out"'
+# (Another pair: the kernel frees a closed socket's queue a little later, and a bind to it may find it busy.)
+ip -n "$ns" link add vethU type veth peer name vethV
+in_ns sysctl -qw net.ipv6.conf.vethU.disable_ipv6=1 net.ipv6.conf.vethV.disable_ipv6=1
+ip -n "$ns" link set vethU up && ip -n "$ns" link set vethV up
+in_ns "$xdp_open" --two unplanned xdp:vethU xdp:vethV </dev/null >"$work/two.out" 2>"$work/two.err"
+status=$?
+sed 's/^/    unplanned: /' "$work/two.out" "$work/two.err"
+check "two devices opened without the check: the second is refused, exit status 1" eq "$status" 1
+check "two devices opened without the check: the first opened" grep -qx "opened=1" "$work/two.out"
+check "two devices opened without the check: one line says why" eval \
+	'[ "$(grep -c "^ixy: error:" "$work/two.err")" = 1 ] && grep -q "^ixy: error: xdp:vethV: .*cannot also hold" "$work/two.err"'
+check "after them: no XDP program in the namespace" none_attached
+
+echo "== 5. What waits in the TX ring at the close is sent"
+# vethS is down while xdp_open queues a batch: the kernel sends nothing (ENETDOWN) and the packets stay in the TX
+# ring. Then vethS goes up and xdp_open closes the device: ixy_close sends them before it closes the socket.
+ip -n "$ns" link add vethS type veth peer name vethT
+in_ns sysctl -qw net.ipv6.conf.vethS.disable_ipv6=1 net.ipv6.conf.vethT.disable_ipv6=1
+ip -n "$ns" link set vethT up
+rx_packets() { ip -n "$ns" -s -j link show dev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'; }
+mkfifo "$work/hold"
+ip netns exec "$ns" "$xdp_open" --send 512 xdp:vethS 1 1 <"$work/hold" >"$work/drain.out" 2>"$work/drain.err" &
+drain=$!
+pids="$pids $drain"
+exec 7>"$work/hold"
+wait_for 10 grep -q "^sent" "$work/drain.out"
+before_t=$(rx_packets vethT)
+ip -n "$ns" link set vethS up
+sleep 0.5
+exec 7>&-
+wait "$drain"
+status=$?
+pids=""
+sed 's/^/    /' "$work/drain.out" "$work/drain.err"
+check "a batch queued while vethS was down: taken" grep -q "taken=64 of=64" "$work/drain.out"
+check "nothing sent before the close" eq "$before_t" 0
+check "sent at the close: vethT received the 64 packets" eq "$(rx_packets vethT)" 64
+check "xdp_open exited with status 0, no warning" eval '[ "$status" = 0 ] && ! grep -q "^ixy: warning" "$work/drain.err"'
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -7,10 +7,15 @@
 //
 //   xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> <rx_queues> <tx_queues>
 //   xdp_open --attach-netlink native|generic <ifname>
+//   xdp_open --two planned|unplanned <xdp:ifname> <xdp:ifname>
 //
 // --send: rings of that size, and once the device is open a batch of SEND_BATCH packets from a pool of the app's own
 // (copied into the UMEM) on each TX queue: every queue must take all of them. The UMEM must hold what the rings
-// give the kernel and frames to send besides.
+// give the kernel and frames to send besides. Then it prints "sent" and waits for the end of its standard input
+// before it closes the device (so that a test can change the interface in between: ixy_close sends what is left).
+// --two: two AF_XDP devices in one process, the first with rings of 64, the second of 4096 descriptors; "planned"
+// checks both together first (ixy_check_configs, as the apps do), "unplanned" opens them one after the other with
+// ixy_init_config alone, so that the UMEM is made for the first one only.
 //
 // Exit status: 0 opened (and sent) and closed (attached), 1 refused (ixy or the kernel, which printed why), 2 usage,
 // 3 a queue took fewer packets, 77 seccomp filters not available here.
@@ -152,12 +157,34 @@ static int attach_netlink(const char* mode, const char* ifname) {
 	return 0;
 }
 
+// --two: 0 if both devices opened, 1 if one was refused (ixy printed why).
+static int open_two(bool planned, const char* first, const char* second) {
+	struct ixy_config configs[] = {{.pci_addr = first, .rx_queues = 1, .tx_queues = 1, .ring_size = 64},
+				       {.pci_addr = second, .rx_queues = 1, .tx_queues = 1, .ring_size = 4096}};
+	struct ixy_device* devs[2] = {NULL, NULL};
+	if (!planned || ixy_check_configs(configs, 2, 0)) {
+		devs[0] = ixy_init_config(&configs[0]);
+		devs[1] = devs[0] ? ixy_init_config(&configs[1]) : NULL;
+	}
+	printf("opened=%d\n", (devs[0] != NULL) + (devs[1] != NULL));
+	fflush(stdout);
+	for (int i = 1; i >= 0; i--) {
+		if (devs[i]) {
+			ixy_close(devs[i]);
+		}
+	}
+	return devs[1] ? 0 : 1;
+}
+
 int main(int argc, char* argv[]) {
 	int first = 1;
 	uint32_t send_ring = 0;
 	if (argc == 4 && strcmp(argv[1], "--attach-netlink") == 0 &&
 	    (strcmp(argv[2], "native") == 0 || strcmp(argv[2], "generic") == 0)) {
 		return attach_netlink(argv[2], argv[3]);
+	}
+	if (argc == 5 && strcmp(argv[1], "--two") == 0) {
+		return open_two(strcmp(argv[2], "planned") == 0, argv[3], argv[4]);
 	}
 	if (argc == 6 && strcmp(argv[1], "--send") == 0) {
 		first = 3;
@@ -175,7 +202,8 @@ int main(int argc, char* argv[]) {
 	} else if (argc != 4) {
 		fprintf(stderr, "usage: xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> "
 				"<rx_queues> <tx_queues>\n"
-				"       xdp_open --attach-netlink native|generic <ifname>\n");
+				"       xdp_open --attach-netlink native|generic <ifname>\n"
+				"       xdp_open --two planned|unplanned <xdp:ifname> <xdp:ifname>\n");
 		return 2;
 	}
 	struct ixy_config config = {.pci_addr = argv[first],
@@ -199,6 +227,12 @@ int main(int argc, char* argv[]) {
 		printf("send queue=%u taken=%u of=%u\n", q, taken, SEND_BATCH);
 		status = taken == SEND_BATCH ? status : 3;
 		pkt_buf_free_batch(bufs + taken, n - taken);
+	}
+	if (send_ring) {
+		printf("sent\n");
+		fflush(stdout);
+		while (getchar() != EOF) {
+		}
 	}
 	ixy_close(dev);
 	if (pool) {
