@@ -1,5 +1,5 @@
-// The guest side of the rss-tap scenario: opens a VirtIO NIC (QEMU's mq=on,rss=on) with several queue pairs through ixy,
-// with the default RSS configuration (ixy/rss.h: the published key, table entry i = i % queues, IPv4, TCPv4,
+// The guest side of the rss-tap scenario: opens a VirtIO NIC (QEMU's mq=on,rss=on) with several queue pairs through
+// ixy, with the default RSS configuration (ixy/rss.h: the published key, table entry i = i % queues, IPv4, TCPv4,
 // UDPv4), says "rss ready", and polls every RX queue until it has the test frames the host sends, or a timeout.
 // Prints key=value lines for the host's checks (host-rss-tap.sh), which predicts each frame's queue on its own:
 //   rss_frame queue=Q flow=F seq=S   one per test frame, in the order queue Q gave them to the app
