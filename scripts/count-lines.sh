@@ -6,7 +6,7 @@
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling (rss.c: the software hash; ixgbe_rss.c and igb_rss.c: the 82599's and the 82576's RSS registers;
+# scaling (rss.c: the software hash; intel_rss.c: the RSS registers of the 82599 and the 82576;
 # virtio_rss.c: VirtIO's queue pairs and RSS commands).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
@@ -15,7 +15,7 @@
 # --ring (issue 21), 9 for --no-sandbox/--user and entering the sandbox (issue 19), 10 net for AF_XDP (issue 22: the
 # "xdp:" name picks the AF_XDP driver in device.c, a pool over given memory in mempool.c, interface names compared
 # case-sensitively in args.c): 1288; 2 for RSS (issue 20: the rss field of struct ixy_config in ixy.h, and ixgbe.c's
-# #include "ixgbe_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290.
+# #include "intel_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290.
 # Exits 1 above CEILING.
 set -eu
 

@@ -14,7 +14,7 @@
 #include "driver.h"
 #include "igb_interrupts.h"
 #include "igb_regs.h"
-#include "igb_rss.h"
+#include "intel_rss.h"
 
 // Packet buffers of the receive pools, as in ixgbe.c: the NIC writes up to BSIZEPACKET bytes (whole KB) at the data
 // offset, so 3 KB after the 64 byte header hold any frame the MAC accepts without jumbo frames (1522 bytes).
@@ -280,7 +280,7 @@ static void* setup_ring(struct igb_device* dev, uint32_t base_reg, struct dma_me
 // 4.5.9: global receive setup and each queue's registers. The receiver stays off (RCTL.EN = 0) until start_rx().
 static bool init_rx(struct igb_device* dev) {
 	// Broadcasts and promiscuous mode; the CRC is stripped (8.10.1). One queue: every packet goes to queue 0; more:
-	// RSS spreads them (igb_rss.c).
+	// RSS spreads them (intel_rss.c).
 	uint32_t rctl = get_reg32(dev->bar, IGB_RCTL) & ~IGB_RCTL_EN;
 	set_reg32(dev->bar, IGB_RCTL, rctl | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_UPE | IGB_RCTL_SECRC);
 	for (uint16_t i = 0; i < dev->ixy.num_rx_queues; i++) {
@@ -450,7 +450,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .close = igb_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.5.3: reset, then link, statistics, RX (and RSS, igb_rss.c), TX, and RX started last.
+	// 4.5.3: reset, then link, statistics, RX (and RSS, intel_rss.c), TX, and RX started last.
 	bool ok = reset_device(dev);
 	if (ok) {
 		// 4.5.7: copper link through the PHY's auto-negotiation: the MAC takes speed and duplex from the PHY
@@ -459,7 +459,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		set_reg32(dev->bar, IGB_CTRL, ctrl | IGB_CTRL_SLU);
 		ok = write_phy_reg(dev, IGB_PHY_CONTROL, IGB_PHY_CONTROL_AN_ENABLE | IGB_PHY_CONTROL_RESTART_AN);
 		igb_read_stats(&dev->ixy, NULL); // 4.5.8: reading clears the counters
-		ok = ok && init_rx(dev) && igb_setup_rss(dev->bar, config) && init_tx(dev) &&
+		ok = ok && init_rx(dev) && intel_setup_rss(dev->bar, config, &intel_rss_82576) && init_tx(dev) &&
 		     igb_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	}
 	if (!ok) {

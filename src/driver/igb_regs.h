@@ -1,4 +1,4 @@
-// The registers of the Intel 82576 that igb.c (and its parts igb_interrupts.c, igb_rss.c) uses, and nothing else.
+// The registers of the Intel 82576 that igb.c (and its parts igb_interrupts.c, intel_rss.c) uses, and nothing else.
 // The descriptors are the 82599's advanced ones: intel_adv_desc.h.
 //
 // Values from the "Intel 82576EB Gigabit Ethernet Controller Datasheet", revision 2.63 (December 2011); section

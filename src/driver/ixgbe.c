@@ -14,7 +14,7 @@
 #include "driver.h"
 #include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
-#include "ixgbe_rss.h"
+#include "intel_rss.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
 // buffer holds 3 KB after its 64 byte header: more than any frame the MAC accepts with jumbo frames off (1522 bytes).
@@ -439,7 +439,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link, statistics, RX (and RSS, ixgbe_rss.c), TX,
+	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link, statistics, RX (and RSS, intel_rss.c), TX,
 	// and RX started last.
 	bool ok = reset_device(dev);
 	if (ok) {
@@ -455,7 +455,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 			set_reg32(dev->bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
 			set_reg32(dev->bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
 		}
-		ok = init_rx(dev) && ixgbe_setup_rss(dev->bar, config) && init_tx(dev) &&
+		ok = init_rx(dev) && intel_setup_rss(dev->bar, config, &intel_rss_82599) && init_tx(dev) &&
 		     ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	}
 	if (!ok) {

@@ -1,5 +1,5 @@
 // The registers and descriptors of the Intel 82599 (and X540/X550) that ixgbe.c (and its parts ixgbe_interrupts.c,
-// ixgbe_rss.c) uses, and nothing else.
+// intel_rss.c) uses, and nothing else.
 //
 // Every value comes from the "Intel 82599 10 GbE Controller Datasheet", revision 3.3 (March 2016); section numbers
 // below refer to it. Registers are byte offsets into BAR0, all 32 bits wide. Per-queue registers are given for

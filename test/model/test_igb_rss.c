@@ -10,7 +10,7 @@
 #include <ixy/rss.h>
 
 #include "../check.h"
-#include "driver/igb_rss.h"
+#include "driver/intel_rss.h"
 #include "model.h"
 
 #define NIC_ADDR "0000:07:00.0"
@@ -66,7 +66,7 @@ int main(void) {
 	// Four queues, the default: the key, table entry i = i % 4, all three hash types, MRQC last.
 	uint8_t* bar = open_bar();
 	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 4, .tx_queues = 1};
-	CHECK(igb_setup_rss(bar, &config));
+	CHECK(intel_setup_rss(bar, &config, &intel_rss_82576));
 	unsigned key_mismatches = 0, reta_mismatches = 0, latest = 0;
 	for (unsigned n = 0; n < 10; n++) {
 		key_mismatches += regs[REG_RSSRK(n) / 4] != default_rssrk[n];
@@ -88,7 +88,7 @@ int main(void) {
 	// One queue: RSS stays off, no register written.
 	bar = open_bar();
 	config.rx_queues = 1;
-	CHECK(igb_setup_rss(bar, &config));
+	CHECK(intel_setup_rss(bar, &config, &intel_rss_82576));
 	CHECK_EQ(writes, 0u);
 
 	// An app's table and hash types: entry i = 1 - i % 2 over two queues, IPv4 only.
@@ -100,7 +100,7 @@ int main(void) {
 	}
 	rss.hash_types = IXY_RSS_IPV4;
 	config = (struct ixy_config){.pci_addr = NIC_ADDR, .rx_queues = 2, .tx_queues = 1, .rss = &rss};
-	CHECK(igb_setup_rss(bar, &config));
+	CHECK(intel_setup_rss(bar, &config, &intel_rss_82576));
 	CHECK_EQ(regs[REG_RETA(0) / 4], 0x00010001u);
 	CHECK_EQ(regs[REG_RETA(31) / 4], 0x00010001u);
 	CHECK_EQ(regs[REG_MRQC / 4], 0x2u | 1u << 17);
@@ -108,20 +108,20 @@ int main(void) {
 	// Refused: a table naming a queue the device lacks, a queue beyond what RSS reaches (8), unknown hash types.
 	bar = open_bar();
 	rss.table[5] = 2;
-	CHECK(!igb_setup_rss(bar, &config));
+	CHECK(!intel_setup_rss(bar, &config, &intel_rss_82576));
 	CHECK_EQ(writes, 0u);
 	config.rx_queues = 16;
 	rss.table[5] = 8;
-	CHECK(!igb_setup_rss(bar, &config));
+	CHECK(!intel_setup_rss(bar, &config, &intel_rss_82576));
 	rss.table[5] = 7;
 	rss.hash_types = 1u << 5;
-	CHECK(!igb_setup_rss(bar, &config));
+	CHECK(!intel_setup_rss(bar, &config, &intel_rss_82576));
 	CHECK_EQ(writes, 0u);
 
 	// Sixteen queues, the default: the table reaches queues 0..7 only.
 	bar = open_bar();
 	config = (struct ixy_config){.pci_addr = NIC_ADDR, .rx_queues = 16, .tx_queues = 1};
-	CHECK(igb_setup_rss(bar, &config));
+	CHECK(intel_setup_rss(bar, &config, &intel_rss_82576));
 	CHECK_EQ(regs[REG_RETA(0) / 4], 0x03020100u);
 	CHECK_EQ(regs[REG_RETA(1) / 4], 0x07060504u);
 	CHECK_EQ(regs[REG_RETA(2) / 4], 0x03020100u);

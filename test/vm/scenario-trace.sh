@@ -44,7 +44,7 @@ check "igb: transmit setup after the reset (TCTL written, line $tctl; TDBAL(0), 
 	test "$tctl" -gt "$reset" -a "$tdbal" -gt "$reset"
 check "igb: packets sent only once transmit is set up (TDT(0) <- nonzero, line $tdt)" \
 	test "$tdt" -gt "$tctl" -a "$tdt" -gt "$tdbal"
-# One RX queue: RSS stays off, as after reset; igb_rss.c touches none of its registers (issue 20).
+# One RX queue: RSS stays off, as after reset; intel_rss.c touches none of its registers (issue 20).
 check "igb: one RX queue, no RSS register accessed ($(grep -c -E " igb (RXCSUM|MRQC|RETA|RSSRK)" /tmp/trace.txt) lines)" \
 	test "$(grep -c -E " igb (RXCSUM|MRQC|RETA|RSSRK)" /tmp/trace.txt)" = 0
 
