@@ -371,12 +371,17 @@ seed("virtio_caps", "legacy-registers", caps_input(
     INIT_OPS + c_op(C_WRITE_CONFIG, 0, bytes([6])) + c_read_config(0, 8),
     bytes([0, 0x20, 0, 0, 1, 1, 1]) + bytes(range(40))))
 
-# ---- xdp_rings: the ring size as a power of two (u8 % 7), then operations (u8 % 9) with their arguments:
+# ---- xdp_rings: the ring size as a power of two (u8 % 7), then operations with their arguments, each a byte
+# op + 9 * socket (op = u8 % 9, socket = u8 / 9 % 3; three sockets share the UMEM, 0 .. 8 act on socket 0):
 # 0 FILL_TAKE n(u8); 1 RX_PUT address, length; 2 TX_TAKE n(u8); 3 COMPLETE address; 4 JUMP which(u8) mode(u8)
 # value(u32, mode odd) or step(u8); 5 FLAGS u32; 6 RX want(u8); 7 TX want(u8), per buffer: from the app(u8 odd)
 # index(u16) or its own pool(u8 even), then size(u16); 8 FREE n(u8), per buffer index(u16).
-# An address: kind(u8 % 6) 0 a frame the kernel holds (index u16), 1 any frame (u16), 2 any value (u64); 3 and 4 as
-# 0 and 1, then an offset into the frame (u16 % 2048) in place of the packet offset.
+# An address: kind(u8 % 8) 0 a frame the kernel read from this socket's fill (RX_PUT) or TX ring (COMPLETE) (index
+# u16), 1 any frame (u16), 2 any value (u64); 3 and 4 as 0 and 1, then an offset into the frame (u16 % 2048) in place
+# of the packet offset; 6 a frame the kernel read from any socket's ring: socket(u8 % 3), ring(u8: even fill, odd
+# TX), index(u16); 7 as 6, then an offset (u16).
+# Each socket's first refill takes ring-size frames from the pool in order: with rings of 4, socket 0 gives frames
+# 0 .. 3, socket 1 frames 4 .. 7, socket 2 frames 8 .. 11.
 def x_addr_held(i):
     return bytes([0]) + struct.pack("<H", i)
 
@@ -397,8 +402,16 @@ def x_len_any(n):
     return bytes([1]) + struct.pack("<I", n)
 
 
-def x_tx(bufs):
-    out = bytes([7, len(bufs)])
+def x_addr_of(socket, tx, i):
+    return bytes([6, socket, int(tx)]) + struct.pack("<H", i)
+
+
+def x_op(op, socket=0):
+    return bytes([op + 9 * socket])
+
+
+def x_tx(bufs, socket=0):
+    out = x_op(7, socket) + bytes([len(bufs)])
     for from_app, index, size in bufs:
         out += (bytes([1]) + struct.pack("<H", index) if from_app else bytes([0])) + struct.pack("<H", size)
     return out
@@ -439,3 +452,24 @@ seed("xdp_rings", "rx-offset-not-packet",
      bytes([4]) + bytes([0, 16]) + b"".join(bytes([1]) + x_addr_held_at(i, offset) + x_len(60)
                                             for i, offset in enumerate((0, 255, 257, 2047)))
      + bytes([1]) + x_addr_held(4) + x_len(60) + bytes([6, 16]))
+# Two sockets sharing the UMEM (rings of 4). The kernel writes into socket 0's RX ring frames that socket 0 did not
+# give it through its fill ring: frame 4, which socket 1 gave through its fill ring and the kernel read, and frame 8,
+# socket 2's, not read; then frame 0, socket 0's own: only that one is received. Then the same on socket 1, whose
+# own frame 4 it receives.
+seed("xdp_rings", "other-socket-frame",
+     bytes([2]) + x_op(0, 1) + bytes([64]) + x_op(1) + x_addr_of(1, False, 0) + x_len(60) + x_op(1)
+     + bytes([1]) + struct.pack("<H", 8) + x_len(60) + x_op(6) + bytes([64]) + FILL_TAKE_ALL + x_op(1)
+     + x_addr_held(0) + x_len(61) + x_op(6) + bytes([64]) + x_op(1, 1) + x_addr_of(0, False, 0) + x_len(62)
+     + x_op(1, 1) + x_addr_held(0) + x_len(63) + x_op(6, 1) + bytes([64]))
+# Socket 0 sends a frame the kernel read from its TX ring; the kernel completes it on socket 1 (which must leave it
+# given), then on socket 0 (which takes it back). Socket 1 sends a copy; its completion comes on socket 2 first.
+seed("xdp_rings", "other-socket-completion",
+     bytes([2]) + x_tx([(False, 0, 60)]) + x_op(2) + bytes([4]) + x_op(3, 1) + x_addr_of(0, True, 0)
+     + x_tx([], 1) + x_op(3) + x_addr_of(0, True, 0) + x_tx([]) + x_tx([(False, 0, 70)], 1) + x_op(2, 1)
+     + bytes([4]) + x_op(3, 2) + x_addr_of(1, True, 0) + x_tx([], 2) + x_op(3, 1) + x_addr_of(1, True, 0)
+     + x_tx([], 1))
+# Received on socket 0, sent on socket 1, completed on socket 1: the frame moves between sockets through the app.
+seed("xdp_rings", "forward-between-sockets",
+     bytes([2]) + FILL_TAKE_ALL + x_op(1) + x_addr_held(0) + x_len(60) + x_op(6) + bytes([64])
+     + x_tx([(True, 0, 60)], 1) + x_op(2, 1) + bytes([4]) + x_op(3, 1) + x_addr_held(0) + x_tx([], 1)
+     + x_op(6, 2) + bytes([1]))
