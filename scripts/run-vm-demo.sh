@@ -21,7 +21,7 @@ fi
 # test/vm/build-guest.sh puts into the guest as targets.
 scripts/provision.sh --packages --build build \
 	--target ixy-pktgen --target ixy-fwd --target ixy-pcap \
-	--target vm_selftest --target vm_probe --target vm_burst --target vm_confine --target vm_rss --target vm_constants --target afpacket_fwd
+	--target vm_selftest --target vm_probe --target vm_burst --target vm_confine --target vm_rss --target vm_rss_tap --target vm_constants --target afpacket_fwd
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
