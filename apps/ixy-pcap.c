@@ -32,7 +32,7 @@ static void flush_before_sleep(void* pcap) {
 int main(int argc, char* argv[]) {
 	int32_t wait_ms = 1000;
 	uint32_t ring_size = 0; // the driver's default
-	int first = arg_options("ixy-pcap", argc, argv, &wait_ms, &ring_size);
+	int first = arg_options("ixy-pcap", argc, argv, &wait_ms, &ring_size, NULL, NULL);
 	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
 		return usage(USAGE);
 	}

@@ -20,7 +20,7 @@
 #define NUM_BUFS 2048
 
 int main(int argc, char* argv[]) {
-	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL); // only --no-sandbox and --user
+	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL, NULL, NULL); // only --no-sandbox and --user
 	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE);
 	}

@@ -25,7 +25,7 @@ expect() {
 	fi
 }
 
-expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] [--queues <n>] <pci1> <pci2>" "$bin/ixy-fwd"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
 expect 2 "unrecognized option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) '0' is out of range" "$bin/ixy-fwd" --wait 0 "$addr" 0000:00:00.0
@@ -44,6 +44,12 @@ expect 2 "ixy-fwd: ring size '32' is out of range" "$bin/ixy-fwd" --ring 32 "$ad
 expect 2 "ixy-fwd: ring size '8192' is out of range" "$bin/ixy-fwd" --ring 8192 "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: ring size '1k' is not a decimal number" "$bin/ixy-fwd" --ring 1k "$addr" 0000:00:00.0
 expect 2 "option '--ring' requires an argument" "$bin/ixy-fwd" --ring
+# --queues: 1 to 64 (IXY_MAX_QUEUES); a good value leads on to the missing second address
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --queues 64 "$addr"
+expect 2 "ixy-fwd: queues '0' is out of range (allowed: 1 to 64)" "$bin/ixy-fwd" --queues 0 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: queues '65' is out of range" "$bin/ixy-fwd" --queues 65 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: queues 'two' is not a decimal number" "$bin/ixy-fwd" --queues two "$addr" 0000:00:00.0
+expect 2 "unrecognized option '--flows'" "$bin/ixy-fwd" --flows 2 "$addr" 0000:00:00.0
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
 expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
