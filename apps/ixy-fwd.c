@@ -16,10 +16,10 @@
 //   queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
 // (packets queue i of that device received, and what became of them), and each waiter's line, and closes both devices.
 //
-// Threads and the sandbox: the threads start before the sandbox (its filter covers them, TSYNC) and forward only once
-// the main thread says so (phase). They never wait for each other with futex, which the filter refuses: they run
-// detached, and at the end the main thread sleeps (nanosleep) until each has said done, its last touch of anything
-// shared; nobody joins. A stop signal may reach any thread (stop_signal is atomic); the main thread passes it on.
+// Threads and the sandbox: the threads start before the sandbox (its filter covers them, TSYNC; the main thread waits
+// until each runs) and forward only once the main thread says so (phase). They are never joined (pthread_join waits
+// with a futex operation the filter refuses): they run detached, and at the end the main thread sleeps (nanosleep)
+// until each has signed out. A stop signal may reach any thread (stop_signal is atomic); the main thread passes it on.
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -42,9 +42,11 @@ struct fwd_queue { // queue index i and what belongs to its thread; a cache line
 	uint16_t queue;
 };
 
-static atomic_int phase;   // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
-static atomic_int stopped; // threads that have left their loop: the main thread may read their counters
-static cpu_set_t cpus;     // the CPUs the process may use, as it started
+static atomic_int phase; // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
+// Each thread signs in when it runs (glibc has set it up, with system calls the filter refuses: the sandbox waits for
+// this) and out when it has left its loop (its last touch of anything shared: the main thread may read its counters).
+static atomic_int signs;
+static cpu_set_t cpus; // the CPUs the process may use, as it started
 
 static bool fwd_round(struct fwd_queue* q) { // returns whether the waiter slept
 	uint32_t received = forward(q->devs[0], q->queue, q->devs[1], q->queue, &q->counters[0]);
@@ -52,7 +54,7 @@ static bool fwd_round(struct fwd_queue* q) { // returns whether the waiter slept
 	return ixy_waiter_round(q->waiter, received);
 }
 
-// Pins the calling thread to the (q mod n)-th of the n CPUs in cpus, if n > 1.
+// Pins the thread of queue q to the (q mod n)-th of the n CPUs in cpus, if n > 1 (before the sandbox).
 static void pin(uint16_t q) {
 	cpu_set_t one;
 	int cpu = -1;
@@ -68,13 +70,20 @@ static void pin(uint16_t q) {
 
 static void* fwd_thread(void* arg) { // queue i > 0; the main thread runs queue 0
 	pin(((struct fwd_queue*)arg)->queue);
+	atomic_fetch_add(&signs, 1);
 	for (int now; (now = atomic_load_explicit(&phase, memory_order_relaxed)) != 2;) {
 		if (now == 1) {
 			fwd_round(arg);
 		}
 	}
-	atomic_fetch_add(&stopped, 1); // its last touch of anything shared
+	atomic_fetch_add(&signs, 1);
 	return NULL;
+}
+
+static void wait_for_signs(int count) {
+	while (atomic_load(&signs) < count) {
+		(void)nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); // (a thread may sleep in its waiter)
+	}
 }
 
 int main(int argc, char* argv[]) {
@@ -117,7 +126,7 @@ int main(int argc, char* argv[]) {
 		return 1;
 	}
 	atomic_store(&phase, 0);
-	atomic_store(&stopped, 0);
+	atomic_store(&signs, 0);
 	uint16_t running = 1; // queues whose thread runs: queue 0's is this one
 	pthread_t thread;
 	failed = sched_getaffinity(0, sizeof(cpus), &cpus) != 0;
@@ -127,6 +136,7 @@ int main(int argc, char* argv[]) {
 	if (n > 1) {
 		pin(0);
 	}
+	wait_for_signs(running - 1);
 	failed = failed || ixy_sandbox_enter(&arg_sandbox) != 0; // least privilege from here on (ixy/sandbox.h)
 	atomic_store(&phase, failed ? 2 : 1);
 	struct rate_meter meters[2];
@@ -143,9 +153,7 @@ int main(int argc, char* argv[]) {
 		}
 	}
 	atomic_store(&phase, 2);
-	while (atomic_load(&stopped) < running - 1) {
-		(void)nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); // (a thread may sleep in its waiter)
-	}
+	wait_for_signs(2 * (running - 1));
 	// Totals first: stopping resets the device, and with it the statistics registers.
 	// Stop both before closing either: buffers of one device's pool may still sit in the other's TX ring.
 	for (int i = 0; i < 2; i++) {

@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,8 +118,10 @@ static void queue_test_frame(uint8_t frame[PACKET_SIZE], int nic, uint32_t j) {
 
 struct feeder {
 	struct model_ixgbe* nics[2];
-	struct ixy_rss rss; // what the NICs should apply: the default for the queue count
-	bool all_forwarded; // every frame came out of the other NIC before the time limit
+	struct ixy_rss rss;  // what the NICs should apply: the default for the queue count
+	bool all_forwarded;  // every frame came out of the other NIC before the time limit
+	atomic_bool stopped; // SIGTERM sent; all_forwarded is set (the thread is detached: no join, which under the
+			     // sandbox would need futex)
 };
 
 // Offers each NIC's frames in order, each only once the RX queue the hash predicts has a free descriptor (the model
@@ -152,16 +156,22 @@ static void* feed(void* arg) {
 	}
 	feeder->all_forwarded = sent == 2 * FRAMES;
 	pthread_kill(main_thread, SIGTERM);
+	atomic_store(&feeder->stopped, true);
 	return NULL;
 }
 
-// Runs ixy-fwd --poll --queues <queues> and checks what came out of each NIC and what ixy-fwd printed.
-static void run_fwd_queues(const char* name, const char* queues) {
+// Runs ixy-fwd --poll --queues <queues> and checks what came out of each NIC and what ixy-fwd printed. sandbox: with
+// the seccomp filter (the caller forks first: it stays on the process).
+static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
 	model_test_begin(name);
 	uint16_t n = (uint16_t)atoi(queues);
 	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)}};
 	ixy_rss_default(&feeder.rss, n);
-	char* argv[] = {"ixy-fwd", "--no-sandbox", "--poll", "--queues", (char*)queues, PORT_A, PORT_B, NULL};
+	char* argv[] = {"ixy-fwd", "--poll", "--queues", (char*)queues, PORT_A, PORT_B, "--no-sandbox", NULL};
+	if (!sandbox) { // --no-sandbox first
+		memmove(&argv[2], &argv[1], 5 * sizeof(argv[0]));
+		argv[1] = "--no-sandbox";
+	}
 	// ixy-fwd's stdout into a file, for the totals lines
 	FILE* out = tmpfile();
 	int saved = dup(STDOUT_FILENO);
@@ -170,11 +180,14 @@ static void run_fwd_queues(const char* name, const char* queues) {
 	CHECK_EQ(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
 	pthread_t feeder_thread;
 	stop_signal = 0; // (the SIGTERM that stopped the run before)
-	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &feeder), 0);
-	CHECK_EQ(ixy_fwd_main(7, argv), 0);
-	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
-	CHECK_EQ(sched_setaffinity(0, sizeof(cpus), &cpus), 0);
-	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	CHECK(pthread_create(&feeder_thread, NULL, feed, &feeder) == 0 && pthread_detach(feeder_thread) == 0);
+	CHECK_EQ(ixy_fwd_main(sandbox ? 6 : 7, argv), 0);
+	while (!atomic_load(&feeder.stopped)) {
+		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+	}
+	CHECK(sandbox || sched_setaffinity(0, sizeof(cpus), &cpus) == 0); // (the filter refuses it)
+	// (under the filter dup2 is refused: the child's stdout stays the file, and the lines are shown on stderr)
+	CHECK(fflush(stdout) == 0 && (sandbox || (dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0)));
 	CHECK(feeder.all_forwarded);
 
 	// Frames received per NIC and RX queue, as predicted; and every frame out of the other NIC, once, in order.
@@ -206,10 +219,10 @@ static void run_fwd_queues(const char* name, const char* queues) {
 	// The totals lines: per device as always, and per device and queue what the hash predicted.
 	char line[512], pci[32], device_counts[64];
 	snprintf(device_counts, sizeof(device_counts), " forwarded=%d tx_full=0\n", FRAMES);
-	unsigned queue_lines = 0, used_queues = 0;
+	unsigned queue_lines = 0, used_queues = 0, probes = 0;
 	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
-		fputs(line, stdout);
+		fputs(line, sandbox ? stderr : stdout);
 		unsigned q;
 		uint64_t rx, fwd, full;
 		if (sscanf(line,
@@ -223,13 +236,16 @@ static void run_fwd_queues(const char* name, const char* queues) {
 			CHECK_EQ(full, 0);
 			queue_lines++;
 			used_queues += rx > 0;
+		} else if (strcmp(line, "sandbox probe=1 open_errno=1 execve_errno=1\n") == 0) {
+			probes++;
 		} else if (strncmp(line, "totals app=ixy-fwd", 18) == 0) {
 			CHECK(strstr(line, device_counts) != NULL);
 		}
 	}
 	fclose(out);
 	CHECK_EQ(queue_lines, 2u * n);
-	CHECK_EQ(used_queues, 2u * n); // the flows are spread: every queue of both NICs had some
+	CHECK_EQ(probes, sandbox ? 1u : 0u); // under the filter: open and execve refused (EPERM)
+	CHECK_EQ(used_queues, 2u * n);       // the flows are spread: every queue of both NICs had some
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -238,6 +254,20 @@ static void run_fwd_queues(const char* name, const char* queues) {
 
 int main(void) {
 	main_thread = pthread_self();
+	// test_ixgbe_fwd_app_sandbox (not under valgrind: the filter would refuse valgrind's own calls)
+	if (getenv("IXY_TEST_FWD_SANDBOX")) {
+		pid_t child = fork();
+		if (child == 0) {
+			setenv("IXY_TEST_SANDBOX_PROBE", "1", 1); // the filter proves itself on stdout (sandbox.h)
+			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true);
+			fflush(stdout);
+			_exit(model_test_summary());
+		}
+		int status = 0;
+		CHECK(child > 0 && waitpid(child, &status, 0) == child);
+		CHECK_EQ(status, 0); // (exit code << 8, or the signal that killed it)
+		return model_test_summary();
+	}
 	// --no-sandbox: the seccomp filter would stay on this test process after ixy-fwd's main returns.
 	static const char* const ring64[] = {"--no-sandbox", "--poll", "--ring", "64", NULL};
 	static const char* const ring4096[] = {"--no-sandbox", "--poll", "--ring", "4096", NULL};
@@ -245,7 +275,7 @@ int main(void) {
 	run_fwd("ixy-fwd --ring 64", ring64, 64);
 	run_fwd("ixy-fwd --ring 4096", ring4096, 4096);
 	run_fwd("ixy-fwd without --ring: 512", plain, 512);
-	run_fwd_queues("ixy-fwd --queues 2", "2");
-	run_fwd_queues("ixy-fwd --queues 4", "4");
+	run_fwd_queues("ixy-fwd --queues 2", "2", false);
+	run_fwd_queues("ixy-fwd --queues 4", "4", false);
 	return model_test_summary();
 }
