@@ -52,7 +52,10 @@ expect 2 "ixy-fwd: queues 'two' is not a decimal number" "$bin/ixy-fwd" --queues
 expect 2 "unrecognized option '--flows'" "$bin/ixy-fwd" --flows 2 "$addr" 0000:00:00.0
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
-expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
+expect 2 "usage: ixy-pktgen [--flows <k>] <pci>" "$bin/ixy-pktgen"
+expect 2 "ixy-pktgen: flows '1025' is out of range (allowed: 1 to 1024)" "$bin/ixy-pktgen" --flows 1025 "$addr"
+expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" --flows 8
+expect 2 "unrecognized option '--queues'" "$bin/ixy-pktgen" --queues 2 "$addr"
 # Every usage names the sandbox options and says why one would turn the filter off.
 expect 2 "--no-sandbox leaves them allowed, for a kernel or container where seccomp cannot be installed" "$bin/ixy-pktgen"
 expect 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-no-such-user "$addr"
