@@ -63,7 +63,9 @@ expect 2 "unrecognized option '--poll'" "$bin/ixy-pktgen" --poll "$addr"
 expect 2 "option '--user' requires an argument" "$bin/ixy-fwd" --user
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
 expect 2 "unrecognized option '--help'" "$bin/ixy-pktgen" --help
-expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: queues '65' is out of range (allowed: 1 to 64)" "$bin/ixy-pcap" --queues 65 "$addr" "$tmp/b.pcap"
+expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --queues 4 "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
 expect 2 "option '--ring' requires an argument" "$bin/ixy-pcap" --ring
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --wait 100 --ring 1024 "$addr"
