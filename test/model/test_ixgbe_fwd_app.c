@@ -161,17 +161,30 @@ static void* feed(void* arg) {
 }
 
 // Runs ixy-fwd --poll --queues <queues> and checks what came out of each NIC and what ixy-fwd printed. sandbox: with
-// the seccomp filter (the caller forks first: it stays on the process).
-static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
+// the seccomp filter (the caller forks first: it stays on the process). interrupts: the NICs offer MSI-X (as through
+// VFIO) and ixy-fwd runs with --wait 10 instead of --poll: each thread's waiter sleeps on its own two RX queues.
+static void run_fwd_queues(const char* name, const char* queues, bool sandbox, bool interrupts) {
 	model_test_begin(name);
 	uint16_t n = (uint16_t)atoi(queues);
 	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)}};
 	ixy_rss_default(&feeder.rss, n);
-	char* argv[] = {"ixy-fwd", "--poll", "--queues", (char*)queues, PORT_A, PORT_B, "--no-sandbox", NULL};
-	if (!sandbox) { // --no-sandbox first
-		memmove(&argv[2], &argv[1], 5 * sizeof(argv[0]));
-		argv[1] = "--no-sandbox";
+	char* argv[10] = {"ixy-fwd"};
+	int argc = 1;
+	if (!sandbox) {
+		argv[argc++] = "--no-sandbox";
 	}
+	if (interrupts) {
+		model_pci_offer_msix(model_ixgbe_pci(feeder.nics[0]), true);
+		model_pci_offer_msix(model_ixgbe_pci(feeder.nics[1]), true);
+		argv[argc++] = "--wait";
+		argv[argc++] = "10";
+	} else {
+		argv[argc++] = "--poll";
+	}
+	argv[argc++] = "--queues";
+	argv[argc++] = (char*)queues;
+	argv[argc++] = PORT_A;
+	argv[argc++] = PORT_B;
 	// ixy-fwd's stdout into a file, for the totals lines
 	FILE* out = tmpfile();
 	int saved = dup(STDOUT_FILENO);
@@ -181,7 +194,7 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
 	pthread_t feeder_thread;
 	stop_signal = 0; // (the SIGTERM that stopped the run before)
 	CHECK(pthread_create(&feeder_thread, NULL, feed, &feeder) == 0 && pthread_detach(feeder_thread) == 0);
-	CHECK_EQ(ixy_fwd_main(sandbox ? 6 : 7, argv), 0);
+	CHECK_EQ(ixy_fwd_main(argc, argv), 0);
 	while (!atomic_load(&feeder.stopped)) {
 		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 	}
@@ -219,7 +232,7 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
 	// The totals lines: per device as always, and per device and queue what the hash predicted.
 	char line[512], pci[32], device_counts[64];
 	snprintf(device_counts, sizeof(device_counts), " forwarded=%d tx_full=0\n", FRAMES);
-	unsigned queue_lines = 0, used_queues = 0, probes = 0;
+	unsigned queue_lines = 0, used_queues = 0, probes = 0, waiters = 0, interrupt_waiters = 0;
 	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, sandbox ? stderr : stdout);
@@ -238,6 +251,18 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
 			used_queues += rx > 0;
 		} else if (strcmp(line, "sandbox probe=1 open_errno=1 execve_errno=1\n") == 0) {
 			probes++;
+		} else if (strncmp(line, "waiter app=ixy-fwd ", 19) == 0) {
+			// the waiter of thread k (printed in order) watches queue k of both NICs, and nothing else
+			char own[2][64];
+			snprintf(own[0], sizeof(own[0]), " interrupts/%s/%u=", PORT_A, waiters);
+			snprintf(own[1], sizeof(own[1]), " interrupts/%s/%u=", PORT_B, waiters);
+			unsigned entries = 0;
+			for (const char* at = strstr(line, " interrupts/"); at; at = strstr(at + 1, " interrupts/")) {
+				entries++;
+			}
+			CHECK(strstr(line, own[0]) && strstr(line, own[1]) && entries == 2);
+			waiters++;
+			interrupt_waiters += strstr(line, " polls_only=0 ") != NULL;
 		} else if (strncmp(line, "totals app=ixy-fwd", 18) == 0) {
 			CHECK(strstr(line, device_counts) != NULL);
 		}
@@ -245,7 +270,9 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox) {
 	fclose(out);
 	CHECK_EQ(queue_lines, 2u * n);
 	CHECK_EQ(probes, sandbox ? 1u : 0u); // under the filter: open and execve refused (EPERM)
-	CHECK_EQ(used_queues, 2u * n);       // the flows are spread: every queue of both NICs had some
+	CHECK_EQ(waiters, n);                // one per thread
+	CHECK_EQ(interrupt_waiters, interrupts ? n : 0u);
+	CHECK_EQ(used_queues, 2u * n); // the flows are spread: every queue of both NICs had some
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -259,7 +286,7 @@ int main(void) {
 		pid_t child = fork();
 		if (child == 0) {
 			setenv("IXY_TEST_SANDBOX_PROBE", "1", 1); // the filter proves itself on stdout (sandbox.h)
-			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true);
+			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true, false);
 			fflush(stdout);
 			_exit(model_test_summary());
 		}
@@ -275,7 +302,8 @@ int main(void) {
 	run_fwd("ixy-fwd --ring 64", ring64, 64);
 	run_fwd("ixy-fwd --ring 4096", ring4096, 4096);
 	run_fwd("ixy-fwd without --ring: 512", plain, 512);
-	run_fwd_queues("ixy-fwd --queues 2", "2", false);
-	run_fwd_queues("ixy-fwd --queues 4", "4", false);
+	run_fwd_queues("ixy-fwd --queues 2", "2", false, false);
+	run_fwd_queues("ixy-fwd --queues 4", "4", false, false);
+	run_fwd_queues("ixy-fwd --queues 2 --wait 10, MSI-X", "2", false, true);
 	return model_test_summary();
 }
