@@ -131,6 +131,7 @@ int main(int argc, char* argv[]) {
 	pthread_t thread;
 	failed = sched_getaffinity(0, sizeof(cpus), &cpus) != 0;
 	for (; running < n && !failed; running += !failed) {
+		// (pthread_detach cannot fail on a thread just created: a failure is the create's)
 		failed = pthread_create(&thread, NULL, fwd_thread, &queues[running]) || pthread_detach(thread);
 	}
 	if (n > 1) {
