@@ -12,7 +12,8 @@
 // devices' counters and prints; each thread is pinned to a CPU (i modulo the CPUs the process may use) if it may use
 // more than one. Each device runs promiscuous (ixy_init turns that on). Every packet received on one device is sent
 // on the other with one byte changed (fwd.h says which). Ctrl-C or SIGTERM stops it: it prints a totals line per
-// device (print_stats_totals), with more than one queue a line per device and queue before it:
+// device (print_stats_totals), with more than one queue a line per device and queue before it (and every second,
+// before a device's rates, "[<pci addr>] queue <i> RX: <n> Mpps" per queue):
 //   queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
 // (packets queue i of that device received, and what became of them), and each waiter's line, and closes both devices.
 //
@@ -80,6 +81,19 @@ static void* fwd_thread(void* arg) { // queue i > 0; the main thread runs queue 
 	return NULL;
 }
 
+// With more than one queue, before a device's rates: "[<pci addr>] queue <i> RX: <n> Mpps" per queue, the packets
+// its thread received since the last time (last[i]), read while the thread runs (fwd.h stores them atomically).
+static void print_queue_rates(struct fwd_queue queues[], uint16_t n, int dev, uint64_t last[], uint64_t elapsed_ns) {
+	for (uint16_t q = 0; q < n && n > 1; q++) {
+		const struct fwd_counters* c = &queues[q].counters[dev];
+		uint64_t rx = __atomic_load_n(&c->forwarded, __ATOMIC_RELAXED) +
+			      __atomic_load_n(&c->dropped_tx_full, __ATOMIC_RELAXED);
+		printf("[%s] queue %u RX: %.2f Mpps\n", queues[q].devs[dev]->pci_addr, q,
+		       (double)(rx - last[q]) * 1000.0 / (double)elapsed_ns);
+		last[q] = rx;
+	}
+}
+
 static void wait_for_signs(int count) {
 	while (atomic_load(&signs) < count) {
 		(void)nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL); // (a thread may sleep in its waiter)
@@ -141,6 +155,7 @@ int main(int argc, char* argv[]) {
 	failed = failed || ixy_sandbox_enter(&arg_sandbox) != 0; // least privilege from here on (ixy/sandbox.h)
 	atomic_store(&phase, failed ? 2 : 1);
 	struct rate_meter meters[2];
+	uint64_t last[2][IXY_MAX_QUEUES] = {{0}}; // per device and queue: packets received at the last rates
 	rate_meter_init(&meters[0], devs[0]);
 	rate_meter_init(&meters[1], devs[1]);
 	struct ticker ticker;
@@ -149,7 +164,9 @@ int main(int argc, char* argv[]) {
 	while (!failed && !stop_requested()) {
 		bool slept = fwd_round(&queues[0]); // then the clock moved on more than the rounds say
 		if (ticker_due(&ticker, slept, &elapsed_ns)) {
+			print_queue_rates(queues, n, 0, last[0], elapsed_ns);
 			rate_meter_print(&meters[0], elapsed_ns, stdout);
+			print_queue_rates(queues, n, 1, last[1], elapsed_ns);
 			rate_meter_print(&meters[1], elapsed_ns, stdout);
 		}
 	}

@@ -120,6 +120,7 @@ struct feeder {
 	struct model_ixgbe* nics[2];
 	struct ixy_rss rss;  // what the NICs should apply: the default for the queue count
 	bool all_forwarded;  // every frame came out of the other NIC before the time limit
+	bool linger;         // then wait 1.2 s before stopping ixy-fwd: it prints its rates once
 	atomic_bool stopped; // SIGTERM sent; all_forwarded is set (the thread is detached: no join, which under the
 			     // sandbox would need futex)
 };
@@ -155,6 +156,9 @@ static void* feed(void* arg) {
 		nanosleep(&tick, NULL);
 	}
 	feeder->all_forwarded = sent == 2 * FRAMES;
+	for (int i = 0; feeder->linger && i < 12; i++) {
+		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+	}
 	pthread_kill(main_thread, SIGTERM);
 	atomic_store(&feeder->stopped, true);
 	return NULL;
@@ -166,7 +170,7 @@ static void* feed(void* arg) {
 static void run_fwd_queues(const char* name, const char* queues, bool sandbox, bool interrupts) {
 	model_test_begin(name);
 	uint16_t n = (uint16_t)atoi(queues);
-	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)}};
+	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)}, .linger = interrupts};
 	ixy_rss_default(&feeder.rss, n);
 	char* argv[10] = {"ixy-fwd"};
 	int argc = 1;
@@ -232,7 +236,8 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 	// The totals lines: per device as always, and per device and queue what the hash predicted.
 	char line[512], pci[32], device_counts[64];
 	snprintf(device_counts, sizeof(device_counts), " forwarded=%d tx_full=0\n", FRAMES);
-	unsigned queue_lines = 0, used_queues = 0, probes = 0, waiters = 0, interrupt_waiters = 0;
+	unsigned queue_lines = 0, used_queues = 0, probes = 0, waiters = 0, interrupt_waiters = 0,
+		 rate_lines[2] = {0, 0};
 	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, sandbox ? stderr : stdout);
@@ -251,6 +256,9 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 			used_queues += rx > 0;
 		} else if (strcmp(line, "sandbox probe=1 open_errno=1 execve_errno=1\n") == 0) {
 			probes++;
+		} else if (sscanf(line, "[%31[^]]] queue %u RX: ", pci, &q) == 2) { // the rates, every second
+			CHECK(q < n && (strcmp(pci, PORT_A) == 0 || strcmp(pci, PORT_B) == 0));
+			rate_lines[strcmp(pci, PORT_B) == 0] += q < n && strstr(line, " Mpps\n") != NULL;
 		} else if (strncmp(line, "waiter app=ixy-fwd ", 19) == 0) {
 			// the waiter of thread k (printed in order) watches queue k of both NICs, and nothing else
 			char own[2][64];
@@ -272,6 +280,9 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 	CHECK_EQ(probes, sandbox ? 1u : 0u); // under the filter: open and execve refused (EPERM)
 	CHECK_EQ(waiters, n);                // one per thread
 	CHECK_EQ(interrupt_waiters, interrupts ? n : 0u);
+	if (interrupts) { // (the run that lasts more than a second) at least one rate line per device and queue
+		CHECK(rate_lines[0] >= n && rate_lines[1] >= n && rate_lines[0] % n == 0 && rate_lines[1] % n == 0);
+	}
 	CHECK_EQ(used_queues, 2u * n); // the flows are spread: every queue of both NICs had some
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();
