@@ -39,8 +39,9 @@ static inline uint32_t forward(struct ixy_device* rx_dev, uint16_t rx_queue, str
 	// The TX queue is full (the output link is slower than the input): drop the rest. Holding them back would
 	// only stall reception, and the RX ring would drop packets instead.
 	pkt_buf_free_batch(bufs + num_tx, num_rx - num_tx);
-	counters->forwarded += num_tx;
-	counters->dropped_tx_full += num_rx - num_tx;
+	// Relaxed atomic stores (plain moves on x86): ixy-fwd's main thread reads another thread's counters meanwhile.
+	__atomic_store_n(&counters->forwarded, counters->forwarded + num_tx, __ATOMIC_RELAXED);
+	__atomic_store_n(&counters->dropped_tx_full, counters->dropped_tx_full + num_rx - num_tx, __ATOMIC_RELAXED);
 	return num_rx;
 }
 
