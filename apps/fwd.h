@@ -3,6 +3,7 @@
 #ifndef IXY_APPS_FWD_H
 #define IXY_APPS_FWD_H
 
+#include <ixy/interrupts.h>
 #include <ixy/ixy.h> // also stdint.h
 
 // Packets per rx_batch call (the paper's evaluation uses 32: larger batches gain little and thrash the L1 cache).
@@ -43,6 +44,23 @@ static inline uint32_t forward(struct ixy_device* rx_dev, uint16_t rx_queue, str
 	__atomic_store_n(&counters->forwarded, counters->forwarded + num_tx, __ATOMIC_RELAXED);
 	__atomic_store_n(&counters->dropped_tx_full, counters->dropped_tx_full + num_rx - num_tx, __ATOMIC_RELAXED);
 	return num_rx;
+}
+
+// ixy-fwd's queue i (queue 0 without --queues): both directions between queue i of each device, and a waiter that
+// sleeps while both of those RX queues are idle. With --queues, a thread of its own each (fwd_queues.h).
+struct fwd_queue {
+	_Alignas(64) struct fwd_counters counters[2]; // counters[d]: from devs[d]'s queue i to the other's (own line)
+	struct ixy_device** devs;
+	struct ixy_waiter* waiter;
+	uint16_t queue;
+};
+
+// One round of queue i: both directions, then the waiter. Returns whether the waiter slept (the clock then moved on
+// more than the rounds say).
+static inline bool fwd_round(struct fwd_queue* q) {
+	uint32_t received = forward(q->devs[0], q->queue, q->devs[1], q->queue, &q->counters[0]);
+	received += forward(q->devs[1], q->queue, q->devs[0], q->queue, &q->counters[1]);
+	return ixy_waiter_round(q->waiter, received);
 }
 
 #endif

@@ -7,7 +7,8 @@
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
 # scaling (rss.c: the software hash; intel_rss.c: the RSS registers of the 82599 and the 82576;
-# virtio_rss.c: VirtIO's queue pairs and RSS commands).
+# virtio_rss.c: VirtIO's queue pairs and RSS commands), and ixy-fwd's threads for queues 1..n-1 (apps/fwd_queues.h:
+# with one queue, the default, its calls return at once).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
@@ -15,14 +16,15 @@
 # --ring (issue 21), 9 for --no-sandbox/--user and entering the sandbox (issue 19), 10 net for AF_XDP (issue 22: the
 # "xdp:" name picks the AF_XDP driver in device.c, a pool over given memory in mempool.c, interface names compared
 # case-sensitively in args.c): 1288; 2 for RSS (issue 20: the rss field of struct ixy_config in ixy.h, and ixgbe.c's
-# #include "intel_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290; 107 for ixy-fwd --queues (issue 20:
-# a thread per queue pair, pinned, started before the sandbox and stopped without joining, per-queue totals and
-# rates, in ixy-fwd.c; --queues/--flows in args.c/.h; the atomic stop flag in signals.h): 1397.
+# #include "intel_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290; 47 for ixy-fwd --queues (issue 20:
+# the option, a waiter and counters per queue, the calls that start, release and stop the threads and print the
+# per-queue lines, and struct fwd_queue with fwd_round in fwd.h, in ixy-fwd.c and fwd.h; --queues/--flows in
+# args.c/.h; the atomic stop flag in signals.h; the threads themselves are in apps/fwd_queues.h): 1337.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1397
+CEILING=1337
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
@@ -39,6 +41,7 @@ trace="src/trace.c src/trace.h src/driver/trace_io.h"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
 rss="src/rss.c include/ixy/rss.h $(ls src/driver/*_rss.[ch])"
+queue_threads="apps/fwd_queues.h"
 
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
@@ -73,6 +76,7 @@ apart "the register trace" $trace
 apart "checks and fail safety" $checks
 apart "least privilege: seccomp filter and dropped root" $sandbox
 apart "RSS" $rss
+apart "ixy-fwd's threads for queues 1..n-1" $queue_threads
 
 if [ "$total" -gt "$CEILING" ]; then
 	echo "count-lines: $total code lines on the teaching path, $((total - CEILING)) above the ceiling of $CEILING" >&2
