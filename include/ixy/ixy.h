@@ -52,8 +52,8 @@ uint64_t monotonic_time_ns(void);
 // so a buffer may only travel between queues of the same thread. Calls on different queues of a device may run in
 // different threads at once. read_stats reads clear-on-read NIC counters (ixgbe, igb): one reader per device, from
 // one thread (ixy-fwd: the main one), which may run while other threads use the queues; the count of frames the driver
-// itself dropped (ixgbe, igb: a bad descriptor) is taken without a lock, and a drop at the same instant may then be
-// lost. VirtIO counts in its rx_batch/tx_batch, in counters of the whole device: its queues in more than one thread
+// itself dropped (ixgbe, igb: a bad descriptor) only grows, written by the queue's thread, and read_stats adds what it
+// grew by since its last call. VirtIO counts in its rx_batch/tx_batch, in counters of the whole device: its queues in more than one thread
 // would race on them (not safe until it counts per queue), and its read_stats belongs to the thread of the queues.
 // Everything else (init, set_promisc, MAC address, stop, close) from one thread while no other uses the device. The
 // interrupt waiter (interrupts.h) is one thread's: each thread makes its own for its own RX queues.

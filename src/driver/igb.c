@@ -40,7 +40,8 @@ struct igb_rx_queue {
 	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to
 	uint16_t rx_index;         // next descriptor to look at for a received packet
 	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
-	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length)
+	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length); only grows
+	uint64_t dropped_read;     // dropped at the last read_stats (its reader's: the queue may be another thread's)
 };
 
 struct igb_tx_queue {
@@ -110,8 +111,9 @@ static void igb_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	// Drops: packet buffer full (MPC), no free descriptor in a DROP_EN queue (RQDPC), packets the driver dropped.
 	stats->rx_dropped += get_reg32(dev->bar, IGB_MPC);
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		stats->rx_dropped += get_reg32(dev->bar, IGB_RQDPC(i)) + dev->rx_queues[i].dropped;
-		dev->rx_queues[i].dropped = 0;
+		uint64_t dropped = __atomic_load_n(&dev->rx_queues[i].dropped, __ATOMIC_RELAXED);
+		stats->rx_dropped += get_reg32(dev->bar, IGB_RQDPC(i)) + dropped - dev->rx_queues[i].dropped_read;
+		dev->rx_queues[i].dropped_read = dropped;
 	}
 	stats->rx_pkts += get_reg32(dev->bar, IGB_GPRC);
 	stats->tx_pkts += get_reg32(dev->bar, IGB_GPTC);
@@ -195,7 +197,7 @@ static uint32_t igb_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct p
 			bufs[received++] = buf;
 		} else {
 			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
-			queue->dropped += frame_end_bit != 0;
+			__atomic_store_n(&queue->dropped, queue->dropped + (frame_end_bit != 0), __ATOMIC_RELAXED);
 			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
 			// needing a fresh buffer stay one run, for one batch allocation.
 			ring_bufs[index - received] = buf;

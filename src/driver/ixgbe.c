@@ -41,7 +41,8 @@ struct ixgbe_rx_queue {
 	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
 	uint16_t rx_index;         // next descriptor to look at for a received packet
 	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
-	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length)
+	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length); only grows
+	uint64_t dropped_read;     // dropped at the last read_stats (its reader's: the queue may be another thread's)
 };
 
 struct ixgbe_tx_queue {
@@ -102,8 +103,9 @@ static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 	// (QPRDC; RQSMR keeps its reset value, so every queue counts in counter 0), and packets the driver dropped.
 	stats->rx_dropped += get_reg32(dev->bar, IXGBE_MPC(0)) + get_reg32(dev->bar, IXGBE_QPRDC(0));
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
-		stats->rx_dropped += dev->rx_queues[i].dropped;
-		dev->rx_queues[i].dropped = 0;
+		uint64_t dropped = __atomic_load_n(&dev->rx_queues[i].dropped, __ATOMIC_RELAXED);
+		stats->rx_dropped += dropped - dev->rx_queues[i].dropped_read;
+		dev->rx_queues[i].dropped_read = dropped;
 	}
 	stats->rx_pkts += get_reg32(dev->bar, IXGBE_GPRC);
 	stats->tx_pkts += get_reg32(dev->bar, IXGBE_GPTC);
@@ -201,7 +203,7 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 			bufs[received++] = buf;
 		} else {
 			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
-			queue->dropped += frame_end_bit != 0;
+			__atomic_store_n(&queue->dropped, queue->dropped + (frame_end_bit != 0), __ATOMIC_RELAXED);
 			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
 			// needing a fresh buffer stay one run, for one batch allocation.
 			ring_bufs[index - received] = buf;
