@@ -53,8 +53,10 @@ uint64_t monotonic_time_ns(void);
 // different threads at once. read_stats reads clear-on-read NIC counters (ixgbe, igb): one reader per device, from
 // one thread (ixy-fwd: the main one), which may run while other threads use the queues; the count of frames the driver
 // itself dropped (ixgbe, igb: a bad descriptor) only grows, written by the queue's thread, and read_stats adds what it
-// grew by since its last call. VirtIO counts in its rx_batch/tx_batch, in counters of the whole device: its queues in more than one thread
-// would race on them (not safe until it counts per queue), and its read_stats belongs to the thread of the queues.
+// grew by since its last call. VirtIO counts in its rx_batch/tx_batch, in counters of each queue that only the
+// queue's thread writes; its read_stats only reads them and touches no queue (one reader per device, from one thread,
+// as above), so nothing is lost, but a TX packet counts once a tx_batch on its queue saw the device take it (an empty
+// one counts the last).
 // Everything else (init, set_promisc, MAC address, stop, close) from one thread while no other uses the device. The
 // interrupt waiter (interrupts.h) is one thread's: each thread makes its own for its own RX queues.
 

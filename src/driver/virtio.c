@@ -111,6 +111,17 @@ struct virtqueue {
 	uint16_t* free_chains;
 	uint16_t num_free_chains;
 	struct mempool* pool; // RX: the buffers of this queue (one pool per queue: an app may serve each on a core)
+	// Written only by the thread that owns the queue, with relaxed atomic stores (plain moves on x86), and never
+	// reset: read_stats, maybe in another thread, reads them with relaxed atomic loads (see virtio_read_stats).
+	// RX: packets and bytes received, entries dropped (bad ones); TX: packets and bytes the device took. The bytes
+	// of the frames only: read_stats adds the CRC's, IXY_ETHER_CRC_BYTES per packet (not the batch's work).
+	uint64_t pkts, bytes, dropped;
+	uint64_t bad_used_entries; // used ring entries ignored (device bugs), the first reported; summed at close
+};
+
+// The counters of the queues, summed: what read_stats saw the last time.
+struct virtio_counts {
+	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, rx_dropped;
 };
 
 struct virtio_device {
@@ -127,10 +138,9 @@ struct virtio_device {
 	bool stopped;                         // reset by virtio_stop: it no longer touches our memory
 	int rx_interrupt_fds[IXY_MAX_QUEUES]; // the eventfds of the RX queues' MSI-X vectors (VFIO)
 	struct ixy_interrupts interrupts;     // ixy.interrupts points here if the app asked for interrupts
-	// The device counts nothing; these are the packets and bytes since the last read_stats, and RX entries the
-	// driver dropped because the device got them wrong.
-	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, rx_dropped;
-	uint64_t bad_used_entries; // used ring entries ignored since init (device bugs), reported once
+	// The device counts nothing; the queues count (struct virtqueue). Owned by read_stats' one reader: the sums it
+	// saw last, so that it adds the difference without writing the queues' counters.
+	struct virtio_counts seen;
 };
 
 // ---- Device status
@@ -193,13 +203,14 @@ static void publish_and_notify(const struct virtio_device* dev, struct virtqueue
 	}
 }
 
-// Counts a used ring entry the device got wrong; the first one is reported, later ones only counted. cold: a rare
-// call, so the packet loops that may call it keep their values in registers rather than around it.
-static __attribute__((cold)) void bad_used_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what,
+// Counts a used ring entry the device got wrong, in the queue (its thread's); the first one of each queue is
+// reported, later ones only counted. cold: a rare call, so the packet loops that may call it keep their values in
+// registers rather than around it.
+static __attribute__((cold)) void bad_used_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
 						 uint32_t id, uint32_t len) {
-	if (dev->bad_used_entries++ == 0) {
-		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once; the "
-			 "count is printed at close, RX ones are also counted as RX dropped",
+	if (q->bad_used_entries++ == 0) {
+		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once per "
+			 "queue; the count is printed at close, RX ones are also counted as RX dropped",
 			 dev->ixy.pci_addr, q->index, what, id, len);
 	}
 }
@@ -217,7 +228,7 @@ static uint16_t chains_with_device(const struct virtio_device* dev, const struct
 
 // The used entries the device added since we last looked, or 0 if its index ran further ahead than the chains it
 // holds: then the index is garbage and no entry behind it can be trusted.
-static uint16_t new_used_entries(struct virtio_device* dev, const struct virtqueue* q, uint16_t device_used_idx) {
+static uint16_t new_used_entries(const struct virtio_device* dev, struct virtqueue* q, uint16_t device_used_idx) {
 	uint16_t entries = (uint16_t)(device_used_idx - q->used_idx);
 	if (entries > chains_with_device(dev, q)) {
 		bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
@@ -326,6 +337,12 @@ static void free_queue(struct virtqueue* q) {
 // batch: the stores into the (volatile) rings would otherwise make the compiler load them again for every packet.
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
+// Adds n to a queue's counter. Only the queue's thread writes it, so load and add need no atomic read-modify-write;
+// the store is atomic (relaxed) for read_stats in another thread.
+static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
+	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
+}
+
 // Whether an id from the device is the head of a chain: below the queue's size (mask + 1, a power of two), and with
 // two descriptors per chain even (odd ones are data descriptors).
 static ALWAYS_INLINE bool is_head(uint32_t id, uint32_t mask, uint32_t shift) {
@@ -346,10 +363,10 @@ static ALWAYS_INLINE void rx_give_buffer(volatile struct vring_desc* desc, uint3
 }
 
 // A used entry of the RX queue that is no packet (cold: see bad_used_entry): counted as dropped.
-static __attribute__((cold)) void rx_bad_entry(struct virtio_device* dev, const struct virtqueue* q, const char* what,
+static __attribute__((cold)) void rx_bad_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
 					       uint32_t id, uint32_t len) {
 	bad_used_entry(dev, q, what, id, len);
-	dev->rx_dropped++;
+	count(&q->dropped, 1);
 }
 
 // The RX queue goes out of order for good (cold: once per device at most). Nothing else changes: every chain keeps
@@ -408,8 +425,8 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 		}
 		taken += chain - first;
 	}
-	dev->rx_pkts += received;
-	dev->rx_bytes += rx_bytes + (uint64_t)received * IXY_ETHER_CRC_BYTES;
+	count(&q->pkts, received);
+	count(&q->bytes, rx_bytes);
 	q->used_idx = (uint16_t)(q->used_idx + taken);
 	q->avail_idx = (uint16_t)(q->avail_idx + taken); // every chain taken is offered again
 	return received;
@@ -445,8 +462,8 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		rx_give_buffer(desc, id, bufs[received], shift, hdr_len);
 		bufs[received++] = buf;
 	}
-	dev->rx_pkts += received;
-	dev->rx_bytes += rx_bytes + (uint64_t)received * IXY_ETHER_CRC_BYTES;
+	count(&q->pkts, received);
+	count(&q->bytes, rx_bytes);
 	q->used_idx = (uint16_t)used_idx;
 	q->avail_idx = (uint16_t)avail_idx;
 	return received;
@@ -529,8 +546,8 @@ static ALWAYS_INLINE uint32_t tx_clean_in_order(struct virtio_device* dev, struc
 		}
 	}
 	q->used_idx = (uint16_t)(start + taken);
-	dev->tx_pkts += taken;
-	dev->tx_bytes += tx_bytes + (uint64_t)taken * IXY_ETHER_CRC_BYTES;
+	count(&q->pkts, taken);
+	count(&q->bytes, tx_bytes);
 	return taken;
 }
 
@@ -570,8 +587,8 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 	pkt_buf_free_batch(sent, num_sent);
 	q->used_idx = (uint16_t)used_idx;
 	q->num_free_chains = (uint16_t)num_free;
-	dev->tx_pkts += num_free - num_free_before;
-	dev->tx_bytes += tx_bytes + (uint64_t)(num_free - num_free_before) * IXY_ETHER_CRC_BYTES;
+	count(&q->pkts, num_free - num_free_before);
+	count(&q->bytes, tx_bytes);
 }
 
 // Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
@@ -697,23 +714,35 @@ static int setup_interrupts(struct virtio_device* dev, const struct ixy_config* 
 	return 0;
 }
 
-// TX packets count once the device has taken them (used ring). rx_dropped counts only what the driver dropped: a
-// VirtIO device does not report the frames it could not deliver for lack of RX buffers.
+// TX packets count once the device has taken them (used ring) and a tx_batch on the queue has seen that: read_stats
+// touches no queue, as the queues may belong to other threads (ixy.h), so an app that wants its last batch counted
+// calls tx_batch(dev, queue, NULL, 0) from the queue's thread first. rx_dropped counts only what the driver dropped:
+// a VirtIO device does not report the frames it could not deliver for lack of RX buffers.
+// The queues' counters only grow and are written by their threads alone; this reader only loads them (relaxed: each
+// counter on its own, a count that lands during the loop is in this sum or the next) and adds what grew since the
+// sums it saw last, which it alone keeps (dev->seen). Nothing is lost or counted twice, and rx_batch pays nothing
+// for it.
 static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	// The device may have taken packets since tx_batch last looked (an app's last batch before it stops): an empty
-	// batch only cleans, and counts them, so the totals say what the device sent, as a NIC's counters do.
-	for (uint16_t i = 0; !dev->stopped && i < ixy->num_tx_queues; i++) {
-		ixy->tx_batch(ixy, i, NULL, 0);
+	struct virtio_counts now = {0};
+	for (uint32_t i = 0; i < dev->mq.pairs; i++) {
+		now.rx_pkts += __atomic_load_n(&dev->rx[i].pkts, __ATOMIC_RELAXED);
+		now.rx_bytes += __atomic_load_n(&dev->rx[i].bytes, __ATOMIC_RELAXED);
+		now.rx_dropped += __atomic_load_n(&dev->rx[i].dropped, __ATOMIC_RELAXED);
+		now.tx_pkts += __atomic_load_n(&dev->tx[i].pkts, __ATOMIC_RELAXED);
+		now.tx_bytes += __atomic_load_n(&dev->tx[i].bytes, __ATOMIC_RELAXED);
 	}
+	// Each sum only grows, and so does each with the CRC bytes of its packets: the differences stay exact.
+	now.rx_bytes += now.rx_pkts * IXY_ETHER_CRC_BYTES;
+	now.tx_bytes += now.tx_pkts * IXY_ETHER_CRC_BYTES;
 	if (stats) {
-		stats->rx_pkts += dev->rx_pkts;
-		stats->tx_pkts += dev->tx_pkts;
-		stats->rx_bytes += dev->rx_bytes;
-		stats->tx_bytes += dev->tx_bytes;
-		stats->rx_dropped += dev->rx_dropped;
+		stats->rx_pkts += now.rx_pkts - dev->seen.rx_pkts;
+		stats->tx_pkts += now.tx_pkts - dev->seen.tx_pkts;
+		stats->rx_bytes += now.rx_bytes - dev->seen.rx_bytes;
+		stats->tx_bytes += now.tx_bytes - dev->seen.tx_bytes;
+		stats->rx_dropped += now.rx_dropped - dev->seen.rx_dropped;
 	}
-	dev->rx_pkts = dev->tx_pkts = dev->rx_bytes = dev->tx_bytes = dev->rx_dropped = 0;
+	dev->seen = now;
 }
 
 // ---- Control queue
@@ -850,13 +879,15 @@ static void virtio_close(struct ixy_device* ixy) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	virtio_stop(&dev->ixy);
 	uint32_t free_bufs = 0, pool_bufs = 0; // over the RX queues' pools
+	uint64_t bad_used_entries = dev->ctrl.bad_used_entries;
 	for (uint32_t i = 0; i < dev->mq.pairs; i++) {
 		free_bufs += dev->rx[i].pool ? dev->rx[i].pool->free_stack_top : 0;
 		pool_bufs += dev->rx[i].pool ? dev->rx[i].pool->num_entries : 0;
+		bad_used_entries += dev->rx[i].bad_used_entries + dev->tx[i].bad_used_entries;
 	}
 	if (dev->rx[0].pool) {
 		ixy_info("%s: closed; RX mempool: %u of %u buffers free; %llu bad used ring entries ignored",
-			 dev->ixy.pci_addr, free_bufs, pool_bufs, (unsigned long long)dev->bad_used_entries);
+			 dev->ixy.pci_addr, free_bufs, pool_bufs, (unsigned long long)bad_used_entries);
 	}
 	for (uint32_t i = 0; i < dev->mq.pairs; i++) {
 		free_queue(&dev->rx[i]);

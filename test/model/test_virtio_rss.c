@@ -3,7 +3,9 @@
 // sends (VQ_PAIRS_SET, RSS_CONFIG: pairs, hash types, table, key) and where its control queue is, the refusals (fewer
 // pairs than asked, no RSS for a table, bad device values) that leave the device reset, and frames of many flows
 // landing on the queue the software hash (src/rss.c) predicts, each flow on one queue and in order. Section numbers
-// refer to VirtIO 1.2.
+// refer to VirtIO 1.2. Last, the counters with the queues in two threads while a third reads the statistics.
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +391,106 @@ static void test_flows(void) {
 	model_pci_remove_all();
 }
 
+// ---- Statistics with the queues in threads (ixy.h, "Threads")
+
+#define STATS_PAIRS 2
+#define STATS_ROUNDS 20000
+#define STATS_BATCH 8
+
+struct stats_worker {
+	struct ixy_device* dev;
+	struct model_virtio* nic;
+	uint16_t queue;
+	uint64_t moved, bytes_moved; // frames received and then sent, their bytes with CRC as the driver counts them
+	uint32_t failures;           // a frame not delivered, received or sent as expected
+};
+
+static atomic_int stats_workers_done;
+
+// One queue pair's thread, as in ixy-fwd --queues: offers STATS_BATCH frames on its RX queue (model_virtio_rx_on,
+// under the model lock, as a NIC would while the app runs), receives them and sends them on its TX queue, which the
+// model sends at once (on the notification). At the end an empty batch counts what the device took last.
+static void* stats_worker(void* arg) {
+	struct stats_worker* w = arg;
+	uint8_t frame[128] = {0};
+	for (uint32_t round = 0; round < STATS_ROUNDS; round++) {
+		uint32_t len = 60 + (round + w->queue) % 64;
+		frame[0] = (uint8_t)w->queue;
+		model_lock();
+		for (uint32_t i = 0; i < STATS_BATCH; i++) {
+			w->failures += model_virtio_rx_on(w->nic, w->queue, frame, len) != MODEL_VIRTIO_RX_DELIVERED;
+		}
+		if (w->queue == 0 && round % 256 == 0) {
+			model_virtio_clear_tx(w->nic); // the model records every frame sent: keep that small
+		}
+		model_unlock();
+		struct pkt_buf* bufs[STATS_BATCH];
+		uint32_t n = ixy_rx_batch(w->dev, w->queue, bufs, STATS_BATCH);
+		w->failures += n != STATS_BATCH;
+		uint32_t sent = ixy_tx_batch(w->dev, w->queue, bufs, n);
+		w->failures += sent != n;
+		pkt_buf_free_batch(bufs + sent, n - sent);
+		w->moved += sent;
+		w->bytes_moved += (uint64_t)sent * (len + IXY_ETHER_CRC_BYTES);
+	}
+	ixy_tx_batch(w->dev, w->queue, NULL, 0);
+	atomic_fetch_add(&stats_workers_done, 1);
+	return NULL;
+}
+
+// The driver counts in each queue, written by the queue's thread only, and read_stats (here the main thread, while
+// the workers run) only reads them: every packet moved must be in the sums of all reads, once. A read_stats that
+// resets what another thread counts loses the packets counted between its read and its reset.
+static void test_stats_threads(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_mq(&nic, MODEL_VIRTIO_MODERN_ONLY, MODEL_VIRTIO_F_MQ | MODEL_VIRTIO_F_RSS,
+					 STATS_PAIRS, STATS_PAIRS, NULL);
+	CHECK(dev != NULL);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	struct stats_worker workers[STATS_PAIRS];
+	pthread_t threads[STATS_PAIRS];
+	atomic_store(&stats_workers_done, 0);
+	for (uint16_t q = 0; q < STATS_PAIRS; q++) {
+		workers[q] = (struct stats_worker){.dev = dev, .nic = nic, .queue = q};
+		CHECK_EQ(pthread_create(&threads[q], NULL, stats_worker, &workers[q]), 0);
+	}
+	struct device_stats stats;
+	memset(&stats, 0, sizeof(stats));
+	uint64_t reads = 0;
+	while (atomic_load(&stats_workers_done) < STATS_PAIRS) {
+		ixy_read_stats(dev, &stats);
+		reads++;
+	}
+	for (uint16_t q = 0; q < STATS_PAIRS; q++) {
+		CHECK_EQ(pthread_join(threads[q], NULL), 0);
+	}
+	ixy_read_stats(dev, &stats);
+	uint64_t moved = 0, bytes_moved = 0;
+	for (uint16_t q = 0; q < STATS_PAIRS; q++) {
+		CHECK_EQ(workers[q].failures, 0);
+		moved += workers[q].moved;
+		bytes_moved += workers[q].bytes_moved;
+	}
+	printf("moved=%llu reads=%llu rx_pkts=%llu tx_pkts=%llu rx_bytes=%llu tx_bytes=%llu rx_dropped=%llu\n",
+	       (unsigned long long)moved, (unsigned long long)reads, (unsigned long long)stats.rx_pkts,
+	       (unsigned long long)stats.tx_pkts, (unsigned long long)stats.rx_bytes,
+	       (unsigned long long)stats.tx_bytes, (unsigned long long)stats.rx_dropped);
+	CHECK_EQ(moved, (uint64_t)STATS_PAIRS * STATS_ROUNDS * STATS_BATCH);
+	CHECK(reads > 1); // the reads overlapped the workers
+	CHECK_EQ(stats.rx_pkts, moved);
+	CHECK_EQ(stats.tx_pkts, moved);
+	CHECK_EQ(stats.rx_bytes, bytes_moved);
+	CHECK_EQ(stats.tx_bytes, bytes_moved);
+	CHECK_EQ(stats.rx_dropped, 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	ixy_close(dev);
+	model_pci_remove_all();
+}
+
 int main(void) {
 	test_model_hash();
 	test_commands_default();
@@ -397,5 +499,6 @@ int main(void) {
 	test_legacy_mq();
 	test_refusals();
 	test_flows();
+	test_stats_threads();
 	return model_test_summary();
 }
