@@ -86,9 +86,10 @@ int main(int argc, char* argv[]) {
 	// Stop both before closing either: buffers of one device's pool may still sit in the other's TX ring.
 	for (int i = 0; i < 2; i++) {
 		struct fwd_counters sum = {0};
-		for (uint16_t q = 0; q < n; q++) {
+		for (uint16_t q = 0; q < n; q++) { // (the threads are done: their queues are this thread's now)
 			sum.forwarded += queues[q].counters[i].forwarded;
 			sum.dropped_tx_full += queues[q].counters[i].dropped_tx_full;
+			ixy_tx_batch(devs[i], q, NULL, 0); // what was sent since the last batch counts (VirtIO)
 		}
 		fwd_queues_print_totals(queues, n, i);
 		ixy_read_stats(devs[i], &meters[i].total);

@@ -20,12 +20,13 @@
 # the option, a waiter and counters per queue, the calls that start, release and stop the threads and print the
 # per-queue lines, and struct fwd_queue with fwd_round in fwd.h, in ixy-fwd.c and fwd.h; --queues/--flows in
 # args.c/.h; the atomic stop flag in signals.h; the threads themselves are in apps/fwd_queues.h): 1337; 2 for the
-# count of frames ixgbe dropped, read by read_stats while the queue's thread writes it (dropped_read): 1339.
+# count of frames ixgbe dropped, read by read_stats while the queue's thread writes it (dropped_read): 1339; 1 for an
+# empty tx_batch per queue before the totals (VirtIO counts what it sent there, not in read_stats): 1340.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1339
+CEILING=1340
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
