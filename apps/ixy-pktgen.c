@@ -1,9 +1,11 @@
 // ixy-pktgen: sends minimum-sized UDP packets as fast as the NIC takes them, printing rates every second.
 //
-//   ixy-pktgen [--no-sandbox] [--user <name>] <pci>
+//   ixy-pktgen [--no-sandbox] [--user <name>] [--flows <k>] <pci>
 //
 // Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
-// little-endian, wrapping at 2^32) in its last 4 bytes. Ctrl-C or SIGTERM stops it: it prints its totals line
+// little-endian, wrapping at 2^32) in its last 4 bytes. --flows k (1 to 1024, default 1): k flows, taking turns,
+// that differ in UDP source port (42, 43, ..., 42 + k - 1), each with its own sequence number 0, 1, 2, ...
+// (generator.h); the totals line then ends with " flows=<k>". Ctrl-C or SIGTERM stops it: it prints its totals line
 // (print_stats_totals) and closes the device.
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,14 +15,15 @@
 #include "common/rates.h"
 #include "common/signals.h"
 
-#define USAGE "ixy-pktgen <pci>   (PCI address like 0000:03:00.0)"
+#define USAGE "ixy-pktgen [--flows <k>] <pci>   (PCI address like 0000:03:00.0)"
 
 // Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4.1 MiB, three huge
 // pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
 
 int main(int argc, char* argv[]) {
-	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL); // only --no-sandbox and --user
+	uint32_t flows = 1;
+	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL, "flows", &flows); // no --poll, --wait, --ring
 	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE);
 	}
@@ -47,6 +50,7 @@ int main(int argc, char* argv[]) {
 		memory_free_mempool(pool);
 		return 1;
 	}
+	gen.flows = flows;
 	int locked_out = ixy_sandbox_enter(&arg_sandbox) != 0; // the filter cannot be installed: stop and close
 	struct rate_meter meter;
 	rate_meter_init(&meter, dev);
@@ -66,9 +70,12 @@ int main(int argc, char* argv[]) {
 	ixy_stop(dev);
 	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again).
 	print_stats_totals(stdout, "ixy-pktgen", &meter.total);
-	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32
-	       "\n",
+	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32,
 	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
+	if (flows > 1) {
+		printf(" flows=%" PRIu32, flows);
+	}
+	printf("\n");
 	ixy_close(dev);
 	memory_free_mempool(pool);
 	return locked_out;

@@ -17,7 +17,11 @@
 //   Noisy.
 //
 // Usage: fwd_bench_count [packets]      fwd_bench_time [packets [segments]]
-// Environment: FWD_BENCH_RING=<descriptors per ring> (default 512). Other batch sizes than 32 are other builds
+// Environment: FWD_BENCH_RING=<descriptors per ring> (default 512). FWD_BENCH_QUEUES=<n> (1 to 64, default 1): n RX
+// and TX queues per port, as ixy-fwd --queues n; each round then injects a burst into every RX queue and forwards
+// queue i to queue i, one queue after the other in this one thread (what one of ixy-fwd's threads does per queue):
+// the instructions per packet show whether a queue's path costs more with more queues (bench/run.sh --queues). Other
+// batch sizes than 32 are other builds
 // (-DFWD_BATCH_SIZE=n, bench/evaluate.sh).
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +47,9 @@
 #define PORT_B "0000:0b:00.1"
 #define DEFAULT_PACKETS 2000000u
 #define WARM_UP_ROUNDS 1000u
-// Packets forwarded per round: one batch in each direction.
-#define PACKETS_PER_ROUND (2u * FWD_BATCH_SIZE)
+// Packets forwarded per round: one batch in each direction on every queue.
+static uint16_t queues = 1;
+#define PACKETS_PER_ROUND (2u * FWD_BATCH_SIZE * queues)
 
 struct bench {
 	struct model_ixgbe* nic_a;
@@ -117,8 +122,8 @@ static uint32_t timed_tx_batch(struct ixy_device* dev, uint16_t queue, struct pk
 static struct ixy_device* open_port(const char* pci_addr) {
 	const char* ring = getenv("FWD_BENCH_RING");
 	struct ixy_config config = {.pci_addr = pci_addr,
-				    .rx_queues = 1,
-				    .tx_queues = 1,
+				    .rx_queues = queues,
+				    .tx_queues = queues,
 				    .ring_size = ring ? (uint32_t)strtoul(ring, NULL, 10) : 0};
 	struct ixy_device* dev = ixy_init_config(&config);
 	if (!dev) {
@@ -130,6 +135,12 @@ static struct ixy_device* open_port(const char* pci_addr) {
 
 static void bench_open(struct bench* bench) {
 	memset(bench, 0, sizeof(*bench));
+	const char* n = getenv("FWD_BENCH_QUEUES");
+	queues = n ? (uint16_t)strtoul(n, NULL, 10) : 1;
+	if (queues < 1 || queues > IXY_MAX_QUEUES) {
+		fprintf(stderr, "fwd_bench: FWD_BENCH_QUEUES=%s: 1 to %d\n", n, IXY_MAX_QUEUES);
+		exit(2);
+	}
 	bench->nic_a = model_ixgbe_add(PORT_A);
 	bench->nic_b = model_ixgbe_add(PORT_B);
 	model_ixgbe_set_perfect(bench->nic_a, true);
@@ -143,22 +154,26 @@ static void bench_open(struct bench* bench) {
 
 // ixy-fwd's forwarding step (inline in apps/fwd.h), kept a function of its own here so that callgrind can tell its
 // cost apart (bench/callgrind_parts.py). The call adds a few instructions per batch, less than 0.2 per packet.
-__attribute__((noinline)) uint32_t forward_step(struct ixy_device* rx_dev, struct ixy_device* tx_dev,
+__attribute__((noinline)) uint32_t forward_step(struct ixy_device* rx_dev, struct ixy_device* tx_dev, uint16_t queue,
 						struct fwd_counters* counters) {
-	return forward(rx_dev, 0, tx_dev, 0, counters);
+	return forward(rx_dev, queue, tx_dev, queue, counters);
 }
 
 // One round of ixy-fwd's loop, with a burst of frames arriving on both ports first.
 static inline void round_of_forwarding(struct bench* bench) {
-	bench->not_delivered +=
-	    FWD_BATCH_SIZE - model_ixgbe_inject_rx_burst(bench->nic_a, 0, bench->frame, PACKET_SIZE, FWD_BATCH_SIZE);
-	bench->not_delivered +=
-	    FWD_BATCH_SIZE - model_ixgbe_inject_rx_burst(bench->nic_b, 0, bench->frame, PACKET_SIZE, FWD_BATCH_SIZE);
+	for (uint16_t q = 0; q < queues; q++) {
+		bench->not_delivered += FWD_BATCH_SIZE - model_ixgbe_inject_rx_burst(bench->nic_a, q, bench->frame,
+										     PACKET_SIZE, FWD_BATCH_SIZE);
+		bench->not_delivered += FWD_BATCH_SIZE - model_ixgbe_inject_rx_burst(bench->nic_b, q, bench->frame,
+										     PACKET_SIZE, FWD_BATCH_SIZE);
+	}
 #ifdef FWD_BENCH_TIMED
 	uint64_t start = tsc();
 #endif
-	forward_step(bench->dev_a, bench->dev_b, &bench->a_to_b);
-	forward_step(bench->dev_b, bench->dev_a, &bench->b_to_a);
+	for (uint16_t q = 0; q < queues; q++) {
+		forward_step(bench->dev_a, bench->dev_b, q, &bench->a_to_b);
+		forward_step(bench->dev_b, bench->dev_a, q, &bench->b_to_a);
+	}
 #ifdef FWD_BENCH_TIMED
 	ticks.forward_pair += tsc() - start;
 	ticks.rounds++;
@@ -183,7 +198,7 @@ void bench_measured_rounds(struct bench* bench, uint32_t rounds) {
 
 // Checks that every injected packet was forwarded, the model saw no violation, and closes both ports.
 static int bench_close(struct bench* bench, uint64_t rounds) {
-	uint64_t expected = rounds * FWD_BATCH_SIZE;
+	uint64_t expected = rounds * FWD_BATCH_SIZE * queues;
 	int status = 0;
 	if (bench->not_delivered != 0 || bench->a_to_b.forwarded != expected || bench->b_to_a.forwarded != expected ||
 	    bench->a_to_b.dropped_tx_full + bench->b_to_a.dropped_tx_full != 0) {
@@ -312,6 +327,8 @@ static double tsc_ghz(void) {
 int main(int argc, char** argv) {
 	uint64_t packets = argc > 1 ? strtoull(argv[1], NULL, 10) : DEFAULT_PACKETS;
 	uint32_t segments = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 100;
+	struct bench bench;
+	bench_open(&bench); // (sets queues)
 	if (segments < 2 || segments > MAX_SEGMENTS || packets / PACKETS_PER_ROUND < segments) {
 		fprintf(stderr, "usage: %s [packets (>= %u per segment)] [segments (2..%u)]\n", argv[0],
 			PACKETS_PER_ROUND, MAX_SEGMENTS);
@@ -320,8 +337,6 @@ int main(int argc, char** argv) {
 	uint32_t rounds_per_segment = (uint32_t)(packets / PACKETS_PER_ROUND / segments);
 	uint64_t overhead = timer_overhead();
 
-	struct bench bench;
-	bench_open(&bench);
 	driver_rx_batch = bench.dev_a->rx_batch;
 	driver_tx_batch = bench.dev_a->tx_batch;
 	if (bench.dev_b->rx_batch != driver_rx_batch || bench.dev_b->tx_batch != driver_tx_batch) {
@@ -389,21 +404,21 @@ int main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
 	uint64_t packets = argc > 1 ? strtoull(argv[1], NULL, 10) : DEFAULT_PACKETS;
+	struct bench bench;
+	bench_open(&bench); // (sets queues)
 	if (packets < PACKETS_PER_ROUND || packets / PACKETS_PER_ROUND > UINT32_MAX) {
 		fprintf(stderr, "usage: %s [packets (>= %u)]\n", argv[0], PACKETS_PER_ROUND);
 		return 2;
 	}
 	uint32_t rounds = (uint32_t)(packets / PACKETS_PER_ROUND);
-	struct bench bench;
-	bench_open(&bench);
 	bench_warm_up_rounds(&bench, WARM_UP_ROUNDS);
 	CALLGRIND_START_INSTRUMENTATION;
 	bench_measured_rounds(&bench, rounds);
 	CALLGRIND_STOP_INSTRUMENTATION;
 	int status = bench_close(&bench, WARM_UP_ROUNDS + (uint64_t)rounds);
-	printf("# fwd_bench_count: %llu packets measured (after %u warm-up), batch %d, ring %d\n",
+	printf("# fwd_bench_count: %llu packets measured (after %u warm-up), batch %d, ring %d, queues %u\n",
 	       (unsigned long long)rounds * PACKETS_PER_ROUND, WARM_UP_ROUNDS * PACKETS_PER_ROUND, FWD_BATCH_SIZE,
-	       IXY_DEFAULT_RING_SIZE);
+	       IXY_DEFAULT_RING_SIZE, queues);
 	printf("packets %llu\n", (unsigned long long)rounds * PACKETS_PER_ROUND);
 	return status;
 }

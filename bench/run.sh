@@ -5,7 +5,7 @@
 # (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
 # is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
-# Usage: bench/run.sh [--cache | --virtio | --xdp]
+# Usage: bench/run.sh [--cache | --virtio | --xdp | --queues]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
@@ -13,6 +13,8 @@
 #            one (modern, VERSION_1)
 #   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
 #            kernel's side excluded
+#   --queues instead: instructions per packet with 1, 2 and 4 queues per port (FWD_BENCH_QUEUES, fwd_bench.c: every
+#            queue forwarded in turn, as each of ixy-fwd --queues' threads does for its own), which should not grow
 # Environment: BUILD_DIR (default build-bench), CALLGRIND_PACKETS (default 640000), TIME_PACKETS (default 2000000)
 set -eu
 
@@ -23,14 +25,17 @@ time_packets=${TIME_PACKETS:-2000000}
 cache=no
 virtio=no
 xdp=no
+queues=no
 if [ "${1:-}" = "--cache" ]; then
 	cache=yes
 elif [ "${1:-}" = "--virtio" ]; then
 	virtio=yes
 elif [ "${1:-}" = "--xdp" ]; then
 	xdp=yes
+elif [ "${1:-}" = "--queues" ]; then
+	queues=yes
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--cache | --virtio | --xdp]" >&2
+	echo "usage: $0 [--cache | --virtio | --xdp | --queues]" >&2
 	exit 2
 fi
 for tool in cmake make valgrind python3; do
@@ -122,6 +127,16 @@ callgrind() {
 		exit 1
 	}
 }
+if [ "$queues" = yes ]; then
+	for n in 1 2 4; do
+		FWD_BENCH_QUEUES=$n callgrind "$out/queues$n.out" "$build/bench/fwd_bench_count" "$callgrind_packets"
+		use_batch_of_bench "# fwd_bench_count"
+		echo
+		echo "queues per port: $n"
+		python3 "$repo/bench/callgrind_parts.py" "$out/queues$n.out"
+	done
+	exit 0
+fi
 callgrind "$out/callgrind.out" "$build/bench/fwd_bench_count" "$callgrind_packets"
 use_batch_of_bench "# fwd_bench_count"
 if [ "$timed" = yes ]; then

@@ -18,6 +18,7 @@
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <linux/vfio.h>
 #include <pwd.h>
@@ -257,6 +258,19 @@ static int install_filter(void) {
 	    ALLOW,
 	    ALLOW_NR(SYS_recvfrom),
 	    ALLOW_NR(SYS_getsockopt),
+	    // futex: only waiting and waking on the process's own private words (FUTEX_WAIT_PRIVATE,
+	    // FUTEX_WAKE_PRIVATE),
+	    // for glibc's internal locks when contended between threads (ixy-fwd --queues): a thread that ends takes
+	    // the lock of the stack cache, malloc and stdio take theirs; refused, glibc aborts. Not the shared
+	    // operations
+	    // (pthread_join waits on a thread's id with one: threads must not be joined under the filter), requeue or
+	    // priority inheritance (where the kernel's futex bugs were, CVE-2014-3153).
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 0, 5),
+	    LOAD_ARG(1), // futex_op
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAIT_PRIVATE, 2, 0),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAKE_PRIVATE, 1, 0),
+	    DENY,
+	    ALLOW,
 	    // tgkill: only at this process (abort() raising SIGABRT), not at others.
 	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4),
 	    LOAD_ARG(0), // thread group

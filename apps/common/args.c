@@ -56,15 +56,22 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 
 struct ixy_sandbox_config arg_sandbox;
 
-int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size) {
-	// Without wait_ms the table ends before "poll", without ring_size before "ring": getopt_long then calls the
-	// options after the end unrecognized.
-	struct option options[] = {{"no-sandbox", no_argument, NULL, 'n'},
-				   {"user", required_argument, NULL, 'u'},
-				   {wait_ms ? "poll" : NULL, no_argument, NULL, 'p'},
-				   {"wait", required_argument, NULL, 'w'},
-				   {ring_size ? "ring" : NULL, required_argument, NULL, 'r'},
-				   {NULL, 0, NULL, 0}};
+int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size, const char* many_name,
+		uint32_t* many) {
+	// Only the options the app has: an entry without a name (NULL) is left out of the table getopt_long reads,
+	// which then calls the option unrecognized.
+	bool flows = many_name && many_name[0] == 'f';
+	const struct option all[] = {{"no-sandbox", no_argument, NULL, 'n'},
+				     {"user", required_argument, NULL, 'u'},
+				     {many_name, required_argument, NULL, 'q'},
+				     {wait_ms ? "poll" : NULL, no_argument, NULL, 'p'},
+				     {wait_ms ? "wait" : NULL, required_argument, NULL, 'w'},
+				     {ring_size ? "ring" : NULL, required_argument, NULL, 'r'}};
+	struct option options[7] = {{0}};
+	for (size_t i = 0, k = 0; i < 6; i++) {
+		options[k] = all[i];
+		k += all[i].name != NULL;
+	}
 	optind = 0; // glibc: start afresh (tests parse more than one command line)
 	int option, waits = 0;
 	uint64_t n = 0;
@@ -73,11 +80,13 @@ int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint
 	while ((option = getopt_long(argc, argv, "+", options, NULL)) != -1) {
 		if (option == '?' || (option == 'w' && !arg_u64(prog, "wait time (ms)", optarg, 1, 60000, &n)) ||
 		    (option == 'r' && !arg_u64(prog, "ring size", optarg, 64, 4096, &n)) ||
+		    (option == 'q' &&
+		     !arg_u64(prog, many_name, optarg, 1, flows ? ARG_MAX_FLOWS : IXY_MAX_QUEUES, &n)) ||
 		    (option == 'u' && ixy_sandbox_user(&arg_sandbox, optarg) != 0)) {
 			return -1;
 		}
-		if (option == 'r') {
-			*ring_size = (uint32_t)n;
+		if (option == 'r' || option == 'q') {
+			*(option == 'r' ? ring_size : many) = (uint32_t)n;
 		} else if (option == 'n' || option == 'u') {
 			arg_sandbox.disabled |= option == 'n';
 		} else if (waits++ > 0) {

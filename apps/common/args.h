@@ -39,12 +39,16 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
 //                 system calls while packets flow than the filter allows
 //   --user <name> arg_sandbox drops root to that user once the devices run (sysfs; through VFIO the apps run as the
 //                 user already). Looked up here, before any device is opened.
+//   --queues <n>  RX and TX queues per device, 1 to IXY_MAX_QUEUES (64), into *many; only if many_name is "queues"
+//   --flows <n>   flows, 1 to ARG_MAX_FLOWS, into *many; only if many_name is "flows" (ixy-pktgen)
 //   --poll and --wait only if wait_ms != NULL (ixy-pktgen has neither).
 // An option not given leaves its variable as it is; --poll and --wait exclude each other. Returns the index in argv
 // of the first other argument, or -1 after one line on stderr.
 #define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
 #define ARG_RING_USAGE "[--ring <descriptors>]"
-int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size);
+#define ARG_MAX_FLOWS 1024
+int arg_options(const char* prog, int argc, char* argv[], int32_t* wait_ms, uint32_t* ring_size, const char* many_name,
+		uint32_t* many);
 // What --no-sandbox and --user asked for, for ixy_sandbox_enter once every device runs.
 extern struct ixy_sandbox_config arg_sandbox;
 

@@ -7,7 +7,7 @@
 #include "packet.h"
 
 int generator_init(struct generator* gen, struct mempool* pool, const uint8_t src_mac[6]) {
-	*gen = (struct generator){.pool = pool};
+	*gen = (struct generator){.pool = pool, .flows = 1};
 	if (pool->free_stack_top != pool->num_entries || pool->buf_size < sizeof(struct pkt_buf) + PACKET_SIZE) {
 		fprintf(stderr, "generator: the mempool must be unused and hold %d byte packets\n", PACKET_SIZE);
 		return -1;
@@ -39,8 +39,13 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	// The pool may be empty while all buffers wait in the TX ring; tx_batch is called anyway because it is also
 	// where the driver takes sent buffers back.
 	uint32_t num_bufs = pkt_buf_alloc_batch(gen->pool, bufs, GENERATOR_BATCH_SIZE);
-	for (uint32_t i = 0; i < num_bufs; i++) {
+	for (uint32_t i = 0; i < num_bufs && gen->flows <= 1; i++) {
 		packet_stamp_seq(bufs[i]->data, gen->next_seq + i);
+	}
+	for (uint32_t i = 0; i < num_bufs && gen->flows > 1; i++) { // (a buffer may hold another flow's packet)
+		uint64_t n = gen->sent + i;
+		packet_set_src_port(bufs[i]->data, (uint16_t)(PACKET_SRC_PORT + n % gen->flows));
+		packet_stamp_seq(bufs[i]->data, (uint32_t)(n / gen->flows));
 	}
 	uint32_t num_sent = ixy_tx_batch(dev, queue, bufs, num_bufs);
 	for (uint32_t i = num_sent; i < num_bufs; i++) {

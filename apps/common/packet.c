@@ -49,8 +49,8 @@ void packet_build_template(uint8_t pkt[PACKET_SIZE], const uint8_t src_mac[6]) {
 	put_be16(ip + 10, ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE));
 
 	uint8_t* udp = pkt + PACKET_UDP_HEADER_OFFSET;
-	put_be16(udp + 0, 42);   // source port
-	put_be16(udp + 2, 1337); // destination port
+	put_be16(udp + 0, PACKET_SRC_PORT); // source port
+	put_be16(udp + 2, 1337);            // destination port
 	put_be16(udp + 4, PACKET_UDP_LENGTH);
 	put_be16(udp + 6, 0); // checksum 0: none (allowed over IPv4), so stamping sequence numbers is cheap
 

@@ -26,6 +26,7 @@
 #define PACKET_UDP_LENGTH (PACKET_SIZE - PACKET_UDP_HEADER_OFFSET) // 26: UDP header and payload
 #define PACKET_PAYLOAD_OFFSET 42
 #define PACKET_SEQ_OFFSET (PACKET_SIZE - 4) // 56
+#define PACKET_SRC_PORT 42                  // the template's UDP source port (ixy-pktgen --flows: flow f uses 42 + f)
 
 // Writes the template above into pkt with sequence number 0.
 void packet_build_template(uint8_t pkt[PACKET_SIZE], const uint8_t src_mac[6]);
@@ -37,6 +38,12 @@ static inline void packet_stamp_seq(uint8_t pkt[PACKET_SIZE], uint32_t seq) {
 	pkt[PACKET_SEQ_OFFSET + 1] = (uint8_t)(seq >> 8);
 	pkt[PACKET_SEQ_OFFSET + 2] = (uint8_t)(seq >> 16);
 	pkt[PACKET_SEQ_OFFSET + 3] = (uint8_t)(seq >> 24);
+}
+
+// Writes the UDP source port (big-endian). Changes no checksum: the UDP checksum is not used.
+static inline void packet_set_src_port(uint8_t pkt[PACKET_SIZE], uint16_t port) {
+	pkt[PACKET_UDP_HEADER_OFFSET] = (uint8_t)(port >> 8);
+	pkt[PACKET_UDP_HEADER_OFFSET + 1] = (uint8_t)port;
 }
 
 static inline uint32_t packet_read_seq(const uint8_t pkt[PACKET_SIZE]) {

@@ -5,7 +5,7 @@
 
 #include "signals.h"
 
-volatile sig_atomic_t stop_signal = 0;
+atomic_int stop_signal = 0;
 
 // Runs in signal context: only sets the flag (async-signal-safe).
 static void on_stop_signal(int signum) {

@@ -7,9 +7,12 @@
 #define IXY_APPS_SIGNALS_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
-extern volatile sig_atomic_t stop_signal; // the signal number received, 0 while none
+// The signal number received, 0 while none. Atomic (lock-free, so a handler may set it): a threaded app's handler
+// runs in any thread, and another one reads it.
+extern atomic_int stop_signal;
 
 // Installs the handler for SIGINT and SIGTERM and ignores SIGPIPE. Returns 0, or -1 with a message on stderr.
 int stop_on_signals(void);

@@ -47,6 +47,16 @@ uint64_t monotonic_time_ns(void);
 
 #define IXY_MAX_QUEUES 64
 
+// Threads (ixy-fwd --queues): shared nothing. A queue belongs to one thread: rx_batch and tx_batch on it from that
+// thread only, and the pools its buffers come from too (a tx_batch frees the sent buffers into their pools, memory.h),
+// so a buffer may only travel between queues of the same thread. Calls on different queues of a device may run in
+// different threads at once. read_stats reads clear-on-read NIC counters (ixgbe, igb): one reader per device, from
+// one thread (ixy-fwd: the main one), which may run while other threads use the queues; the count of frames the driver
+// itself dropped (ixgbe, igb: a bad descriptor) is taken without a lock, and a drop at the same instant may then be
+// lost. VirtIO counts in its rx_batch/tx_batch: read_stats there belongs to the thread of the queues. Everything else
+// (init, set_promisc, MAC address, stop, close) from one thread while no other uses the device. The interrupt waiter
+// (interrupts.h) is one thread's: each thread makes its own for its own RX queues.
+
 struct ixy_device {
 	const char* pci_addr;    // "0000:03:00.0", owned by the device
 	const char* driver_name; // "ixgbe", "igb" or "virtio"

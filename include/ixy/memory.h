@@ -49,6 +49,8 @@ struct pkt_buf {
 _Static_assert(offsetof(struct pkt_buf, data) == 64, "packet data must start at offset 64");
 _Static_assert(offsetof(struct pkt_buf, head_room) + PKT_BUF_HEAD_ROOM == 64, "head room must end at the data");
 
+// Not thread-safe, on purpose (no lock, no atomic on the packet path): a pool belongs to one thread at a time, which
+// allocates its buffers and frees them, also through the tx_batch calls that give sent buffers back (ixy.h, threads).
 struct mempool {
 	struct dma_memory dma;   // the memory holding all buffers
 	uint32_t buf_size;       // bytes per buffer, including the 64 byte metadata line

@@ -46,8 +46,11 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 //      system call with SECCOMP_FILTER_FLAG_TSYNC, Linux 3.17 or later), a seccomp filter that allows only what the
 //      rest of the process's life needs (the list is in src/sandbox.c: I/O on files it has open, anonymous memory,
 //      sleeping, clocks, signals, the teardown, exit). Every other system call fails with EPERM; a call of another
-//      architecture's ABI kills the process. futex is refused too: threads that wait for each other (a contended
-//      mutex, pthread_join, glibc's setuid) do not work under the filter; ixy's apps have one thread.
+//      architecture's ABI kills the process. futex only to wait and wake on private words (a contended lock: glibc's
+//      own, a pthread mutex): threads cannot be joined (pthread_join waits with a shared futex operation) nor can
+//      glibc's setuid run (it waits for every thread). ixy-fwd --queues starts its threads before (TSYNC covers
+//      them): they end detached, and the main thread sleeps (nanosleep) until each has said it is done, instead of
+//      joining (apps/ixy-fwd.c).
 // Returns 0, or -1 with one line on stderr saying what failed and how to go on (an old kernel or a container that
 // forbids seccomp: run the app with --no-sandbox). Then the caller stops and closes its devices and exits.
 // For tests, IXY_TEST_SANDBOX_PROBE=1 makes it then try an open and an execve (both harmless without the filter) and

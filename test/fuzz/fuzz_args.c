@@ -7,6 +7,7 @@
 //     [min, max]; then printing the value gives the text without leading zeros. Otherwise *value is untouched, and
 //     the answer names the first problem in the order: empty, not decimal, out of range (too large for 64 bits, or
 //     outside [min, max]). arg_u64 agrees.
+//   - arg_options' --queues and --flows: accepted exactly for what parse_u64 accepts in their ranges.
 //   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7), then scanning and
 //     printing the four numbers gives the text back (in lower case), and for "xdp:<ifname>" with a name an
 //     interface can have. arg_pci_addrs agrees.
@@ -121,6 +122,26 @@ static void check_pci_addr(const char* text) {
 	FUZZ_CHECK(strcmp(printed, lower) == 0);
 }
 
+// --queues <text> (ixy-fwd, ixy-pcap: with --poll/--wait and --ring) and --flows <text> (ixy-pktgen: without):
+// accepted exactly when parse_u64 takes the text in the option's range, which it then stores; else untouched.
+static void check_many_option(const char* text) {
+	static const char* const names[] = {"queues", "flows"};
+	for (int i = 0; i < 2; i++) {
+		char option[16];
+		snprintf(option, sizeof(option), "--%s", names[i]);
+		uint64_t max = i == 0 ? IXY_MAX_QUEUES : ARG_MAX_FLOWS, value = UNTOUCHED;
+		bool valid = parse_u64(text, 1, max, &value) == NULL;
+		int32_t wait_ms = 1000;
+		uint32_t ring = 0, many = 0x5a5a5a5a;
+		char* argv[] = {"fuzz", option, (char*)text, "a", NULL};
+		int first =
+		    arg_options("fuzz", 4, argv, i == 0 ? &wait_ms : NULL, i == 0 ? &ring : NULL, names[i], &many);
+		FUZZ_CHECK(first == (valid ? 3 : -1));
+		FUZZ_CHECK(many == (valid ? value : 0x5a5a5a5a));
+		FUZZ_CHECK(wait_ms == 1000 && ring == 0);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	struct fuzz_input in = fuzz_input(data, size);
 	uint64_t min = fuzz_u64(&in);
@@ -135,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	text[text_len] = '\0';
 	check_parse_u64(text, min, max);
 	check_pci_addr(text);
+	check_many_option(text);
 	// The same text once more against the widest range: only empty, not decimal or overflow may fail.
 	check_parse_u64(text, 0, UINT64_MAX);
 	free(text);

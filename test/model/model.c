@@ -2,6 +2,7 @@
 // See model.h. A device model (ixgbe_model.c) registers itself with model_pci_add() and gets every register
 // access the driver makes through its BAR0.
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,22 @@
 #include "model.h"
 #include "pci.h"
 #include "seam.h"
+
+// ---- the lock of all models (model.h) ----
+
+static pthread_mutex_t models_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void model_lock(void) {
+	if (pthread_mutex_lock(&models_lock) != 0) {
+		abort(); // (a recursive mutex: only a broken program gets here)
+	}
+}
+
+void model_unlock(void) {
+	if (pthread_mutex_unlock(&models_lock) != 0) {
+		abort();
+	}
+}
 
 // ---- virtual time and the hang guard ----
 
@@ -613,6 +630,13 @@ static void model_close(struct pci_device* pci) {
 			model_violation(dev->addr, "BAR%u unmapped, but it is not mapped", bar);
 		}
 		unmapped |= pci->bars[bar] != NULL;
+		// pci_close unmapped the slice: reserve it again at once, or the next mapping of the process (a
+		// thread's stack) could land in the hole, and the device's next pci_close would unmap that.
+		if (pci->bars[bar] &&
+		    mmap(pci->bars[bar], pci->bar_sizes[bar], PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != pci->bars[bar]) {
+			model_usage_error("cannot reserve BAR%u's slice again: %s", bar, strerror(errno));
+		}
 	}
 	if (dev && unmapped) {
 		dev->touches++;
@@ -660,7 +684,7 @@ static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg
 	return dev;
 }
 
-uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
+static uint32_t read32_locked(const uint8_t* bar, uint32_t reg) {
 	struct model_pci_device* dev = register_target(bar, reg, "read");
 	// An uncached read crosses PCIe twice: about a microsecond.
 	now_us += 1;
@@ -686,12 +710,21 @@ uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
 	return value;
 }
 
+uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
+	model_lock();
+	uint32_t value = read32_locked(bar, reg);
+	model_unlock();
+	return value;
+}
+
 void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
+	model_lock();
 	last_read.repeats = 0;
 	struct model_pci_device* dev = register_target(bar, reg, "write");
 	if (dev && dev->ops->write32) {
 		dev->ops->write32(dev->model, reg, value);
 	}
+	model_unlock();
 }
 
 // A load or store of a device's memory BAR by the VirtIO modern transport: anywhere in a mapped BAR, 1, 2 or 4 bytes,
@@ -715,7 +748,7 @@ static struct model_pci_device* mmio_target(const volatile uint8_t* address, siz
 	return dev;
 }
 
-uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width) {
+static uint32_t mmio_read_locked(const volatile uint8_t* address, size_t width) {
 	unsigned bar;
 	uint32_t offset;
 	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "load");
@@ -726,15 +759,26 @@ uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width) {
 	return dev->ops->mmio_read(dev->model, bar, offset, (unsigned)width);
 }
 
+uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width) {
+	model_lock();
+	uint32_t value = mmio_read_locked(address, width);
+	model_unlock();
+	return value;
+}
+
 void ixy_seam_mmio_write(volatile uint8_t* address, size_t width, uint32_t value) {
 	unsigned bar;
 	uint32_t offset;
+	model_lock();
 	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "store");
 	if (dev) {
 		dev->ops->mmio_write(dev->model, bar, offset, (unsigned)width, value);
 	}
+	model_unlock();
 }
 
 void ixy_seam_usleep(uint32_t us) {
+	model_lock();
 	model_advance_us(us);
+	model_unlock();
 }

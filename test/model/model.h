@@ -17,6 +17,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+// ---- threads ----
+//
+// The models are one state machine, not thread-safe by themselves: every register access, delay and MMIO access of a
+// driver takes one process-wide lock (recursive) for its whole visit to the model, so that a threaded app (ixy-fwd
+// --queues) can run against them. A test that calls a model's own functions (model_ixgbe_receive, _counters, ...)
+// while such an app runs in other threads holds the lock around them with model_lock/model_unlock. DMA memory the
+// model writes (descriptors, frames) is not guarded: the driver and the device meet there as on real hardware,
+// through the descriptors' done bits; test/model/tsan.supp says why ThreadSanitizer is told so.
+void model_lock(void);
+void model_unlock(void);
+
 // ---- virtual time ----
 
 // Microseconds since the program started, in virtual time.

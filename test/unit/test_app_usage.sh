@@ -25,7 +25,7 @@ expect() {
 	fi
 }
 
-expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] <pci1> <pci2>" "$bin/ixy-fwd"
+expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] [--queues <n>] <pci1> <pci2>" "$bin/ixy-fwd"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
 expect 2 "unrecognized option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: wait time (ms) '0' is out of range" "$bin/ixy-fwd" --wait 0 "$addr" 0000:00:00.0
@@ -44,9 +44,18 @@ expect 2 "ixy-fwd: ring size '32' is out of range" "$bin/ixy-fwd" --ring 32 "$ad
 expect 2 "ixy-fwd: ring size '8192' is out of range" "$bin/ixy-fwd" --ring 8192 "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: ring size '1k' is not a decimal number" "$bin/ixy-fwd" --ring 1k "$addr" 0000:00:00.0
 expect 2 "option '--ring' requires an argument" "$bin/ixy-fwd" --ring
+# --queues: 1 to 64 (IXY_MAX_QUEUES); a good value leads on to the missing second address
+expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --queues 64 "$addr"
+expect 2 "ixy-fwd: queues '0' is out of range (allowed: 1 to 64)" "$bin/ixy-fwd" --queues 0 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: queues '65' is out of range" "$bin/ixy-fwd" --queues 65 "$addr" 0000:00:00.0
+expect 2 "ixy-fwd: queues 'two' is not a decimal number" "$bin/ixy-fwd" --queues two "$addr" 0000:00:00.0
+expect 2 "unrecognized option '--flows'" "$bin/ixy-fwd" --flows 2 "$addr" 0000:00:00.0
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
-expect 2 "usage: ixy-pktgen <pci>" "$bin/ixy-pktgen"
+expect 2 "usage: ixy-pktgen [--flows <k>] <pci>" "$bin/ixy-pktgen"
+expect 2 "ixy-pktgen: flows '1025' is out of range (allowed: 1 to 1024)" "$bin/ixy-pktgen" --flows 1025 "$addr"
+expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" --flows 8
+expect 2 "unrecognized option '--queues'" "$bin/ixy-pktgen" --queues 2 "$addr"
 # Every usage names the sandbox options and says why one would turn the filter off.
 expect 2 "--no-sandbox leaves them allowed, for a kernel or container where seccomp cannot be installed" "$bin/ixy-pktgen"
 expect 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-no-such-user "$addr"
@@ -54,7 +63,9 @@ expect 2 "unrecognized option '--poll'" "$bin/ixy-pktgen" --poll "$addr"
 expect 2 "option '--user' requires an argument" "$bin/ixy-fwd" --user
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
 expect 2 "unrecognized option '--help'" "$bin/ixy-pktgen" --help
-expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: queues '65' is out of range (allowed: 1 to 64)" "$bin/ixy-pcap" --queues 65 "$addr" "$tmp/b.pcap"
+expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --queues 4 "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
 expect 2 "option '--ring' requires an argument" "$bin/ixy-pcap" --ring
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --wait 100 --ring 1024 "$addr"

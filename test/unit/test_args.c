@@ -90,7 +90,7 @@ static int options_of(char** argv, int32_t* wait_ms, uint32_t* ring, bool with_r
 	}
 	*wait_ms = 1000;
 	*ring = 0;
-	return arg_options("test", argc, argv, wait_ms, with_ring ? ring : NULL);
+	return arg_options("test", argc, argv, wait_ms, with_ring ? ring : NULL, NULL, NULL);
 }
 
 static void test_options(void) {
@@ -126,6 +126,34 @@ static void test_options(void) {
 	CHECK_EQ(options_of((char*[]){"app", "-p", "a", NULL}, &ms, &ring, false), -1);
 }
 
+// --queues (ixy-fwd, ixy-pcap) and --flows (ixy-pktgen): the option the app names, in its range, nothing else.
+static void test_many_options(void) {
+	int32_t ms = 1000;
+	uint32_t ring = 0, many = 1;
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "4", "a", NULL}, &ms, &ring, "queues", &many), 3);
+	CHECK_EQ(many, 4);
+	CHECK_EQ(
+	    arg_options("app", 5, (char*[]){"app", "--poll", "--queues=64", "a", NULL}, &ms, &ring, "queues", &many),
+	    3);
+	CHECK_EQ(many, 64);
+	CHECK_EQ(ms, 0);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "1024", "a", NULL}, NULL, NULL, "flows", &many), 3);
+	CHECK_EQ(many, 1024);
+	many = 1;
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "0", "a", NULL}, &ms, &ring, "queues", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "65", "a", NULL}, &ms, &ring, "queues", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "1025", "a", NULL}, NULL, NULL, "flows", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "0", "a", NULL}, NULL, NULL, "flows", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "2", "a", NULL}, NULL, NULL, "flows", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "2", "a", NULL}, &ms, &ring, "queues", &many), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "2", "a", NULL}, &ms, &ring, NULL, NULL), -1);
+	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "x", "a", NULL}, &ms, &ring, "queues", &many), -1);
+	CHECK_EQ(many, 1); // untouched by every refusal
+	// Without wait_ms and ring_size (ixy-pktgen), --flows is still in the table after the options left out.
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--ring", "64", NULL}, NULL, NULL, "flows", &many), -1);
+}
+
 // --no-sandbox and --user fill arg_sandbox; between --poll/--wait they do not count as one of those.
 static void test_sandbox_options(void) {
 	int32_t ms = 0;
@@ -139,15 +167,16 @@ static void test_sandbox_options(void) {
 	CHECK_EQ(arg_sandbox.uid, 0);
 	CHECK_EQ(ms, 5);
 	// Without wait_ms (ixy-pktgen): only the sandbox options.
-	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--no-sandbox", "a", NULL}, NULL, NULL), 2);
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--no-sandbox", "a", NULL}, NULL, NULL, NULL, NULL), 2);
 	fprintf(stderr, "(the following error lines are expected)\n");
-	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--poll", "a", NULL}, NULL, NULL), -1);
+	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--poll", "a", NULL}, NULL, NULL, NULL, NULL), -1);
 	CHECK_EQ(options_of((char*[]){"app", "--user", "ixy-no-such-user", "a", NULL}, &ms, &ring, false), -1);
 	CHECK_EQ(options_of((char*[]){"app", "--user", NULL}, &ms, &ring, false), -1);
 }
 
 int main(void) {
 	test_good_numbers();
+	test_many_options();
 	test_bad_numbers();
 	test_arg_helpers();
 	test_options();

@@ -19,8 +19,9 @@ struct fake_dev {
 	uint32_t tx_calls;
 	uint32_t seqs[4096];
 	uint32_t num_seqs;
-	int bad_packets;         // packets that were not the template with a sequence number
-	const uint8_t* expected; // the template
+	uint8_t packets[64][PACKET_SIZE]; // the first 64 packets of the last calls (since num_seqs was 0)
+	int bad_packets;                  // packets that were not the template with a sequence number
+	const uint8_t* expected;          // the template
 };
 
 static uint32_t fake_tx(struct ixy_device* dev, uint16_t queue, struct pkt_buf* bufs[], uint32_t num_bufs) {
@@ -30,7 +31,10 @@ static uint32_t fake_tx(struct ixy_device* dev, uint16_t queue, struct pkt_buf* 
 	uint32_t n = num_bufs < fake->tx_room ? num_bufs : fake->tx_room;
 	for (uint32_t i = 0; i < n; i++) {
 		fake->bad_packets += bufs[i]->size != PACKET_SIZE;
-		fake->bad_packets += memcmp(bufs[i]->data, fake->expected, PACKET_SEQ_OFFSET) != 0;
+		fake->bad_packets += fake->expected && memcmp(bufs[i]->data, fake->expected, PACKET_SEQ_OFFSET) != 0;
+		if (fake->num_seqs < 64) {
+			memcpy(fake->packets[fake->num_seqs], bufs[i]->data, PACKET_SIZE);
+		}
 		if (fake->num_seqs < 4096) {
 			fake->seqs[fake->num_seqs++] = packet_read_seq(bufs[i]->data);
 		}
@@ -107,6 +111,40 @@ static void test_wrap(struct mempool* pool) {
 	CHECK_EQ(gen.next_seq, 2);
 }
 
+// --flows 3: packets take turns over the flows, each flow's own sequence numbers gapless from 0, in the UDP source
+// port 42 + flow and nowhere else, also when the TX queue refuses some (their numbers go to the next batch).
+static void test_flows(struct mempool* pool) {
+	uint8_t expected[PACKET_SIZE];
+	packet_build_template(expected, mac);
+	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = NULL};
+	struct generator gen;
+	CHECK_EQ(generator_init(&gen, pool, mac), 0);
+	gen.flows = 3;
+	const uint32_t room[] = {64, 10, 0, 37};
+	uint32_t next[3] = {0, 0, 0}, bad = 0;
+	for (size_t r = 0; r < sizeof(room) / sizeof(room[0]); r++) {
+		fake.tx_room = room[r];
+		fake.num_seqs = 0;
+		generator_send(&gen, &fake.ixy, 0);
+		for (uint32_t i = 0; i < fake.num_seqs; i++) {
+			const uint8_t* pkt = fake.packets[i];
+			uint32_t flow =
+			    (uint32_t)(pkt[PACKET_UDP_HEADER_OFFSET] << 8 | pkt[PACKET_UDP_HEADER_OFFSET + 1]) - 42;
+			uint8_t want[PACKET_SIZE];
+			memcpy(want, expected, PACKET_SIZE);
+			packet_set_src_port(want, (uint16_t)(42 + flow));
+			packet_stamp_seq(want, flow < 3 ? next[flow]++ : 0);
+			bad += flow >= 3 || memcmp(pkt, want, PACKET_SIZE) != 0;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(gen.sent, 64 + 10 + 37);
+	CHECK_EQ(next[0], 37); // 111 packets: 37 per flow
+	CHECK_EQ(next[1], 37);
+	CHECK_EQ(next[2], 37);
+	CHECK_EQ(pool->free_stack_top, POOL_SIZE);
+}
+
 // With every buffer in the TX ring the pool is empty; tx_batch must still be called (it is where the driver takes
 // sent buffers back), or the generator would never get buffers again.
 static void test_empty_pool_still_calls_tx(struct mempool* pool) {
@@ -135,6 +173,7 @@ int main(void) {
 	test_gapless_sequence(pool);
 	test_wrap(pool);
 	test_empty_pool_still_calls_tx(pool);
+	test_flows(pool);
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	return check_summary();

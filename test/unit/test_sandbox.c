@@ -7,6 +7,7 @@
 // child counts its failed checks into its exit status; the parent prints them.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/vfio.h>
 #include <pthread.h>
 #include <signal.h>
@@ -68,6 +69,13 @@ static void forbidden_calls_fail(pid_t parent) {
 	// Root cannot come back, nor can a second filter replace this one (the app's message for a failed install).
 	// (The system call itself: glibc's setuid would make every thread call it and wait for them with futex, which
 	// the filter refuses too; glibc then aborts.)
+	// futex other than private wait and wake: shared wait (pthread_join's), requeue, priority inheritance.
+	uint32_t word = 0;
+	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_WAIT, 1, NULL, NULL, 0) != 0), EPERM);
+	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 1, NULL, NULL, ~0u) != 0),
+		 EPERM);
+	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_REQUEUE_PRIVATE, 1, NULL, &word, 0) != 0), EPERM);
+	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0), EPERM);
 	CHECK_EQ(ERRNO_OF(syscall(SYS_setuid, 0) != 0), EPERM);
 	struct ixy_sandbox_config again = {0};
 	CHECK_EQ(ixy_sandbox_enter(&again), (uint64_t)-1);
@@ -177,6 +185,10 @@ static void allowed_calls_work(const struct before* b) {
 	struct epoll_event event;
 	CHECK_EQ(syscall(SYS_epoll_wait, b->epoll_fd, &event, 1, 0), 0);
 	CHECK_EQ(syscall(SYS_epoll_pwait, b->epoll_fd, &event, 1, 0, NULL, 8), 0);
+	// futex on a private word: a wait whose value is not there any more (EAGAIN, the kernel's), a wake of nobody.
+	uint32_t word = 1;
+	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0) != 0), EAGAIN);
+	CHECK_EQ(syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0), 0);
 	// Clocks and sleeps as system calls (the vDSO makes none); restart_syscall without a sleep to go on: EINTR.
 	struct timespec ts;
 	CHECK_EQ(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts), 0);

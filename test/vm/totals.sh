@@ -3,6 +3,9 @@
 # waiter (ixy_waiter_print, src/interrupts.c), one line of words "key=value":
 #   totals app=<app> pci=<addr> rx_packets=<n> rx_bytes=<n> tx_packets=<n> tx_bytes=<n> rx_dropped=<n> <app keys>
 #   waiter app=<app> slept=<n> ...
+# ixy-fwd --queues n (n > 1) also prints, before each device's totals line, one line per queue of it (not starting with
+# "totals", so that the lines above stay the only match of "totals app=<app> pci=<addr>"), and one waiter line per queue:
+#   queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
 #
 # total LOG LINE KEY: prints the number KEY has on the one line of LOG that starts with LINE's first word and holds
 # each of LINE's other words, e.g. total fwd.log "totals app=ixy-fwd pci=0000:00:09.0" forwarded. No such line, more

@@ -1,0 +1,133 @@
+// ixy-pcap's own main() (apps/ixy-pcap.c, compiled into this test with main renamed ixy_pcap_main) against a modelled
+// 82599 with --queues 4 (issue 20): a feeder thread offers frames of many UDP flows as the RX queue the software hash
+// (ixy/rss.h, the default table) predicts for each has room; ixy-pcap stops after all of them. The file must hold
+// every frame once, each flow in order, and the per-queue lines must count what the hash predicts.
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ixy/ixy.h>
+#include <ixy/rss.h>
+
+#include "../check.h"
+#include "common/packet.h"
+#include "ixgbe_model.h"
+#include "model_test.h"
+#include "seam.h"
+
+#define PORT "0000:0b:00.0"
+#define QUEUES 4
+#define FLOWS 40
+#define FRAMES_PER_FLOW 50
+#define FRAMES (FLOWS * FRAMES_PER_FLOW)
+
+int ixy_pcap_main(int argc, char* argv[]);
+
+struct feeder {
+	struct model_ixgbe* nic;
+	struct ixy_rss rss;
+	uint32_t offered; // frames delivered to the NIC
+};
+
+// Frame j: ixy-pktgen's packet of flow j % FLOWS (UDP source port 2000 + flow^2: not spread evenly by the linear
+// Toeplitz hash), its number in payload byte 48, and the flow's sequence number j / FLOWS in its last 4 bytes.
+static void flow_frame(uint8_t frame[PACKET_SIZE], uint32_t j) {
+	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x0b};
+	packet_build_template(frame, mac);
+	packet_set_src_port(frame, (uint16_t)(2000 + (j % FLOWS) * (j % FLOWS)));
+	frame[48] = (uint8_t)(j % FLOWS);
+	packet_stamp_seq(frame, j / FLOWS);
+}
+
+static void* feed(void* arg) {
+	struct feeder* feeder = arg;
+	for (int rounds = 0; rounds < 200000 && feeder->offered < FRAMES; rounds++) {
+		uint8_t frame[PACKET_SIZE];
+		flow_frame(frame, feeder->offered);
+		uint16_t q = ixy_rss_queue(&feeder->rss, frame, sizeof(frame)), got = 0;
+		model_lock();
+		bool room = model_ixgbe_rx_descriptors_available(feeder->nic, q) > 0 &&
+			    model_ixgbe_receive(feeder->nic, frame, sizeof(frame), &got) == MODEL_RX_DELIVERED;
+		model_unlock();
+		if (room && got == q) {
+			feeder->offered++;
+		} else {
+			nanosleep(&(struct timespec){.tv_nsec = 100 * 1000}, NULL);
+		}
+	}
+	return NULL;
+}
+
+int main(void) {
+	model_test_begin("ixy-pcap --queues 4");
+	struct feeder feeder = {.nic = model_ixgbe_add(PORT)};
+	ixy_rss_default(&feeder.rss, QUEUES);
+	char path[] = "/tmp/ixy-pcap-queues-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && close(fd) == 0);
+	char count[16];
+	snprintf(count, sizeof(count), "%d", FRAMES);
+	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--queues", "4", PORT, path, count, NULL};
+	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
+	int saved = dup(STDOUT_FILENO);
+	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
+	pthread_t feeder_thread;
+	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &feeder), 0);
+	CHECK_EQ(ixy_pcap_main(8, argv), 0);
+	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
+	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	CHECK_EQ(feeder.offered, FRAMES);
+
+	// The file: a 24 byte global header, then per packet a 16 byte record header and the frame.
+	uint64_t predicted[QUEUES] = {0};
+	uint32_t next_seq[FLOWS] = {0}, packets = 0, bad = 0;
+	FILE* pcap = fopen(path, "rb");
+	uint8_t header[24];
+	CHECK(pcap && fread(header, 1, sizeof(header), pcap) == sizeof(header));
+	uint32_t record[4];
+	while (pcap && fread(record, sizeof(record), 1, pcap) == 1) {
+		uint8_t frame[PACKET_SIZE], expected[PACKET_SIZE];
+		if (record[2] != PACKET_SIZE || fread(frame, 1, PACKET_SIZE, pcap) != PACKET_SIZE ||
+		    frame[48] >= FLOWS) {
+			bad++;
+			break;
+		}
+		uint32_t flow = frame[48];
+		flow_frame(expected, next_seq[flow]++ * FLOWS + flow); // the flow's next one: in order, none twice
+		bad += memcmp(frame, expected, PACKET_SIZE) != 0;
+		predicted[ixy_rss_queue(&feeder.rss, expected, PACKET_SIZE)]++;
+		packets++;
+	}
+	CHECK(pcap && fclose(pcap) == 0 && unlink(path) == 0);
+	CHECK_EQ(packets, FRAMES);
+	CHECK_EQ(bad, 0);
+	// The lines: per queue what the hash predicted, every queue used; the totals line.
+	char line[512];
+	unsigned queue_lines = 0, totals = 0;
+	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
+	while (fgets(line, sizeof(line), out)) {
+		fputs(line, stdout);
+		unsigned q;
+		uint64_t rx, captured;
+		if (sscanf(line, "queue app=ixy-pcap pci=" PORT " queue=%u rx_packets=%" SCNu64 " captured=%" SCNu64,
+			   &q, &rx, &captured) == 3) {
+			CHECK(q < QUEUES);
+			CHECK_EQ(rx, predicted[q % QUEUES]);
+			CHECK_EQ(captured, rx);
+			CHECK(rx > 0);
+			queue_lines++;
+		}
+		totals += strstr(line, "totals app=ixy-pcap pci=" PORT " rx_packets=2000 ") == line &&
+			  strstr(line, " captured=2000 not_written=0 write_failed=0\n") != NULL;
+	}
+	fclose(out);
+	CHECK_EQ(queue_lines, QUEUES);
+	CHECK_EQ(totals, 1);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+	return model_test_summary();
+}
