@@ -1,0 +1,45 @@
+# shellcheck shell=sh disable=SC2154 # sourced by guest-init.sh, which sets the variables
+# Scenario fwd-rss (sourced by guest-init.sh; run-vm.sh boots 4 vCPUs, host-fwd-rss.sh says what the host checks):
+# the apps with several queues as a pipeline on NICs joined by UDP socket pairs (frames keep their order):
+#   A: ixy-pktgen --flows 64 -> B: ixy-fwd --queues Q (B to C) -> D: ixy-pcap --queues 4, $packets packets
+# Q comes as ixy_fwd_queues=Q on the kernel command line. ixy-fwd's rings hold 4096 / Q descriptors (the huge pages of
+# the guest hold no more): QEMU's igb drops a frame for a full RX queue without counting it (while another queue has
+# room), and with 512 a thread that the busy host did not run for a while let queue 1 of 2 overflow (2305 frames
+# gone, no counter). Once ixy-pcap has its packets, ixy-pktgen stops; ixy-fwd gets
+# 2 s to pass on what is still on its way (so that its counters cover every frame that reached B), then stops. The
+# apps' logs and the capture go to the host, which checks them against QEMU's records of the wire.
+fwd_queues=
+# shellcheck disable=SC2013  # words, not lines
+for word in $(cat /proc/cmdline); do
+	case "$word" in ixy_fwd_queues=*) fwd_queues=${word#*=} ;; esac
+done
+marker "fwd-rss: ixy-fwd --queues $fwd_queues, ixy-pktgen --flows 64, ixy-pcap --queues 4, $(nproc) CPUs"
+run_app ixy-pcap --user ixy --queues 4 "$NIC_D" /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+pcap_pid=$!
+run_app ixy-fwd --user ixy --ring $((4096 / fwd_queues)) --queues "$fwd_queues" "$NIC_B" "$NIC_C" >/tmp/fwd.log 2>&1 &
+fwd_pid=$!
+if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
+	marker "receivers running"
+	run_app ixy-pktgen --user ixy --flows 64 "$NIC_A" >/tmp/pktgen.log 2>&1 &
+	pktgen_pid=$!
+	for _ in $(seq $((wait_s * 10))); do
+		kill -0 $pcap_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pcap_pid 2>/dev/null; then
+		marker "pcap did not capture $packets packets within $wait_s s"
+		stop_app pcap $pcap_pid
+	else
+		wait $pcap_pid
+		marker "pcap exit $?"
+	fi
+	stop_app pktgen $pktgen_pid
+	sleep 2
+else
+	marker "receivers did not start"
+	stop_app pcap $pcap_pid
+fi
+stop_app fwd $fwd_pid
+for name in pcap.log fwd.log pktgen.log capture.pcap; do
+	[ -f /tmp/$name ] && send_file $name
+done
