@@ -13,6 +13,10 @@ fwd_queues=
 for word in $(cat /proc/cmdline); do
 	case "$word" in ixy_fwd_queues=*) fwd_queues=${word#*=} ;; esac
 done
+# Through VFIO (run-vm.sh --vfio) the apps run as user ixy, and their DMA memory counts as locked memory: setup-vfio.sh's
+# limit is for the default ring and one queue; ixy-fwd's 4 queues of 1024 take 40 huge pages per NIC. The limit here
+# covers every huge page of the guest.
+[ "$vfio" = yes ] && ulimit -l $((HUGE_PAGES * 2048))
 marker "fwd-rss: ixy-fwd --queues $fwd_queues, ixy-pktgen --flows 64, ixy-pcap --queues 4, $(nproc) CPUs"
 run_app ixy-pcap --user ixy --queues 4 "$NIC_D" /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
