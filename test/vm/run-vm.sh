@@ -16,7 +16,7 @@
 #             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]] [--queues N]
 #
 # Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss,
-# fwd-rss (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
+# fwd-rss, fwd-rss-tap (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
