@@ -13,10 +13,10 @@
 #
 #   run-vm.sh --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio]
 #             [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR]
-#             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]
+#             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]] [--queues N]
 #
-# Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss
-# (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
+# Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss,
+# fwd-rss, fwd-rss-tap (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
@@ -39,6 +39,9 @@
 # send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
+#
+# --queues N: the queues per NIC a scenario's apps use (fwd-rss: ixy-fwd --queues N); a host file that takes it says
+# so, the others refuse it. A host file may set vcpus (default 1): the guest's CPUs (-smp).
 #
 # Network (nothing reaches the host's network), as the scenario chooses: pair_network joins A and B, and C and D, by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
@@ -67,7 +70,8 @@ packets=30000
 soak_s=120
 out=
 cache=/var/cache/ixy-vm
-usage="usage: $0 --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR] [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]"
+queues=
+usage="usage: $0 --build-dir DIR [--scenario NAME] [--mode bare|kmod] [--nics KINDS] [--iommu] [--vfio] [--env VAR=VALUE]... [--packets N] [--soak-seconds N] [--out DIR] [--cache DIR] [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]] [--queues N]"
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--build-dir) build_dir=$2; shift 2 ;;
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
 		--out) out=$2; shift 2 ;;
 		--cache) cache=$2; shift 2 ;;
 		--host-ends) host_ends=$2; shift 2 ;;
+		--queues) queues=$2; shift 2 ;;
 		*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -98,12 +103,17 @@ time_limit=300
 guest_options=()
 qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
 host_ends_ok=no
+queues_ok=no # a host file that reads --queues sets queues_ok=yes
+vcpus=1
 devices() { :; }
 # shellcheck source=/dev/null
 . "$host_file"
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
 [ -z "$host_ends" ] || [ $host_ends_ok = yes ] ||
 	{ echo "run-vm.sh: --host-ends is for bench-peers and bench-interrupts" >&2; exit 2; }
+[ -z "$queues" ] || [ $queues_ok = yes ] ||
+	{ echo "run-vm.sh: --queues is for the fwd-rss scenario" >&2; exit 2; }
+case "$vcpus" in [1-9]) ;; *) echo "run-vm.sh: vcpus must be 1 to 9" >&2; exit 2 ;; esac
 IFS=, read -r -a kinds <<<"$nics"
 [ ${#kinds[@]} = 1 ] && kinds=("${kinds[0]}" "${kinds[0]}" "${kinds[0]}" "${kinds[0]}")
 [ ${#kinds[@]} = 4 ] || { echo "run-vm.sh: --nics takes one kind or four, separated by commas" >&2; exit 2; }
@@ -168,7 +178,7 @@ if [ $machine = pc ]; then
 else
 	not_nics=0000:00:00.0,0000:00:1f.0,0000:00:1f.2
 fi
-qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
+qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp "$vcpus" -display none -monitor none -no-reboot
 	-serial stdio -serial "file:$out/serial1.txt" -kernel "$out/vmlinuz" -initrd "$out/initrd.gz")
 kernel_iommu=
 if [ $iommu = yes ]; then
@@ -244,7 +254,7 @@ for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
 qemu_args+=(-append "console=ttyS0 quiet panic=-1 $kernel_iommu ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
 ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics ixy_vfio=$vfio \
 ixy_not_nics=$not_nics $extra$env_words")
-say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, IOMMU $iommu, VFIO $vfio, TCG," \
+say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine with $vcpus vCPU(s), IOMMU $iommu, VFIO $vfio, TCG," \
 	"at most $time_limit s); console:"
 start=$(date +%s)
 timeout --kill-after=10 $time_limit "${qemu_prefix[@]}" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 |

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The host's check of the fwd-rss scenario (test/vm/host-fwd-rss.sh): ixy-pktgen --flows on A, ixy-fwd --queues N
+between B and C, ixy-pcap --queues on D, against QEMU's records of the wire. Python 3, standard library only.
+
+Records (QEMU's filter-dump, on the host): --host-a what A sent, --host-b what reached B, --host-c what C sent,
+--host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines.
+
+Prints one "PASS what" or "FAIL what" line per check, and key=value lines:
+  predicted pci=<B> queue=<i> frames=<n> reported=<n> flows=<n>
+  accounting sent=... a=... lost_a_b=... b=... b_rx_dropped=... rx=... tx_full=... forwarded=... c=...
+Exits 0 if every check passed, else 1.
+
+Per-queue prediction: each frame that reached B, hashed by this check's Toeplitz hash (check_rss.py's, tested against
+the published verification suite; not ixy's src/rss.c) over IPv4 source and destination address and UDP source and
+destination port, read from the frame itself, with ixy's default key and table (ixy_rss_default: entry i = i % N,
+indexed by the hash's low 7 bits).
+"""
+import argparse
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_capture import contract_error, read_pcap  # noqa: E402
+from check_rss import self_test, toeplitz  # noqa: E402
+
+RETA_ENTRIES = 128
+SRC_PORT = 42  # apps/common/packet.h: flow f has UDP source port 42 + f
+TX_RING = 512  # IXY_DEFAULT_RING_SIZE: what may stay in pktgen's TX ring when it stops
+
+results = []
+
+
+def expect(ok, what):
+    results.append(bool(ok))
+    print(("PASS " if ok else "FAIL ") + what)
+    return ok
+
+
+def seq(frame):
+    return struct.unpack("<I", frame[-4:])[0]
+
+
+def flow(frame):
+    return struct.unpack("!H", frame[34:36])[0] - SRC_PORT
+
+
+def hash_input(frame):
+    return frame[26:34] + frame[34:38]  # IPv4 source, destination; UDP source, destination port
+
+
+def queue_of(frame, queues, cache={}):
+    key = (hash_input(frame), queues)
+    if key not in cache:
+        cache[key] = (toeplitz(hash_input(frame)) % RETA_ENTRIES) % queues
+    return cache[key]
+
+
+def lines(path, first):
+    """The key=value lines of an app's log that start with the word first: a list of dicts."""
+    out = []
+    try:
+        text = open(path, errors="replace").read()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] == first:
+            out.append(dict(w.split("=", 1) for w in words[1:] if "=" in w))
+    return out
+
+
+def value(rows, key, **match):
+    """The number key has on the one row that matches; None if not exactly one row or no number."""
+    hits = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    if len(hits) != 1 or not re.fullmatch(r"\d+", hits[0].get(key, "")):
+        return None
+    return int(hits[0][key])
+
+
+def per_flow(frames):
+    got = {}
+    for f in frames:
+        got.setdefault(flow(f), []).append(seq(f))
+    return got
+
+
+def in_order_once(name, frames):
+    """Each flow's sequence numbers strictly increase: no duplicate, no reordering."""
+    bad = [(f, s) for f, s in per_flow(frames).items() if any(b <= a for a, b in zip(s, s[1:]))]
+    return expect(not bad, "%s: each flow's sequence numbers strictly increase (no duplicate, none reordered; "
+                  "%d flows not: %s)" % (name, len(bad), [f for f, _ in bad[:6]]))
+
+
+def subsequence(small, big):
+    """Whether small is big with some frames left out, order kept."""
+    it = iter(big)
+    return all(any(x == y for y in it) for x in small)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name in ("host-a", "host-b", "host-c", "host-d", "guest", "fwd-log", "pktgen-log", "pcap-log",
+                 "nic-a", "nic-b", "nic-c", "nic-d"):
+        p.add_argument("--" + name, required=True)
+    for name in ("queues", "flows", "packets", "modified-byte"):
+        p.add_argument("--" + name, type=int, required=True)
+    p.add_argument("--pcap-queues", type=int, default=4)
+    p.add_argument("--virtio", action="store_true", help="VirtIO NICs: their counters are the driver's")
+    p.add_argument("--drain", action="store_true", help="ixy-pktgen stopped first and everything passed: nothing may "
+                   "be lost between A and B or C and D, ixy-pcap captured all that reached D (--packets is ignored)")
+    args = p.parse_args()
+    q_n = args.queues
+
+    expect(self_test(), "the host's Toeplitz hash gives the 10 hashes of the published verification suite")
+    rec = {}
+    for name in ("host-a", "host-b", "host-c", "host-d", "guest"):
+        try:
+            rec[name] = read_pcap(getattr(args, name.replace("-", "_")))
+        except (OSError, ValueError) as e:
+            expect(False, "%s: readable pcap file (%s)" % (name, e))
+            rec[name] = []
+    a, b, c, d, cap = rec["host-a"], rec["host-b"], rec["host-c"], rec["host-d"], rec["guest"]
+    fwd = lines(args.fwd_log, "queue") + lines(args.fwd_log, "totals")
+    fwd_q = [r for r in fwd if "queue" in r]
+    fwd_t = [r for r in fwd if "queue" not in r]
+    pktgen_t = lines(args.pktgen_log, "totals")
+    pcap_q = lines(args.pcap_log, "queue")
+    pcap_t = lines(args.pcap_log, "totals")
+
+    # A: what ixy-pktgen sent, as the host saw it.
+    bad = [(i, contract_error(f)) for i, f in enumerate(a) if contract_error(f)]
+    expect(a and not bad, "A sent %d frames, all following the packet contract%s" %
+           (len(a), ": frame %d: %s" % bad[0] if bad else ""))
+    flows_a = per_flow(a)
+    expect(sorted(flows_a) == list(range(args.flows)),
+           "A's frames are of %d flows, UDP source ports %d to %d (got %d flows)" %
+           (args.flows, SRC_PORT, SRC_PORT + args.flows - 1, len(flows_a)))
+    gaps = [f for f, s in flows_a.items() if s != list(range(len(s)))]
+    expect(not gaps, "A: each flow's sequence numbers are 0, 1, 2, ... without gap, in order (%d flows not: %s)" %
+           (len(gaps), gaps[:6]))
+    turns = [flow(f) for f in a[:3 * args.flows]] == [i % args.flows for i in range(min(len(a), 3 * args.flows))]
+    expect(turns, "A: the flows take turns (frame n of flow n mod %d)" % args.flows)
+    sent = value(pktgen_t, "sent", pci=args.nic_a)
+    a_tx = value(pktgen_t, "tx_packets", pci=args.nic_a)
+    expect(sent is not None and 0 <= sent - len(a) <= TX_RING,
+           "ixy-pktgen's sent=%s: the %d frames the host saw A send and at most %d left in its TX ring" %
+           (sent, len(a), TX_RING))
+    if args.virtio:  # the driver's count of what the device returned, and it stopped with some not yet returned
+        expect(a_tx is not None and 0 <= len(a) - a_tx <= TX_RING, "A's TX count (tx_packets=%s, what the device gave "
+               "back) is the %d frames the host saw, less at most %d not yet given back" % (a_tx, len(a), TX_RING))
+    else:
+        expect(a_tx == len(a), "A's own TX counter (tx_packets=%s) equals the %d frames the host saw" %
+               (a_tx, len(a)))
+
+    # A -> B: the socket pair keeps the order; a frame the host's socket buffer could not hold is lost there.
+    expect(subsequence(b, a), "the frames that reached B are A's, in A's order (%d of %d)" % (len(b), len(a)))
+    lost_a_b = len(a) - len(b)
+    if args.drain:
+        expect(lost_a_b == 0, "every frame A sent reached B (%d lost)" % lost_a_b)
+
+    # B: the prediction of each RX queue's frames, against ixy-fwd's queue lines of B.
+    predicted = [0] * q_n
+    flows_q = [set() for _ in range(q_n)]
+    for f in b:
+        predicted[queue_of(f, q_n)] += 1
+        flows_q[queue_of(f, q_n)].add(flow(f))
+    reported = [value(fwd_q, "rx_packets", pci=args.nic_b, queue=str(i)) for i in range(q_n)]
+    for i in range(q_n):
+        print("predicted pci=%s queue=%d frames=%d reported=%s flows=%d" %
+              (args.nic_b, i, predicted[i], reported[i], len(flows_q[i])))
+    expect(value(fwd_q, "rx_packets", pci=args.nic_b, queue=str(q_n)) is None,
+           "ixy-fwd printed no queue line for a queue %d of B (it has %d)" % (q_n, q_n))
+    expect(reported == predicted, "ixy-fwd's per-queue rx_packets of B %s equal the host's prediction %s" %
+           (reported, predicted))
+    expect(all(predicted), "RSS spread the flows: each of B's %d queues has frames (%s)" % (q_n, predicted))
+    fwd_c = [value(fwd_q, "rx_packets", pci=args.nic_c, queue=str(i)) for i in range(q_n)]
+    expect(fwd_c == [0] * q_n, "nothing came back on C's queues (rx_packets %s)" % fwd_c)
+
+    # Every frame accounted for: reached B = received by ixy-fwd + dropped by B (its missed counter); received =
+    # forwarded + freed for a full TX queue, per queue; forwarded = what the host saw C send.
+    forwarded = [value(fwd_q, "forwarded", pci=args.nic_b, queue=str(i)) for i in range(q_n)]
+    tx_full = [value(fwd_q, "tx_full", pci=args.nic_b, queue=str(i)) for i in range(q_n)]
+    ok = None not in forwarded + tx_full + reported
+    expect(ok and all(r == f + t for r, f, t in zip(reported, forwarded, tx_full)),
+           "each of B's queues: rx_packets = forwarded + tx_full (%s = %s + %s)" % (reported, forwarded, tx_full))
+    b_dropped = value(fwd_t, "rx_dropped", pci=args.nic_b)
+    b_rx = value(fwd_t, "rx_packets", pci=args.nic_b)
+    expect(ok and b_dropped is not None and len(b) == sum(reported) + b_dropped,
+           "the %d frames that reached B = %s received by ixy-fwd + %s dropped by B (rx_dropped)" %
+           (len(b), sum(reported) if ok else None, b_dropped))
+    expect(b_rx == sum(reported) if ok else False,
+           "B's own RX counter (rx_packets=%s) equals what ixy-fwd's queues received" % b_rx)
+    c_tx = value(fwd_t, "tx_packets", pci=args.nic_c)
+    expect(ok and len(c) == sum(forwarded) == c_tx,
+           "C sent (host) %d = ixy-fwd forwarded %s = C's own TX counter %s" %
+           (len(c), sum(forwarded) if ok else None, c_tx))
+    # What C sent, traced back by the hash to the queue of B each frame came in on: ixy-fwd's forwarded per queue.
+    c_pred = [0] * q_n
+    for f in c:
+        c_pred[queue_of(f, q_n)] += 1
+    expect(forwarded == c_pred, "ixy-fwd's per-queue forwarded of B %s equal C's frames (host) by B's queue %s" %
+           (forwarded, c_pred))
+    # QEMU's igb drops a frame whose queue has no free descriptor while another queue has one, and counts it nowhere
+    # (no RQDPC, no MPC): the frames the records show reaching B that no counter covers, per queue.
+    unseen = [p - r if r is not None else None for p, r in zip(predicted, reported)]
+    print("accounting sent=%s a=%d lost_a_b=%d b=%d b_rx_dropped=%s rx=%s tx_full=%s forwarded=%s c=%d "
+          "uncounted_per_queue=%s" % (sent, len(a), lost_a_b, len(b), b_dropped, sum(reported) if ok else None,
+                                      sum(tx_full) if ok else None, sum(forwarded) if ok else None, len(c), unseen))
+
+    # C: every frame is one that reached B, with ixy-fwd's byte changed, once, in order per flow.
+    def unmodified(f):
+        return f[:args.modified_byte] + bytes([(f[args.modified_byte] - 1) % 256]) + f[args.modified_byte + 1:]
+    # (Flows on different queues interleave in any order: the threads forward in parallel; a flow keeps its order.)
+    b_by_flow, c_by_flow = {}, {}
+    for f in b:
+        b_by_flow.setdefault(flow(f), []).append(f)
+    for f in c:
+        c_by_flow.setdefault(flow(f), []).append(unmodified(f))
+    strange = [fl for fl, fs in c_by_flow.items() if not subsequence(fs, b_by_flow.get(fl, []))]
+    expect(not strange, "each flow's frames C sent are frames of it that reached B, in that order, ixy-fwd's byte %d "
+           "changed, nothing else (%d frames; %d flows not: %s)" % (args.modified_byte, len(c), len(strange),
+                                                                    strange[:6]))
+    in_order_once("C", c)
+    flows_b, flows_c = per_flow(b), per_flow(c)
+    same = flows_c == flows_b
+    counted = (sum(tx_full) if ok else 0) + (b_dropped or 0)
+    expect(ok and len(b) - len(c) == counted and (same or counted > 0),
+           "every frame that reached B left C but for the %d the counters show dropped (tx_full, rx_dropped): "
+           "%d missing; %d of %d flows complete" %
+           (counted, len(b) - len(c), sum(1 for f in flows_b if flows_c.get(f) == flows_b[f]), len(flows_b)))
+
+    # D: the record of what reached D, and ixy-pcap's capture against it.
+    expect(subsequence(d, c), "the frames that reached D are C's, in C's order (%d of %d)" % (len(d), len(c)))
+    captured = value(pcap_t, "captured", pci=args.nic_d)
+    if args.drain:
+        expect(d == c, "every frame C sent reached D, in order (%d of %d)" % (len(d), len(c)))
+        expect(len(cap) == len(d) == captured, "ixy-pcap captured %s packets (its totals), its file holds %d: all %d "
+               "that reached D" % (captured, len(cap), len(d)))
+    else:
+        expect(len(cap) == args.packets == captured,
+               "ixy-pcap captured %s packets (its totals), its file holds %d, asked %d" %
+               (captured, len(cap), args.packets))
+    d_set = set(d)
+    expect(all(f in d_set for f in cap), "every captured frame reached D, byte for byte (host's record)")
+    in_order_once("capture", cap)
+    flows_d = per_flow(d)
+    prefix = all(s == flows_d.get(f, [])[:len(s)] for f, s in per_flow(cap).items())
+    expect(prefix, "each flow's captured frames are its first frames that reached D")
+    pq = args.pcap_queues
+    cap_pred = [0] * pq
+    for f in cap:
+        cap_pred[queue_of(f, pq)] += 1
+    cap_rep = [value(pcap_q, "captured", pci=args.nic_d, queue=str(i)) for i in range(pq)]
+    print("pcap predicted %s reported %s" % (cap_pred, cap_rep))
+    expect(cap_rep == cap_pred, "ixy-pcap's per-queue captured counts of D %s equal the host's prediction %s" %
+           (cap_rep, cap_pred))
+    print("%d passed, %d failed" % (sum(results), len(results) - sum(results)))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

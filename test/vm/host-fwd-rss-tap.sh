@@ -1,0 +1,100 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sourced by test/vm/run-vm.sh, which sets and reads the variables
+# Scenario fwd-rss-tap, the host's side (the guest's is scenario-fwd-rss.sh; issue 20): fwd-rss (host-fwd-rss.sh) on
+# modern VirtIO NICs with 4 queue pairs (--nics modern,modern-mq,modern-mq,modern-mq; QEMU's virtio-net with
+# mq=on,rss=on; ixy-pktgen's A has one, the guest's huge pages do not hold four for it), q35 with 4 vCPUs.
+# A socket netdev has one queue pair, so each NIC sits behind a multiqueue tap (queues=4) in a network namespace this
+# script makes and removes (QEMU runs in it): taps A and B on one Linux bridge, C and D on another. QEMU's filter-dump
+# refuses multiqueue netdevs, so the host's records are tcpdump's, in the namespace: what tap A got from A, what the
+# bridge handed tap B for B, what tap C got from C, what tap D was handed for D. The taps' queues hold 100000 frames
+# (txqueuelen), so that a slow guest makes frames wait there, not drop (the check reads the taps' tx_dropped).
+# ixy-pktgen sends for --send-seconds (1), then every frame passes and ixy-pcap captures them all (ixy_fwd_send):
+# check_fwd_rss.py --drain then checks that every frame A sent reached B, left C, reached D and was captured, once,
+# in order per flow, besides B's per-queue counts against the host's Toeplitz prediction.
+mode=${mode:-bare}
+queues_ok=yes
+queues=${queues:-4}
+vcpus=4
+case "$queues" in 2 | 4) ;; *) echo "run-vm.sh: fwd-rss-tap takes --queues 2 or 4" >&2; exit 2 ;; esac
+[ "$nics" = modern,modern-mq,modern-mq,modern-mq ] ||
+	{ echo "run-vm.sh: fwd-rss-tap runs on --nics modern,modern-mq,modern-mq,modern-mq" >&2; exit 2; }
+[ $vfio = no ] || { echo "run-vm.sh: fwd-rss-tap does not run through VFIO (yet)" >&2; exit 2; }
+tap_ns=ixy-fwdrss-$$
+tap_names=(fra$$ frb$$ frc$$ frd$$)
+tap_dirs=(in out in out) # tcpdump -Q: what the tap got from the guest's NIC, or what it hands to it
+tap_files=(host-a host-b host-c host-d)
+qemu_prefix=(ip netns exec "$tap_ns")
+ns() { ip netns exec "$tap_ns" "$@"; }
+
+network() {
+	ip netns add "$tap_ns" || { echo "host-fwd-rss-tap.sh: cannot make network namespace $tap_ns" >&2; exit 1; }
+	ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	local i netdevs=(nic_a nic_b nic_c nic_d) tap_queues=(1 4 4 4)
+	for i in 0 1 2 3; do
+		if [ "${tap_queues[$i]}" = 1 ]; then # (QEMU opens a tap of one queue without IFF_MULTI_QUEUE)
+			ns ip tuntap add dev "${tap_names[$i]}" mode tap
+		else
+			ns ip tuntap add dev "${tap_names[$i]}" mode tap multi_queue
+		fi
+		ns ip link set dev "${tap_names[$i]}" txqueuelen 100000 up
+		qemu_args+=(-netdev "tap,id=${netdevs[$i]},queues=${tap_queues[$i]},ifname=${tap_names[$i]},script=no,downscript=no")
+	done
+	ns ip link add fwdrss-ab type bridge
+	ns ip link add fwdrss-cd type bridge
+	ns ip link set "${tap_names[0]}" master fwdrss-ab
+	ns ip link set "${tap_names[1]}" master fwdrss-ab
+	ns ip link set "${tap_names[2]}" master fwdrss-cd
+	ns ip link set "${tap_names[3]}" master fwdrss-cd
+	ns ip link set fwdrss-ab up
+	ns ip link set fwdrss-cd up
+	tcpdumps=()
+	for i in 0 1 2 3; do
+		ip netns exec "$tap_ns" tcpdump -i "${tap_names[$i]}" -Q "${tap_dirs[$i]}" -s 0 -B 65536 -U -w "$out/${tap_files[$i]}.pcap" \
+			2>"$out/${tap_files[$i]}.tcpdump" &
+		tcpdumps+=($!) # tcpdump's own (ip netns exec execs it)
+	done
+	sleep 1 # tcpdump listens
+}
+devices() {
+	extra="ixy_fwd_queues=$queues ixy_fwd_send=1 ixy_fwd_ring=default "
+}
+checks() {
+	local i line check_rc dropped pid
+	for pid in "${tcpdumps[@]}"; do kill -TERM "$pid"; done # (a background job ignores SIGINT)
+	for pid in "${tcpdumps[@]}"; do wait "$pid"; done
+	for i in 0 1 2 3; do
+		dropped=$(sed -n 's/^\([0-9]*\) packets dropped by kernel$/\1/p' "$out/${tap_files[$i]}.tcpdump")
+		expect "tcpdump recorded every frame of tap ${tap_names[$i]} (${dropped:-?} dropped by the kernel)" \
+			test "${dropped:-x}" = 0
+		dropped=$(ns cat "/sys/class/net/${tap_names[$i]}/statistics/tx_dropped")
+		expect "tap ${tap_names[$i]} dropped no frame for the guest (tx_dropped=$dropped)" test "$dropped" = 0
+	done
+	ns ip link del fwdrss-ab
+	ns ip link del fwdrss-cd
+	for i in 0 1 2 3; do ns ip link del "${tap_names[$i]}"; done
+	ip netns del "$tap_ns"
+	expect "the network namespace $tap_ns is gone" sh -c "! ip netns list | grep -qw $tap_ns"
+	expect "the guest has 4 CPUs" marker "fwd-rss: .*, 4 CPUs$"
+	expect "receivers started before the generator" marker "receivers running"
+	expect "everything passed: the capture stopped growing" marker "capture still for 3 s"
+	expect "ixy-pcap stopped cleanly on SIGINT" marker "pcap exit 0$"
+	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
+	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
+	show_app_logs
+	local modified_byte
+	"$build_dir/test/vm/vm_constants" >"$out/constants.txt"
+	modified_byte=$(total "$out/constants.txt" constants fwd_modified_byte)
+	python3 "$here/check_fwd_rss.py" --drain --virtio --host-a "$out/host-a.pcap" --host-b "$out/host-b.pcap" \
+		--host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" --guest "$out/guest/capture.pcap" \
+		--fwd-log "$out/guest/fwd.log" --pktgen-log "$out/guest/pktgen.log" --pcap-log "$out/guest/pcap.log" \
+		--queues "$queues" --flows 64 --packets 0 --modified-byte "${modified_byte:-45}" \
+		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
+	check_rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+			"PASS "*) passed=$((passed + 1)); echo "PASS  ${line#PASS }" ;;
+			"FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#FAIL }" ;;
+			*) echo "      $line" ;;
+		esac
+	done <"$out/check.txt"
+	expect "check_fwd_rss.py ran to its end and found nothing wrong (exit code $check_rc)" test $check_rc = 0
+}
