@@ -2,13 +2,14 @@
 # Counts the code lines (cloc: without blank and comment lines) of ixy's teaching path, by the rule of issue 18:
 # everything that runs when ixy-fwd forwards between two 82599s reached through sysfs, as root, polling. Counted:
 # the app (apps/ixy-fwd.c, apps/fwd.h) and the apps/common files it includes (each header and its .c), the public
-# headers ixy.h and memory.h, the library core (src/*.c, src/*.h), src/driver/driver.h and src/driver/ixgbe.c.
+# headers ixy.h and memory.h, the library core (src/*.c, src/*.h), src/driver/driver.h and src/driver/ixgbe.c; and,
+# as issue 20 says ("RSS setup in ixgbe.c and the threads of ixy-fwd are on it"), ixy-fwd's threads for --queues
+# (apps/fwd_queues.h), the RSS configuration (include/ixy/rss.h) and the 82599's RSS setup (src/driver/intel_rss.c).
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling (rss.c: the software hash; intel_rss.c: the RSS registers of the 82599 and the 82576;
-# virtio_rss.c: VirtIO's queue pairs and RSS commands), and ixy-fwd's threads for queues 1..n-1 (apps/fwd_queues.h:
-# with one queue, the default, its calls return at once).
+# scaling apart from the above (rss.c: the hash in software, for apps, tests and models, of which the forwarder
+# runs only ixy_rss_default; virtio_rss.c: VirtIO's queue pairs and RSS commands).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
@@ -19,14 +20,16 @@
 # #include "intel_rss.h"; the call joins ixgbe_init's existing chain of steps): 1290; 47 for ixy-fwd --queues (issue 20:
 # the option, a waiter and counters per queue, the calls that start, release and stop the threads and print the
 # per-queue lines, and struct fwd_queue with fwd_round in fwd.h, in ixy-fwd.c and fwd.h; --queues/--flows in
-# args.c/.h; the atomic stop flag in signals.h; the threads themselves are in apps/fwd_queues.h): 1337; 2 for the
-# count of frames ixgbe dropped, read by read_stats while the queue's thread writes it (dropped_read): 1339; 1 for an
-# empty tx_batch per queue before the totals (VirtIO counts what it sent there, not in read_stats): 1340.
+# args.c/.h; the atomic stop flag in signals.h): 1337; 2 for the count of frames ixgbe dropped, read by read_stats
+# while the queue's thread writes it (dropped_read): 1339; 1 for an empty tx_batch per queue before the totals
+# (VirtIO counts what it sent there, not in read_stats): 1340; 178 as issue 20 counts: ixy-fwd's threads
+# (apps/fwd_queues.h, 83), the RSS configuration (rss.h, 23) and setup (intel_rss.c/.h, 72, with the 82576's few
+# lines): 1518.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1340
+CEILING=1518
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
@@ -42,15 +45,14 @@ interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls 
 trace="src/trace.c src/trace.h src/driver/trace_io.h"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
-rss="src/rss.c include/ixy/rss.h $(ls src/driver/*_rss.[ch])"
-queue_threads="apps/fwd_queues.h"
+rss="src/rss.c src/driver/virtio_rss.c src/driver/virtio_rss.h"
 
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
 	sort -u | while read -r f; do echo "$f.h"; [ -f "$f.c" ] && echo "$f.c"; done)
 core=$(ls src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $vfio $interrupts $trace $checks $sandbox $rss)")
-files="apps/ixy-fwd.c apps/fwd.h $common include/ixy/ixy.h include/ixy/memory.h $core src/driver/driver.h
-	src/driver/ixgbe.c"
+files="apps/ixy-fwd.c apps/fwd.h apps/fwd_queues.h $common include/ixy/ixy.h include/ixy/memory.h include/ixy/rss.h $core
+	src/driver/driver.h src/driver/ixgbe.c src/driver/intel_rss.c src/driver/intel_rss.h"
 
 # cloc --csv prints "files,language,blank,comment,code" per language and a SUM line; take the code column.
 code_lines() {
@@ -77,8 +79,7 @@ apart "interrupts" $interrupts
 apart "the register trace" $trace
 apart "checks and fail safety" $checks
 apart "least privilege: seccomp filter and dropped root" $sandbox
-apart "RSS" $rss
-apart "ixy-fwd's threads for queues 1..n-1" $queue_threads
+apart "RSS apart from the 82599's setup" $rss
 
 if [ "$total" -gt "$CEILING" ]; then
 	echo "count-lines: $total code lines on the teaching path, $((total - CEILING)) above the ceiling of $CEILING" >&2
