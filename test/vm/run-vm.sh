@@ -16,7 +16,7 @@
 #             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]]
 #
 # Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss
-# (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
+# (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers, bench-mq (bench/vm/host-bench-*.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
@@ -39,6 +39,8 @@
 # send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
+#
+# A host file may set vcpus (default 1): the guest's CPUs (-smp, 1 to 9; bench-mq boots 2).
 #
 # Network (nothing reaches the host's network), as the scenario chooses: pair_network joins A and B, and C and D, by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
@@ -95,6 +97,7 @@ done
 case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a number" >&2; exit 2 ;; esac
 # Seconds for the whole QEMU run: boot takes about 5 s under TCG, every scenario but the soak well under a minute.
 time_limit=300
+vcpus=1
 guest_options=()
 qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
 host_ends_ok=no
@@ -104,6 +107,7 @@ devices() { :; }
 case "$mode" in bare | kmod) ;; *) echo "run-vm.sh: --mode must be bare or kmod" >&2; exit 2 ;; esac
 [ -z "$host_ends" ] || [ $host_ends_ok = yes ] ||
 	{ echo "run-vm.sh: --host-ends is for bench-peers and bench-interrupts" >&2; exit 2; }
+case "$vcpus" in [1-9]) ;; *) echo "run-vm.sh: vcpus must be 1 to 9" >&2; exit 2 ;; esac
 IFS=, read -r -a kinds <<<"$nics"
 [ ${#kinds[@]} = 1 ] && kinds=("${kinds[0]}" "${kinds[0]}" "${kinds[0]}" "${kinds[0]}")
 [ ${#kinds[@]} = 4 ] || { echo "run-vm.sh: --nics takes one kind or four, separated by commas" >&2; exit 2; }
@@ -168,7 +172,7 @@ if [ $machine = pc ]; then
 else
 	not_nics=0000:00:00.0,0000:00:1f.0,0000:00:1f.2
 fi
-qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot
+qemu_args=(-machine $machine -nodefaults -accel tcg -m 512 -smp "$vcpus" -display none -monitor none -no-reboot
 	-serial stdio -serial "file:$out/serial1.txt" -kernel "$out/vmlinuz" -initrd "$out/initrd.gz")
 kernel_iommu=
 if [ $iommu = yes ]; then
@@ -244,7 +248,7 @@ for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
 qemu_args+=(-append "console=ttyS0 quiet panic=-1 $kernel_iommu ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
 ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics ixy_vfio=$vfio \
 ixy_not_nics=$not_nics $extra$env_words")
-say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine, IOMMU $iommu, VFIO $vfio, TCG," \
+say "booting the guest (scenario $scenario, mode $mode, NICs ${kinds[*]} on $machine with $vcpus vCPU(s), IOMMU $iommu, VFIO $vfio, TCG," \
 	"at most $time_limit s); console:"
 start=$(date +%s)
 timeout --kill-after=10 $time_limit "${qemu_prefix[@]}" qemu-system-x86_64 "${qemu_args[@]}" </dev/null 2>&1 |
