@@ -16,7 +16,8 @@
 #             [--host-ends B,SOURCE,C,SINK[,HUB_IN,HUB_OUT]] [--queues N]
 #
 # Scenarios (default e2e): e2e, bad-inputs, in-use, quiet, soak, vfio-bad-inputs, interrupts, confine, trace, rss,
-# fwd-rss, fwd-rss-tap (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers (bench/vm/host-bench-*.sh).
+# fwd-rss, fwd-rss-tap (test/vm/host-*.sh); bench-fwd, bench-interrupts, bench-peers, bench-mq
+# (bench/vm/host-bench-*.sh).
 #
 # --nics: the kind of NIC A, B, C and D, one kind for all four or four kinds separated by commas (default legacy):
 #   legacy        a VirtIO NIC with only the legacy interface (disable-modern=on); QEMU offers VIRTIO_F_ANY_LAYOUT,
@@ -41,7 +42,7 @@
 # that user: ixy reaches the NICs through VFIO. Afterwards setup-vfio.sh --undo gives them back.
 #
 # --queues N: the queues per NIC a scenario's apps use (fwd-rss: ixy-fwd --queues N); a host file that takes it says
-# so, the others refuse it. A host file may set vcpus (default 1): the guest's CPUs (-smp).
+# so, the others refuse it. A host file may set vcpus (default 1): the guest's CPUs (-smp, 1 to 9; bench-mq boots 2).
 #
 # Network (nothing reaches the host's network), as the scenario chooses: pair_network joins A and B, and C and D, by
 # pairs of UDP sockets on 127.0.0.1: frames keep their order (a QEMU hub reorders them when a NIC's RX ring is full).
