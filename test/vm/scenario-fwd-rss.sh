@@ -25,13 +25,14 @@ for word in $(cat /proc/cmdline); do
 done
 [ -n "$fwd_send" ] && packets=100000000 # all of them
 # The apps with several queues take more huge pages than guest-init.sh reserves for them (VirtIO NICs with 4 queue
-# pairs: ixy-pktgen found 9 of the 11 it needs free): 112 of the guest's 512 MiB.
-echo 112 >$HUGEPAGE_SYSFS/nr_hugepages
+# pairs: ixy-pktgen found 9 of the 11 it needs free), and ixy-pcap's rings of 2048 (below): 128 of the guest's 512 MiB.
+echo 128 >$HUGEPAGE_SYSFS/nr_hugepages
 HUGE_PAGES=$(cat $HUGEPAGE_SYSFS/nr_hugepages)
-# ixy-pcap on an igb: rings of 1024 (through VFIO, with interrupts, a queue of 512 overflowed and QEMU's igb dropped
-# frames uncounted: a flow's capture had a gap).
+# ixy-pcap on an igb: rings of 2048, more than a queue of D gets in a run (about 1100 of the 5000 to 6000 frames
+# that reach D): a full RX ring would make QEMU's igb drop frames uncounted (it sets RXO and goes on; no RQDPC, no
+# MPC), and a flow's capture would have a gap. With 512 that happened through VFIO, with 1024 once in a few runs.
 pcap_ring=
-[ "$fwd_ring" = default ] || pcap_ring="--ring 1024"
+[ "$fwd_ring" = default ] || pcap_ring="--ring 2048"
 ring_option="--ring $((4096 / fwd_queues))"
 [ "$fwd_ring" = default ] && ring_option=
 [ -n "$fwd_ring" ] && [ "$fwd_ring" != default ] && ring_option="--ring $fwd_ring"
