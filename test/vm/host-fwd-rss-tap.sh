@@ -58,7 +58,7 @@ devices() {
 	extra="ixy_fwd_queues=$queues ixy_fwd_send=1 ixy_fwd_ring=default "
 }
 checks() {
-	local i line check_rc dropped pid
+	local i dropped pid
 	for pid in "${tcpdumps[@]}"; do kill -TERM "$pid"; done # (a background job ignores SIGINT)
 	for pid in "${tcpdumps[@]}"; do wait "$pid"; done
 	for i in 0 1 2 3; do
@@ -88,13 +88,5 @@ checks() {
 		--fwd-log "$out/guest/fwd.log" --pktgen-log "$out/guest/pktgen.log" --pcap-log "$out/guest/pcap.log" \
 		--queues "$queues" --flows 64 --packets 0 --modified-byte "${modified_byte:-45}" \
 		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
-	check_rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-			"PASS "*) passed=$((passed + 1)); echo "PASS  ${line#PASS }" ;;
-			"FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#FAIL }" ;;
-			*) echo "      $line" ;;
-		esac
-	done <"$out/check.txt"
-	expect "check_fwd_rss.py ran to its end and found nothing wrong (exit code $check_rc)" test $check_rc = 0
+	expect_checker "$out/check.txt" "check_fwd_rss.py" $?
 }

@@ -50,7 +50,7 @@ checks() {
 	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
 	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
 	show_app_logs
-	local modified_byte line check_rc
+	local modified_byte
 	"$build_dir/test/vm/vm_constants" >"$out/constants.txt"
 	modified_byte=$(total "$out/constants.txt" constants fwd_modified_byte)
 	python3 "$here/check_fwd_rss.py" --host-a "$out/host-a.pcap" --host-b "$out/host-b.pcap" \
@@ -58,13 +58,5 @@ checks() {
 		--fwd-log "$out/guest/fwd.log" --pktgen-log "$out/guest/pktgen.log" --pcap-log "$out/guest/pcap.log" \
 		--queues "$queues" --flows 64 --packets "$packets" --modified-byte "${modified_byte:-45}" \
 		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
-	check_rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-			"PASS "*) passed=$((passed + 1)); echo "PASS  ${line#PASS }" ;;
-			"FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#FAIL }" ;;
-			*) echo "      $line" ;;
-		esac
-	done <"$out/check.txt"
-	expect "check_fwd_rss.py ran to its end and found nothing wrong (exit code $check_rc)" test $check_rc = 0
+	expect_checker "$out/check.txt" "check_fwd_rss.py" $?
 }

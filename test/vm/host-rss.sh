@@ -28,16 +28,7 @@ checks() {
 	wait "$rss_sender"
 	local sender_rc=$?
 	expect "the host's sender sent its frames ($(cat "$out/sender.log"))" test $sender_rc = 0
-	local line check_rc
 	python3 "$here/check_rss.py" check "$out/rss-expected.json" "$out/guest/rss.log" "$out/host-a.pcap" \
 		>"$out/check.txt" 2>&1
-	check_rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-			"PASS "*) passed=$((passed + 1)); echo "PASS  ${line#PASS }" ;;
-			"FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#FAIL }" ;;
-			*) echo "      $line" ;;
-		esac
-	done <"$out/check.txt"
-	expect "the host's check ran to its end and found nothing wrong (exit code $check_rc)" test $check_rc = 0
+	expect_checker "$out/check.txt" "the host's check" $?
 }

@@ -284,6 +284,17 @@ expect() {   # expect DESCRIPTION COMMAND...
 		echo "FAIL  $1"
 	fi
 }
+expect_checker() {   # expect_checker FILE DESCRIPTION RC: a host checker's "PASS ..."/"FAIL ..." lines in FILE count
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+			"PASS "*) passed=$((passed + 1)); echo "PASS  ${line#PASS }" ;;
+			"FAIL "*) failed=$((failed + 1)); echo "FAIL  ${line#FAIL }" ;;
+			*) echo "      $line" ;;
+		esac
+	done <"$1"
+	expect "$2 ran to its end and found nothing wrong (exit code $3)" test "$3" = 0
+}
 marker() { tr -d '\r' <"$out/console.log" | grep -q "^IXY-VM: $1"; }
 
 # The apps' output: the rate lines of seconds with traffic (the last few), then everything else they printed.
