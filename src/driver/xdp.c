@@ -61,9 +61,14 @@ struct xdp_device {
 	uint16_t num_queues;
 	uint32_t frames; // of the UMEM, promised to this device's rings
 	struct xsk_queue* queues;
-	int* fds;                              // the queues' sockets
-	struct xdp_statistics* kernel_dropped; // per queue: the kernel's counters at the last read_stats
-	struct xsk_counters totals;            // for the words at close
+	int* fds;              // the queues' sockets
+	struct xdp_seen* seen; // per queue: what read_stats saw at its last call (its own: the queues may be others')
+};
+
+// A queue's counters and the kernel's, as read_stats saw them last: it adds what they grew by since.
+struct xdp_seen {
+	struct xsk_counters counters;
+	struct xdp_statistics kernel;
 };
 
 // The process's UMEM, made by its first AF_XDP device and freed with its last.
@@ -589,47 +594,40 @@ static void xdp_stop(struct ixy_device* ixy) {
 	}
 }
 
-static void add_counters(struct xsk_counters* to, const struct xsk_counters* from) {
-	to->rx_packets += from->rx_packets;
-	to->rx_bytes += from->rx_bytes;
-	to->tx_packets += from->tx_packets;
-	to->tx_bytes += from->tx_bytes;
-	to->tx_copied += from->tx_copied;
-	to->tx_dropped += from->tx_dropped;
-	to->bad += from->bad;
-}
-
+// Adds what each queue counted since the last call. A queue's counters only grow, written by the thread of the queue
+// (xdp_ring.c); read_stats keeps what it saw (dev->seen) and touches no ring, so that it may run in another thread
+// than the queues' (ixy.h). A packet sent counts once a tx_batch on its queue took its completion back.
 static void xdp_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
-	for (uint16_t q = 0; q < dev->num_queues; q++) {
-		struct xsk_counters* c = &dev->queues[q].counters;
-		if (dev->queues[q].completion.descs && dev->queues[q].tx.descs && !dev->stopped) {
-			xsk_tx(&dev->queues[q], NULL, 0); // takes back (and counts) what the kernel has sent by now
-		}
-		if (stats) {
-			// Software counters: the 4 byte CRC added, as hardware counters count it (ixy.h).
-			stats->rx_pkts += c->rx_packets;
-			stats->tx_pkts += c->tx_packets;
-			stats->rx_bytes += c->rx_bytes + c->rx_packets * IXY_ETHER_CRC_BYTES;
-			stats->tx_bytes += c->tx_bytes + c->tx_packets * IXY_ETHER_CRC_BYTES;
-		}
-		add_counters(&dev->totals, c);
-		*c = (struct xsk_counters){0};
+	for (uint16_t q = 0; q < dev->num_queues && stats; q++) {
+		struct xsk_counters now = dev->queues[q].counters, *seen = &dev->seen[q].counters;
+		uint64_t rx = now.rx_packets - seen->rx_packets, tx = now.tx_packets - seen->tx_packets;
+		// Software counters: the 4 byte CRC added, as hardware counters count it (ixy.h).
+		stats->rx_pkts += rx;
+		stats->tx_pkts += tx;
+		stats->rx_bytes += now.rx_bytes - seen->rx_bytes + rx * IXY_ETHER_CRC_BYTES;
+		stats->tx_bytes += now.tx_bytes - seen->tx_bytes + tx * IXY_ETHER_CRC_BYTES;
+		*seen = now;
 		// Packets the kernel dropped for this socket: RX ring full, or no frame in the fill ring.
-		struct xdp_statistics now, *before = &dev->kernel_dropped[q];
-		socklen_t len = sizeof(now);
-		if (stats && dev->fds[q] >= 0 && getsockopt(dev->fds[q], SOL_XDP, XDP_STATISTICS, &now, &len) == 0) {
+		struct xdp_statistics kernel, *before = &dev->seen[q].kernel;
+		socklen_t len = sizeof(kernel);
+		if (dev->fds[q] >= 0 && getsockopt(dev->fds[q], SOL_XDP, XDP_STATISTICS, &kernel, &len) == 0) {
 			stats->rx_dropped +=
-			    (now.rx_dropped - before->rx_dropped) + (now.rx_ring_full - before->rx_ring_full);
-			*before = now;
+			    (kernel.rx_dropped - before->rx_dropped) + (kernel.rx_ring_full - before->rx_ring_full);
+			*before = kernel;
 		}
 	}
 }
 
 static void xdp_close(struct ixy_device* ixy) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
-	xdp_read_stats(ixy, NULL); // the counters since the app's last read, for the words below
 	xdp_stop(ixy);
+	struct xsk_counters totals = {0}; // for the words below, after the stop sent what was left
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
+		totals.tx_copied += dev->queues[q].counters.tx_copied;
+		totals.tx_dropped += dev->queues[q].counters.tx_dropped;
+		totals.bad += dev->queues[q].counters.bad;
+	}
 	process_umem.promised -= dev->frames;
 	umem_free_unused();
 	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
@@ -637,12 +635,12 @@ static void xdp_close(struct ixy_device* ixy) {
 	// A device that never started says nothing here (its init printed why).
 	if (dev->started) {
 		ixy_info("%s: closed: tx_copied=%llu tx_too_large=%llu refused=%llu", dev->name,
-			 (unsigned long long)dev->totals.tx_copied, (unsigned long long)dev->totals.tx_dropped,
-			 (unsigned long long)dev->totals.bad);
+			 (unsigned long long)totals.tx_copied, (unsigned long long)totals.tx_dropped,
+			 (unsigned long long)totals.bad);
 	}
 	free(dev->queues);
 	free(dev->fds);
-	free(dev->kernel_dropped);
+	free(dev->seen);
 	free(dev);
 }
 
@@ -750,7 +748,7 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	struct xdp_device* dev = calloc(1, sizeof(*dev));
 	if (!dev || !(dev->queues = calloc(num_queues, sizeof(dev->queues[0]))) ||
 	    !(dev->fds = calloc(num_queues, sizeof(dev->fds[0]))) ||
-	    !(dev->kernel_dropped = calloc(num_queues, sizeof(dev->kernel_dropped[0])))) {
+	    !(dev->seen = calloc(num_queues, sizeof(dev->seen[0])))) {
 		ixy_error("%s: out of memory", config->pci_addr);
 		if (dev) {
 			free(dev->queues);

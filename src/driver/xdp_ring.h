@@ -53,7 +53,7 @@ struct xsk_umem {
 };
 #define XSK_HELD(slot, tx) ((uint16_t)((slot) << 1 | (tx)))
 
-// What a socket counted since the device's last read_stats.
+// What a socket counted since it opened: these only grow (read_stats keeps what it saw last; xdp.c).
 struct xsk_counters {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t tx_copied;  // packets copied into a UMEM frame to be sent (their buffer was not one)
