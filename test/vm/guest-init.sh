@@ -158,9 +158,11 @@ send_file() {
 	} >/dev/ttyS1
 }
 
-# Waits until an app's log shows a rate line: it opened its devices and runs its loop.
+# Waits until an app's log shows a rate line: it opened its devices and runs its loop. Up to 60 s: with four vCPUs
+# under TCG on two host CPUs (the fwd-rss scenarios), busy-polling threads can starve the guest for seconds (the
+# kernel then reports RCU stalls), and once 30 s were not enough for ixy-pcap's and ixy-fwd's first rate lines.
 wait_running() { # wait_running LOG PID
-	for _ in $(seq 300); do
+	for _ in $(seq 600); do
 		grep -q " RX: " "$1" 2>/dev/null && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
