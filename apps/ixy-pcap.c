@@ -57,8 +57,11 @@ int main(int argc, char* argv[]) {
 	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC. The app has
 	// no pools of its own: the device's DMA memory is all it needs.
 	uint16_t n = (uint16_t)num_queues;
-	struct ixy_config config = {
-	    .pci_addr = pci_addr, .rx_queues = n, .tx_queues = 1, .interrupt_timeout_ms = wait_ms};
+	struct ixy_config config = {.pci_addr = pci_addr,
+				    .rx_queues = n,
+				    .tx_queues = 1,
+				    .ring_size = ring_size,
+				    .interrupt_timeout_ms = wait_ms};
 	struct ixy_device* dev = ixy_check_configs(&config, 1, 0) ? ixy_init_config(&config) : NULL;
 	struct ixy_waiter* waiter = dev ? ixy_waiter_create() : NULL;
 	bool added = waiter != NULL;

@@ -2104,6 +2104,15 @@ int64_t model_ixgbe_log_find(const struct model_ixgbe* nic, uint32_t from, enum 
 	return -1;
 }
 
+uint32_t model_ixgbe_last_write(const struct model_ixgbe* nic, uint32_t reg) {
+	uint32_t value = 0;
+	for (int64_t i = model_ixgbe_log_find(nic, 0, MODEL_WRITE, reg, 0); i >= 0;
+	     i = model_ixgbe_log_find(nic, (uint32_t)i + 1, MODEL_WRITE, reg, 0)) {
+		value = nic->log[i].value;
+	}
+	return value;
+}
+
 void model_ixgbe_clear_log(struct model_ixgbe* nic) {
 	nic->log_length = 0;
 }

@@ -152,6 +152,8 @@ const struct model_log_entry* model_ixgbe_log_entry(const struct model_ixgbe* ni
 // set (mask 0: any value); -1 if none.
 int64_t model_ixgbe_log_find(const struct model_ixgbe* nic, uint32_t from, enum model_access access, uint32_t reg,
 			     uint32_t mask);
+// The value last written to a register (in the log), 0 if none: what the driver set, even after a reset.
+uint32_t model_ixgbe_last_write(const struct model_ixgbe* nic, uint32_t reg);
 void model_ixgbe_clear_log(struct model_ixgbe* nic);
 
 // ---- for humans ----

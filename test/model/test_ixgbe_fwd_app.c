@@ -56,16 +56,6 @@ static void* stop_fwd(void* unused) {
 	return NULL;
 }
 
-// The value the driver last wrote to reg of nic (0 if never).
-static uint32_t last_write(const struct model_ixgbe* nic, uint32_t reg) {
-	uint32_t value = 0;
-	for (int64_t i = model_ixgbe_log_find(nic, 0, MODEL_WRITE, reg, 0); i >= 0;
-	     i = model_ixgbe_log_find(nic, (uint32_t)i + 1, MODEL_WRITE, reg, 0)) {
-		value = model_ixgbe_log_entry(nic, (uint32_t)i)->value;
-	}
-	return value;
-}
-
 // Runs ixy-fwd with args (NULL-terminated, the two ports appended) and checks the ring lengths it gave both ports.
 static void run_fwd(const char* name, const char* const options[], uint32_t expected_ring) {
 	model_test_begin(name);
@@ -84,8 +74,8 @@ static void run_fwd(const char* name, const char* const options[], uint32_t expe
 	CHECK_EQ(ixy_fwd_main(argc, argv), 0);
 	CHECK_EQ(pthread_join(stopper, NULL), 0);
 	for (int i = 0; i < 2; i++) {
-		CHECK_EQ(last_write(nics[i], R_RDLEN(0)), expected_ring * 16);
-		CHECK_EQ(last_write(nics[i], R_TDLEN(0)), expected_ring * 16);
+		CHECK_EQ(model_ixgbe_last_write(nics[i], R_RDLEN(0)), expected_ring * 16);
+		CHECK_EQ(model_ixgbe_last_write(nics[i], R_TDLEN(0)), expected_ring * 16);
 	}
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();

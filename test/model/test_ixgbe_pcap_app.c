@@ -1,7 +1,8 @@
 // ixy-pcap's own main() (apps/ixy-pcap.c, compiled into this test with main renamed ixy_pcap_main) against a modelled
 // 82599 with --queues 4 (issue 20): a feeder thread offers frames of many UDP flows as the RX queue the software hash
 // (ixy/rss.h, the default table) predicts for each has room; ixy-pcap stops after all of them. The file must hold
-// every frame once, each flow in order, and the per-queue lines must count what the hash predicts.
+// every frame once, each flow in order, and the per-queue lines must count what the hash predicts. With --ring 1024
+// each RX queue gets 1024 descriptors (RDLEN(q) = 1024 * 16 bytes, 82599 datasheet 8.2.3.8.2), not the default.
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,12 +18,14 @@
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "seam.h"
+#include "test_regs.h"
 
 #define PORT "0000:0b:00.0"
 #define QUEUES 4
 #define FLOWS 40
 #define FRAMES_PER_FLOW 50
 #define FRAMES (FLOWS * FRAMES_PER_FLOW)
+#define RING 1024
 
 int ixy_pcap_main(int argc, char* argv[]);
 
@@ -70,16 +73,20 @@ int main(void) {
 	CHECK(fd >= 0 && close(fd) == 0);
 	char count[16];
 	snprintf(count, sizeof(count), "%d", FRAMES);
-	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--queues", "4", PORT, path, count, NULL};
+	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--ring", "1024", "--queues",
+			"4",        PORT,           path,     count,    NULL};
 	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
 	int saved = dup(STDOUT_FILENO);
 	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
 	pthread_t feeder_thread;
 	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &feeder), 0);
-	CHECK_EQ(ixy_pcap_main(8, argv), 0);
+	CHECK_EQ(ixy_pcap_main(10, argv), 0);
 	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
 	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
 	CHECK_EQ(feeder.offered, FRAMES);
+	for (uint32_t q = 0; q < QUEUES; q++) {
+		CHECK_EQ(model_ixgbe_last_write(feeder.nic, R_RDLEN(q)), RING * 16);
+	}
 
 	// The file: a 24 byte global header, then per packet a 16 byte record header and the frame.
 	uint64_t predicted[QUEUES] = {0};
