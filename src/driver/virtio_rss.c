@@ -91,11 +91,15 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 		ixy_error("%s: %u queue pairs requested, the device offers %u", config->pci_addr, wanted, max_pairs);
 		return -1;
 	}
-	mq->pairs = wanted;
-	mq->max_pairs = max_pairs;
-	mq->rss = (features & VIRTIO_NET_F_RSS) && config->rx_queues > 1;
-	if (mq->rss) {
-		return check_rss_caps(config, t);
+	// *mq changes only on success: virtio_close walks mq->pairs queues after a failed init.
+	struct virtio_mq found = {.pairs = wanted, .max_pairs = max_pairs};
+	found.rss = (features & VIRTIO_NET_F_RSS) && config->rx_queues > 1;
+	if (found.rss) {
+		if (check_rss_caps(config, t) != 0) {
+			return -1;
+		}
+		*mq = found;
+		return 0;
 	}
 	if (config->rx_queues > 1 && config->rss) {
 		ixy_error("%s: an RSS table was given, the device has no RSS (VIRTIO_NET_F_RSS; QEMU: rss=on)",
@@ -107,6 +111,7 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 			 "(5.1.6.5.6)",
 			 config->pci_addr);
 	}
+	*mq = found;
 	return 0;
 }
 

@@ -26,7 +26,8 @@ struct virtio_mq {
 uint64_t virtio_mq_features(const struct ixy_config* config, uint64_t offered);
 
 // After the features are negotiated: reads max_virtqueue_pairs (and with RSS the key size, table length and hash
-// types) and checks that the device can do what config asks. -1 with one message if not.
+// types) and checks that the device can do what config asks. -1 with one message if not; *mq is then one pair
+// without RSS.
 int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t, uint64_t features,
 		    struct virtio_mq* mq);
 
