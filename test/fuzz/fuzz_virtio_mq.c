@@ -30,12 +30,14 @@
 //   - virtio_mq_setup() succeeds exactly when the device allows what was asked: an RSS configuration with known
 //     hash types and table entries below rx_queues; without MQ and RSS one pair; else max(rx, tx) <=
 //     max_virtqueue_pairs < 0x8000 (and at least 1), and with RSS (more than one RX queue) a key size of at least 40,
-//     a table length of at least 128 and the hash types asked for among the supported ones; an RSS table given to a
-//     device without RSS is refused. On success *mq says the pairs asked for and the device's max_virtqueue_pairs;
-//     on failure it is left at one pair, no RSS (what virtio_close then walks);
+//     a table length of at least 128 and the hash types asked for among the supported ones (RSS is used with one RX
+//     queue too when MQ is not negotiated: RSS_CONFIG's max_tx_vq enables the TX queues then, with no hash types);
+//     an RSS table given to a device without RSS is refused. On success *mq says the pairs asked for and the device's
+//     max_virtqueue_pairs; on failure it is left at one pair, no RSS (what virtio_close then walks);
 //   - virtio_rss_config_data() writes exactly VIRTIO_RSS_CONFIG_LEN bytes that decode (little endian, 5.1.6.5.7)
 //     to the hash types asked for (VirtIO's bits), mask 127, unclassified queue 0, the table (the app's or
-//     ixy_rss_default()'s), max_tx_vq = the pairs, a 40 byte key (the app's or the default one).
+//     ixy_rss_default()'s; one RX queue: all 0, no hash types), max_tx_vq = the pairs, a 40 byte key (the app's or
+//     the default one).
 // Invariants, model: ixy_init_config() succeeds exactly when the device's values allow what was asked (as above),
 // the control queue the driver puts at 2 * max_virtqueue_pairs exists, and every control command sent (VQ_PAIRS_SET
 // with MQ, RSS_CONFIG with RSS, promiscuous mode with VIRTIO_NET_F_CTRL_RX) is answered OK. On success the device
@@ -171,9 +173,10 @@ static struct prediction predict_setup(uint64_t features) {
 	if (s.max_pairs < 1 || s.max_pairs >= 0x8000 || s.max_pairs < wanted) {
 		return p;
 	}
-	bool rss = (features & VIRTIO_NET_F_RSS) && c->rx_queues > 1;
+	// Without VIRTIO_NET_F_MQ only RSS_CONFIG's max_tx_vq enables more than one TX queue (5.1.6.5.6).
+	bool rss = (features & VIRTIO_NET_F_RSS) && (c->rx_queues > 1 || !(features & VIRTIO_NET_F_MQ));
 	if (rss) {
-		uint32_t asked = virtio_types(c->rss ? c->rss->hash_types : IXY_RSS_ALL);
+		uint32_t asked = c->rx_queues > 1 ? virtio_types(c->rss ? c->rss->hash_types : IXY_RSS_ALL) : 0;
 		if (s.max_key < IXY_RSS_KEY_SIZE || s.max_table < IXY_RSS_TABLE_SIZE || (asked & ~s.supported)) {
 			return p;
 		}
@@ -189,7 +192,11 @@ static struct prediction predict_setup(uint64_t features) {
 static void check_rss_config(const uint8_t* d, size_t len, uint16_t pairs) {
 	struct ixy_rss defaults;
 	const struct ixy_rss* rss = s.config.rss;
-	if (!rss) {
+	if (s.config.rx_queues <= 1) { // only to enable the TX queues: every entry 0, nothing hashed
+		ixy_rss_default(&defaults, 1);
+		defaults.hash_types = 0;
+		rss = &defaults;
+	} else if (!rss) {
 		ixy_rss_default(&defaults, s.config.rx_queues);
 		rss = &defaults;
 	}
@@ -203,7 +210,7 @@ static void check_rss_config(const uint8_t* d, size_t len, uint16_t pairs) {
 	for (uint32_t i = 0; i < IXY_RSS_TABLE_SIZE; i++, p += 2) {
 		uint16_t entry = (uint16_t)(p[0] | p[1] << 8);
 		FUZZ_CHECK(entry == rss->table[i]);
-		FUZZ_CHECK(entry < s.config.rx_queues && entry < pairs);
+		FUZZ_CHECK(entry == 0 || (entry < s.config.rx_queues && entry < pairs));
 	}
 	FUZZ_CHECK((p[0] | p[1] << 8) == pairs); // max_tx_vq
 	FUZZ_CHECK(p[2] == IXY_RSS_KEY_SIZE);    // hash_key_length
