@@ -304,7 +304,7 @@ static void run_model(void) {
 	uint64_t visible = s.legacy ? s.offered & 0xffffffffull : s.offered;
 	bool ctrl_vq = visible & VIRTIO_NET_F_CTRL_VQ;
 	uint64_t mq_features = wanted_pairs() > 1 && ctrl_vq ? visible & MQ_BITS : 0;
-	uint64_t features = (ctrl_vq ? visible : 0) | mq_features;
+	uint64_t features = (ctrl_vq ? visible & ~MQ_BITS : 0) | mq_features;
 	struct prediction p = predict_setup(features);
 	bool ok = p.ok;
 	// The control queue follows the device's last pair: the model has room for MODEL_VIRTIO_MAX_PAIRS.
