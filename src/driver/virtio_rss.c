@@ -44,7 +44,10 @@ static int check_rss_caps(const struct ixy_config* config, struct virtio_transpo
 	    t->ops->read_config(t, VIRTIO_NET_CONFIG_SUPPORTED_HASH_TYPES, &supported, 4) != 0) {
 		return -1;
 	}
-	uint32_t types = virtio_hash_types(config->rss ? config->rss->hash_types : IXY_RSS_ALL);
+	uint32_t types = 0; // one RX queue: nothing to hash (rss_one_queue)
+	if (config->rx_queues > 1) {
+		types = virtio_hash_types(config->rss ? config->rss->hash_types : IXY_RSS_ALL);
+	}
 	if (max_key < IXY_RSS_KEY_SIZE || max_table < RSS_TABLE_LENGTH || (types & ~supported)) {
 		ixy_error("%s: the device's RSS takes keys of %u bytes, tables of %u entries and hash types 0x%x; ixy "
 			  "needs %u, %u and 0x%x",
@@ -91,11 +94,17 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 		ixy_error("%s: %u queue pairs requested, the device offers %u", config->pci_addr, wanted, max_pairs);
 		return -1;
 	}
-	mq->pairs = wanted;
-	mq->max_pairs = max_pairs;
-	mq->rss = (features & VIRTIO_NET_F_RSS) && config->rx_queues > 1;
-	if (mq->rss) {
-		return check_rss_caps(config, t);
+	// *mq changes only on success: virtio_close walks mq->pairs queues after a failed init.
+	struct virtio_mq found = {.pairs = wanted, .max_pairs = max_pairs};
+	// RSS_CONFIG with more than one RX queue; and with one but more TX queues if VQ_PAIRS_SET is not there
+	// (no VIRTIO_NET_F_MQ): its max_tx_vq is then the only way to enable transmitq2.. (5.1.6.5.6, 5.1.6.5.7).
+	found.rss = (features & VIRTIO_NET_F_RSS) && (config->rx_queues > 1 || !(features & VIRTIO_NET_F_MQ));
+	if (found.rss) {
+		if (check_rss_caps(config, t) != 0) {
+			return -1;
+		}
+		*mq = found;
+		return 0;
 	}
 	if (config->rx_queues > 1 && config->rss) {
 		ixy_error("%s: an RSS table was given, the device has no RSS (VIRTIO_NET_F_RSS; QEMU: rss=on)",
@@ -107,6 +116,7 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 			 "(5.1.6.5.6)",
 			 config->pci_addr);
 	}
+	*mq = found;
 	return 0;
 }
 
@@ -116,11 +126,20 @@ static uint8_t* put_le16(uint8_t* p, uint16_t value) {
 	return p + 2;
 }
 
+// One RX queue (RSS_CONFIG only to enable the TX queues): every entry receiveq1, no hash types, the default key.
+static void rss_one_queue(struct ixy_rss* rss) {
+	ixy_rss_default(rss, 1);
+	rss->hash_types = 0;
+}
+
 // 5.1.6.5.7, struct virtio_net_rss_config, all little endian.
 size_t virtio_rss_config_data(const struct ixy_config* config, const struct virtio_mq* mq, uint8_t* buf) {
 	struct ixy_rss defaults;
 	const struct ixy_rss* rss = config->rss;
-	if (!rss) {
+	if (config->rx_queues <= 1) {
+		rss_one_queue(&defaults); // config->rss is neither checked nor used with one RX queue
+		rss = &defaults;
+	} else if (!rss) {
 		ixy_rss_default(&defaults, config->rx_queues);
 		rss = &defaults;
 	}

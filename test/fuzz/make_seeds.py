@@ -473,3 +473,76 @@ seed("xdp_rings", "forward-between-sockets",
      bytes([2]) + FILL_TAKE_ALL + x_op(1) + x_addr_held(0) + x_len(60) + x_op(6) + bytes([64])
      + x_tx([(True, 0, 60)], 1) + x_op(2, 1) + bytes([4]) + x_op(3, 1) + x_addr_held(0) + x_tx([], 1)
      + x_op(6, 2) + bytes([1]))
+
+# ---- virtio_mq: mode (bit 0: the device model, else virtio_rss.c called directly; bit 1: model legacy only),
+# features offered (bit 0 CTRL_VQ, 1 MQ, 2 RSS, 3 CTRL_RX), rx_queues, tx_queues (direct: u8 % 65; model: 1 + u8 % 8,
+# so the byte is queues - 1), max_virtqueue_pairs (selector u8 % 4, value u16: 0 value % 10, 1 one of 0x7fff,
+# 0x8000, 0x8001, 0xffff, 0 by value % 5, 2 max(rx, tx) - 2 + value % 5, 3 value), rss_max_key_size (u8),
+# rss_max_indirection_table_length (u16), supported_hash_types (u32), the app's RSS (flags u8: bit 0 given, bit 1
+# key from the input, bits 2-3 table: 0 i % rx, 1 128 bytes from the input, 2 one entry (position, value) from the
+# input), its hash_types (u8), table bytes, key bytes; then direct: read_config failure mask (u8), model: the
+# control queue's answer (u8 % 3: 0 OK, 1 ERR, 2 none).
+MQ_CTRL, MQ_MQ, MQ_RSS, MQ_CTRL_RX = 1, 2, 4, 8
+MQ_ALL = MQ_CTRL | MQ_MQ | MQ_RSS | MQ_CTRL_RX
+
+
+def mq(features, rx, tx, pairs=(0, 8), key=40, table=128, types=0x1ff, rss=b"\x00\x00", last=0, model=False,
+       legacy=False):
+    queue = (lambda n: n - 1) if model else (lambda n: n)
+    return (bytes([(1 if model else 0) | (2 if legacy else 0), features, queue(rx), queue(tx), pairs[0]])
+            + struct.pack("<HBHI", pairs[1], key, table, types) + rss + bytes([last]))
+
+
+def mq_rss(hash_types=7, table=None, entry=None, key=None):
+    flags = 1 | (2 if key else 0)
+    tail = b""
+    if table is not None:
+        flags |= 1 << 2
+        tail += bytes(table)
+    elif entry is not None:
+        flags |= 2 << 2
+        tail += bytes(entry)
+    return bytes([flags, hash_types]) + tail + (bytes(key) if key else b"")
+
+
+def mq_model(name, *args, **kwargs):
+    seed("virtio_mq", "model-" + name, mq(*args, model=True, **kwargs))
+
+
+seed("virtio_mq", "rss-4-pairs", mq(MQ_ALL, 4, 4))
+seed("virtio_mq", "rss-64-pairs-max-0x7fff", mq(MQ_ALL, 64, 64, pairs=(1, 0)))
+seed("virtio_mq", "max-pairs-0", mq(MQ_ALL, 4, 4, pairs=(0, 0)))
+seed("virtio_mq", "max-pairs-0x8000", mq(MQ_ALL, 4, 4, pairs=(1, 1)))
+seed("virtio_mq", "max-pairs-0xffff", mq(MQ_ALL, 4, 4, pairs=(1, 3)))
+seed("virtio_mq", "max-pairs-one-below", mq(MQ_ALL, 3, 5, pairs=(2, 1)))
+seed("virtio_mq", "max-pairs-exact", mq(MQ_ALL, 3, 5, pairs=(2, 2)))
+seed("virtio_mq", "key-39", mq(MQ_ALL, 4, 4, key=39))
+seed("virtio_mq", "table-127", mq(MQ_ALL, 4, 4, table=127))
+seed("virtio_mq", "no-udp-hash", mq(MQ_ALL, 4, 4, types=3))
+seed("virtio_mq", "no-udp-hash-asked-tcp", mq(MQ_ALL, 4, 4, types=3, rss=mq_rss(hash_types=3)))
+seed("virtio_mq", "rss-table-own-key", mq(MQ_ALL, 4, 2, rss=mq_rss(table=[(i * 3) % 4 for i in range(128)],
+                                                                     key=range(40))))
+seed("virtio_mq", "rss-table-entry-out-of-range", mq(MQ_ALL, 4, 4, rss=mq_rss(entry=(77, 4))))
+seed("virtio_mq", "rss-unknown-hash-bits", mq(MQ_ALL, 4, 4, rss=mq_rss(hash_types=0x0f)))
+seed("virtio_mq", "rss-table-no-rss-device", mq(MQ_CTRL | MQ_MQ, 4, 4, rss=mq_rss()))
+seed("virtio_mq", "mq-only-no-table", mq(MQ_CTRL | MQ_MQ, 4, 1))
+seed("virtio_mq", "rss-only-1-rx-4-tx", mq(MQ_CTRL | MQ_RSS, 1, 4))
+seed("virtio_mq", "no-ctrl-vq", mq(MQ_MQ | MQ_RSS, 4, 4))
+seed("virtio_mq", "one-pair-table-ignored", mq(MQ_ALL, 1, 1, rss=mq_rss(entry=(0, 9))))
+seed("virtio_mq", "zero-queues", mq(MQ_ALL, 0, 0))
+for read in range(4):
+    seed("virtio_mq", "read-%d-fails" % read, mq(MQ_ALL, 4, 4, last=1 << read))
+mq_model("rss-4-pairs", MQ_ALL, 4, 4)
+mq_model("rss-8-pairs-own-table", MQ_ALL, 8, 8, rss=mq_rss(table=[i % 8 for i in range(128)], key=range(40)))
+mq_model("mq-only-3-pairs", MQ_CTRL | MQ_MQ | MQ_CTRL_RX, 3, 2)
+mq_model("max-pairs-9", MQ_ALL, 4, 4, pairs=(0, 9))
+mq_model("max-pairs-below", MQ_ALL, 4, 4, pairs=(0, 3))
+mq_model("key-39", MQ_ALL, 4, 4, key=39)
+mq_model("answer-err", MQ_ALL, 4, 4, last=1)
+mq_model("answer-none", MQ_ALL, 4, 4, last=2)
+mq_model("one-pair-answer-err", MQ_ALL, 1, 1, last=1)
+mq_model("one-pair-mq-offered", MQ_ALL, 1, 1)
+mq_model("rss-only-4-rx", MQ_CTRL | MQ_RSS | MQ_CTRL_RX, 4, 4)
+mq_model("rss-only-1-rx-4-tx", MQ_CTRL | MQ_RSS | MQ_CTRL_RX, 1, 4)
+mq_model("legacy-mq", MQ_ALL, 4, 4, legacy=True)
+mq_model("no-ctrl-vq", MQ_MQ | MQ_RSS, 2, 2)
