@@ -25,6 +25,8 @@ devices() {
 }
 checks() {
 	guest_checks
+	# QEMU has ended: a sender still waiting for "rss receiving" would wait for nothing until its time limit.
+	marker "rss receiving" || kill "$rss_sender" 2>/dev/null
 	wait "$rss_sender"
 	local sender_rc=$?
 	expect "the host's sender sent its frames ($(cat "$out/sender.log"))" test $sender_rc = 0
