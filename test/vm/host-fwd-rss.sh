@@ -7,7 +7,7 @@
 # each RX queue of B, and compares with ixy-fwd's queue lines of B exactly; it follows every frame of every flow from A
 # through C to ixy-pcap's capture: once each, in order per flow, every one accounted for by the records and the apps'
 # counters. With --vfio (mode kmod) the apps run as user ixy through VFIO and wait for interrupts (--wait, their
-# default): each RX queue of B and D must have raised its own MSI-X vector.
+# default): each RX queue of B and D must have raised its own MSI-X vector (vfio_queue_checks in run-vm.sh).
 mode=${mode:-bare}
 queues_ok=yes
 queues=${queues:-4}
@@ -23,27 +23,7 @@ devices() {
 	extra="ixy_fwd_queues=$queues "
 }
 checks() {
-	local i pci count
-	if [ $vfio = yes ]; then
-		guest_checks # setup-vfio.sh's hand-over and return
-		for pci in "$nic_a" "$nic_b" "$nic_c" "$nic_d"; do
-			expect "ixy reached $pci through VFIO" grep -q "^ixy: $pci: igb driver, device reached through VFIO$" \
-				"$out"/guest/pktgen.log "$out"/guest/fwd.log "$out"/guest/pcap.log
-		done
-		# --wait (the apps' default): each RX queue has its own MSI-X vector (igb_interrupts.c: queue i, vector i);
-		# each of ixy-fwd's threads sleeps on its queue i of B and C until the first frames come, and B's vector i
-		# wakes it: the waiter line of queue i counts interrupts of B's queue i (interrupts/<pci>/<queue>=<n>).
-		for i in $(seq 0 $((queues - 1))); do
-			count=$(grep -o "^waiter app=ixy-fwd .* interrupts/$nic_b/$i=[0-9]*" "$out/guest/fwd.log" | sed 's/.*=//')
-			expect "B's RX queue $i raised its own interrupt (vector $i): ${count:-no} interrupts" \
-				test "${count:-0}" -gt 0
-		done
-		for i in 0 1 2 3; do
-			count=$(grep -o "^waiter app=ixy-pcap .* interrupts/$nic_d/$i=[0-9]*" "$out/guest/pcap.log" | sed 's/.*=//')
-			expect "D's RX queue $i raised its own interrupt (vector $i): ${count:-no} interrupts" \
-				test "${count:-0}" -gt 0
-		done
-	fi
+	[ $vfio = no ] || vfio_queue_checks igb "$queues"
 	expect "the guest has 4 CPUs" marker "fwd-rss: .*, 4 CPUs$"
 	expect "receivers started before the generator" marker "receivers running"
 	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"

@@ -342,6 +342,27 @@ guest_checks() {
 	expect "the guest ran its checks" test $((passed + failed)) -gt 1
 }
 
+# The fwd-rss scenarios through VFIO (--vfio): setup-vfio.sh's hand-over and return, every NIC reached through VFIO by
+# DRIVER, and --wait (the apps' default) with each RX queue on its own MSI-X vector (queue i, vector i): each of
+# ixy-fwd's threads sleeps on queue i of B and C until frames come, and B's vector i wakes it; ixy-pcap sleeps on D's
+# 4 queues. A waiter line counts a device queue's interrupts as interrupts/<pci>/<queue>=<n>.
+vfio_queue_checks() {   # vfio_queue_checks DRIVER QUEUES
+	local pci i count
+	guest_checks
+	for pci in "$nic_a" "$nic_b" "$nic_c" "$nic_d"; do
+		expect "ixy reached $pci through VFIO" grep -q "^ixy: $pci: $1 driver, device reached through VFIO$" \
+			"$out"/guest/pktgen.log "$out"/guest/fwd.log "$out"/guest/pcap.log
+	done
+	for i in $(seq 0 $(($2 - 1))); do
+		count=$(grep -o "^waiter app=ixy-fwd .* interrupts/$nic_b/$i=[0-9]*" "$out/guest/fwd.log" | sed 's/.*=//')
+		expect "B's RX queue $i raised its own interrupt (vector $i): ${count:-no} interrupts" test "${count:-0}" -gt 0
+	done
+	for i in 0 1 2 3; do
+		count=$(grep -o "^waiter app=ixy-pcap .* interrupts/$nic_d/$i=[0-9]*" "$out/guest/pcap.log" | sed 's/.*=//')
+		expect "D's RX queue $i raised its own interrupt (vector $i): ${count:-no} interrupts" test "${count:-0}" -gt 0
+	done
+}
+
 echo
 say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
