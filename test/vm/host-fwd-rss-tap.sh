@@ -77,6 +77,7 @@ checks() {
 	[ $vfio = no ] || vfio_queue_checks virtio "$queues"
 	expect "the guest has 4 CPUs" marker "fwd-rss: .*, 4 CPUs$"
 	expect "receivers started before the generator" marker "receivers running"
+	expect_fwd_pinned "$queues"
 	expect "everything passed: the capture stopped growing" marker "capture still for 3 s"
 	expect "ixy-pcap stopped cleanly on SIGINT" marker "pcap exit 0$"
 	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"

@@ -26,6 +26,7 @@ checks() {
 	[ $vfio = no ] || vfio_queue_checks igb "$queues"
 	expect "the guest has 4 CPUs" marker "fwd-rss: .*, 4 CPUs$"
 	expect "receivers started before the generator" marker "receivers running"
+	expect_fwd_pinned "$queues"
 	expect "ixy-pcap captured $packets packets and exited 0" marker "pcap exit 0$"
 	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
 	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"

@@ -342,6 +342,15 @@ guest_checks() {
 	expect "the guest ran its checks" test $((passed + failed)) -gt 1
 }
 
+# The fwd-rss scenarios: ixy-fwd pins the thread of queue q to the q-th CPU it may use (all of the guest's 4), one
+# thread per queue: CPUs 0 .. QUEUES-1, one each (scenario-fwd-rss.sh lists each thread's Cpus_allowed_list).
+expect_fwd_pinned() {   # expect_fwd_pinned QUEUES
+	local cpus
+	cpus=$(tr -d '\r' <"$out/console.log" | sed -n 's/^IXY-VM: fwd threads on CPUs: //p')
+	expect "each of ixy-fwd's $1 threads is pinned to a CPU of its own (${cpus:-no line})" \
+		test "$cpus" = "$(seq -s ' ' 0 $(($1 - 1))) "
+}
+
 # The fwd-rss scenarios through VFIO (--vfio): setup-vfio.sh's hand-over and return, every NIC reached through VFIO by
 # DRIVER, and --wait (the apps' default) with each RX queue on its own MSI-X vector (queue i, vector i): each of
 # ixy-fwd's threads sleeps on queue i of B and C until frames come, and B's vector i wakes it; ixy-pcap sleeps on D's

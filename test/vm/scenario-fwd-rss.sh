@@ -50,6 +50,9 @@ run_app ixy-fwd --user ixy $ring_option --queues "$fwd_queues" "$NIC_B" "$NIC_C"
 fwd_pid=$!
 if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
 	marker "receivers running"
+	# The CPUs each thread of ixy-fwd may run on (Cpus_allowed_list), sorted: it pins its threads before they loop.
+	marker "fwd threads on CPUs: $(cat /proc/$fwd_pid/task/*/status | awk '/^Cpus_allowed_list:/ { print $2 }' |
+		sort | tr '\n' ' ')"
 	run_app ixy-pktgen --user ixy --flows 64 "$NIC_A" >/tmp/pktgen.log 2>&1 &
 	pktgen_pid=$!
 	if [ -n "$fwd_send" ]; then
