@@ -14,11 +14,13 @@
 #ifndef IXY_APPS_FWD_QUEUES_H
 #define IXY_APPS_FWD_QUEUES_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "fwd.h" // struct fwd_queue, fwd_round
@@ -66,12 +68,14 @@ static uint16_t fwd_queues_start(struct fwd_queue queues[], uint16_t n) {
 	atomic_store(&fwd_signs, 0);
 	uint16_t running = 1;
 	pthread_t thread;
-	bool failed = n > 1 && sched_getaffinity(0, sizeof(fwd_cpus), &fwd_cpus) != 0;
-	for (; running < n && !failed; running += !failed) {
-		// (pthread_detach cannot fail on a thread just created: a failure is the create's)
-		failed = pthread_create(&thread, NULL, fwd_thread, &queues[running]) || pthread_detach(thread);
+	int err = n > 1 && sched_getaffinity(0, sizeof(fwd_cpus), &fwd_cpus) != 0 ? errno : 0;
+	for (; running < n && !err; running += !err) {
+		err = pthread_create(&thread, NULL, fwd_thread, &queues[running]);
+		err = err ? err : pthread_detach(thread); // (cannot fail on a thread just created)
 	}
-	if (n > 1) {
+	if (err) { // (then fwd_cpus may be empty: nothing is pinned)
+		fprintf(stderr, "ixy-fwd: cannot start the thread of queue %u: %s\n", running, strerror(err));
+	} else if (n > 1) {
 		fwd_pin(0);
 	}
 	fwd_wait_for_signs(running - 1);
