@@ -96,9 +96,11 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 	}
 	// *mq changes only on success: virtio_close walks mq->pairs queues after a failed init.
 	struct virtio_mq found = {.pairs = wanted, .max_pairs = max_pairs};
-	// RSS_CONFIG with more than one RX queue; and with one but more TX queues if VQ_PAIRS_SET is not there
-	// (no VIRTIO_NET_F_MQ): its max_tx_vq is then the only way to enable transmitq2.. (5.1.6.5.6, 5.1.6.5.7).
-	found.rss = (features & VIRTIO_NET_F_RSS) && (config->rx_queues > 1 || !(features & VIRTIO_NET_F_MQ));
+	// With RSS, RSS_CONFIG whenever more than one pair is used: its table names only the RX queues ixy reads
+	// (receiveq1 alone if there is one), and without VIRTIO_NET_F_MQ its max_tx_vq is the only way to enable
+	// transmitq2.. (5.1.6.5.6, 5.1.6.5.7). Without RSS the device steers a flow to the RX queue of the TX queue it
+	// last used (5.1.6.5.6.4): with fewer RX than TX queues, one that ixy never reads.
+	found.rss = (features & VIRTIO_NET_F_RSS) && wanted > 1;
 	if (found.rss) {
 		if (check_rss_caps(config, t) != 0) {
 			return -1;
@@ -111,10 +113,11 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 			  config->pci_addr);
 		return -1;
 	}
-	if (config->rx_queues > 1) {
+	if (wanted > 1) {
 		ixy_warn("%s: the device has no RSS: it steers received packets by the TX queue of their flow "
-			 "(5.1.6.5.6)",
-			 config->pci_addr);
+			 "(5.1.6.5.6)%s",
+			 config->pci_addr,
+			 config->rx_queues < wanted ? "; those for the RX queues ixy does not read are lost" : "");
 	}
 	*mq = found;
 	return 0;

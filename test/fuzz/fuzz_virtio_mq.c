@@ -173,8 +173,9 @@ static struct prediction predict_setup(uint64_t features) {
 	if (s.max_pairs < 1 || s.max_pairs >= 0x8000 || s.max_pairs < wanted) {
 		return p;
 	}
-	// Without VIRTIO_NET_F_MQ only RSS_CONFIG's max_tx_vq enables more than one TX queue (5.1.6.5.6).
-	bool rss = (features & VIRTIO_NET_F_RSS) && (c->rx_queues > 1 || !(features & VIRTIO_NET_F_MQ));
+	// RSS_CONFIG whenever more than one pair is used: its table keeps frames on the RX queues ixy reads, and
+	// without VIRTIO_NET_F_MQ only its max_tx_vq enables more than one TX queue (5.1.6.5.6).
+	bool rss = (features & VIRTIO_NET_F_RSS) && wanted > 1;
 	if (rss) {
 		uint32_t asked = c->rx_queues > 1 ? virtio_types(c->rss ? c->rss->hash_types : IXY_RSS_ALL) : 0;
 		if (s.max_key < IXY_RSS_KEY_SIZE || s.max_table < IXY_RSS_TABLE_SIZE || (asked & ~s.supported)) {

@@ -199,6 +199,40 @@ static void test_one_queue_unchanged(void) {
 	model_pci_remove_all();
 }
 
+// One RX queue, four TX queues, a device with MQ and RSS: VQ_PAIRS_SET 4, then RSS_CONFIG with every entry receiveq1,
+// no hash types and max_tx_vq 4. Without it the device would steer a flow to the RX queue of the TX queue it last
+// used (5.1.6.5.6.4): receiveq2..4, which ixy never reads.
+static void test_fewer_rx_queues(void) {
+	model_test_begin(__func__);
+	dma_before = seam_dma_live_allocations();
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_MQ | MODEL_VIRTIO_F_RSS);
+	model_virtio_set_max_pairs(nic, 4);
+	model_virtio_set_queue_max(nic, 64);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 4, .ring_size = 64};
+	struct ixy_device* dev = ixy_init_config(&config);
+	CHECK(dev != NULL);
+	uint8_t order[8];
+	CHECK_EQ(model_virtio_mq_commands(nic, order), 2);
+	CHECK_EQ(order[0], VQ_PAIRS_SET);
+	CHECK_EQ(order[1], RSS_CONFIG);
+	CHECK_EQ(model_virtio_pairs(nic), 4);
+	const struct model_virtio_rss* rss = model_virtio_rss(nic);
+	CHECK(rss->enabled);
+	CHECK_EQ(rss->hash_types, 0);
+	CHECK_EQ(rss->unclassified, 0);
+	CHECK_EQ(rss->max_tx_vq, 4);
+	uint32_t wrong_entries = 0;
+	for (uint32_t i = 0; i < 128; i++) {
+		wrong_entries += rss->table[i] != 0;
+	}
+	CHECK_EQ(wrong_entries, 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	ixy_close(dev);
+	CHECK_EQ(seam_dma_live_allocations(), dma_before);
+	model_pci_remove_all();
+}
+
 // The legacy interface shows feature bits 0..31 only: MQ, not RSS. Without a table the driver uses automatic
 // steering (VQ_PAIRS_SET only); with one it refuses.
 static void test_legacy_mq(void) {
@@ -496,6 +530,7 @@ int main(void) {
 	test_commands_default();
 	test_commands_app_table();
 	test_one_queue_unchanged();
+	test_fewer_rx_queues();
 	test_legacy_mq();
 	test_refusals();
 	test_flows();
