@@ -8,8 +8,10 @@
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
 # from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling apart from the above (rss.c: the hash in software, for apps, tests and models, of which the forwarder
-# runs only ixy_rss_default; virtio_rss.c: VirtIO's queue pairs and RSS commands).
+# scaling apart from the above (rss.c past ixy_rss_default: the hash in software, for apps, tests and models;
+# virtio_rss.c: VirtIO's queue pairs and RSS commands). Of rss.c the forwarder runs ixy_rss_default and its key
+# (intel_rss.c takes the default table from it): rss.c keeps them first, and the lines up to the end of
+# ixy_rss_default are counted (as src/rss.c:default).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
@@ -24,12 +26,13 @@
 # while the queue's thread writes it (dropped_read): 1339; 1 for an empty tx_batch per queue before the totals
 # (VirtIO counts what it sent there, not in read_stats): 1340; 178 as issue 20 counts: ixy-fwd's threads
 # (apps/fwd_queues.h, 83), the RSS configuration (rss.h, 23) and setup (intel_rss.c/.h, 72, with the 82576's few
-# lines): 1518.
+# lines): 1518; 15 for the part of rss.c that runs (ixy_rss_default and the default key; a review found it left
+# out): 1533; 5 for ixy-fwd's message when a queue's thread cannot start (it ended silently before): 1538.
 # Exits 1 above CEILING.
 set -eu
 
 BUDGET=1000
-CEILING=1518
+CEILING=1538
 cd "$(dirname "$0")/.."
 
 if ! command -v cloc >/dev/null 2>&1; then
@@ -65,6 +68,13 @@ for file in $files; do
 	printf '%6d  %s\n' "$code" "$file"
 	total=$((total + code))
 done
+# rss.c up to the end of ixy_rss_default (the first function), as a .c file of its own for cloc.
+rss_default=$(mktemp --suffix=.c)
+sed '/^void ixy_rss_default(/,$!b; /^}/q' src/rss.c >"$rss_default"
+code=$(code_lines "$rss_default")
+rm -f "$rss_default"
+printf '%6d  %s\n' "$code" "src/rss.c:default (up to the end of ixy_rss_default)"
+total=$((total + code))
 printf '%6d  total (the paper: less than %d; ceiling until then %d)\n' "$total" "$BUDGET" "$CEILING"
 apart() {   # apart WHAT FILES...: prints the code lines of a part that is not counted
 	what=$1
@@ -79,7 +89,7 @@ apart "interrupts" $interrupts
 apart "the register trace" $trace
 apart "checks and fail safety" $checks
 apart "least privilege: seccomp filter and dropped root" $sandbox
-apart "RSS apart from the 82599's setup" $rss
+apart "RSS apart from the 82599's setup (rss.c whole: its default is also counted above)" $rss
 
 if [ "$total" -gt "$CEILING" ]; then
 	echo "count-lines: $total code lines on the teaching path, $((total - CEILING)) above the ceiling of $CEILING" >&2

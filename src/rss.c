@@ -1,5 +1,7 @@
 // The RSS hash in software (include/ixy/rss.h): the Toeplitz hash, the inputs it takes from a frame, and the default
 // configuration. Nothing here touches a device; the drivers program their NIC's own registers from a struct ixy_rss.
+// The default key and ixy_rss_default come first: the forwarding path runs them, and scripts/count-lines.sh counts
+// this file up to the end of ixy_rss_default.
 #include <stdbool.h>
 #include <string.h>
 
