@@ -23,7 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fwd.h" // struct fwd_queue, fwd_round
+#include "common/rates.h" // print_queue_rate
+#include "fwd.h"          // struct fwd_queue, fwd_round
 
 static atomic_int fwd_phase; // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
 static atomic_int fwd_signs; // each thread signs in when it runs and out when it has left its loop
@@ -100,9 +101,7 @@ static void fwd_queues_print_rates(struct fwd_queue queues[], uint16_t n, int de
 		const struct fwd_counters* c = &queues[q].counters[dev];
 		uint64_t rx = __atomic_load_n(&c->forwarded, __ATOMIC_RELAXED) +
 			      __atomic_load_n(&c->dropped_tx_full, __ATOMIC_RELAXED);
-		printf("[%s] queue %u RX: %.2f Mpps\n", queues[q].devs[dev]->pci_addr, q,
-		       (double)(rx - last[q]) * 1000.0 / (double)elapsed_ns);
-		last[q] = rx;
+		print_queue_rate(stdout, queues[q].devs[dev]->pci_addr, q, rx, &last[q], elapsed_ns);
 	}
 }
 

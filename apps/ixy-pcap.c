@@ -89,6 +89,7 @@ int main(int argc, char* argv[]) {
 	uint64_t elapsed_ns;
 	uint64_t not_captured = 0; // received but not written: after the n-th packet (same batch) or a write error
 	uint64_t received[IXY_MAX_QUEUES] = {0}, captured[IXY_MAX_QUEUES] = {0}; // per RX queue
+	uint64_t last_received[IXY_MAX_QUEUES] = {0};                            // received at the last rates
 	int failed = 0;
 	while (!locked_out && !stop_requested() && !failed && pcap.packets_written < limit) {
 		uint32_t round_rx = 0;
@@ -111,6 +112,9 @@ int main(int argc, char* argv[]) {
 		}
 		bool slept = ixy_waiter_round(waiter, round_rx); // then the clock moved on more than the passes say
 		if (ticker_due(&ticker, slept, &elapsed_ns)) {
+			for (uint16_t q = 0; q < n && n > 1; q++) { // with several queues, each's rate first
+				print_queue_rate(stdout, pci_addr, q, received[q], &last_received[q], elapsed_ns);
+			}
 			rate_meter_print(&meter, elapsed_ns, stdout);
 			failed = failed || pcap_flush(&pcap) != 0;
 		}

@@ -31,3 +31,10 @@ void rate_meter_print(struct rate_meter* meter, uint64_t elapsed_ns, FILE* out) 
 	meter->at_last_print = meter->total;
 	(void)fflush(out); // so that a pipe or log file shows each second; a failing stdout must not stop the loop
 }
+
+void print_queue_rate(FILE* out, const char* pci_addr, uint16_t q, uint64_t count, uint64_t* last,
+		      uint64_t elapsed_ns) {
+	fprintf(out, "[%s] queue %u RX: %.2f Mpps\n", pci_addr, q,
+		(double)(count - *last) * 1000.0 / (double)elapsed_ns);
+	*last = count;
+}

@@ -36,5 +36,8 @@ struct rate_meter {
 void rate_meter_init(struct rate_meter* meter, struct ixy_device* dev);
 // Reads the device counters and prints the RX and TX rates over the last elapsed_ns, then flushes out.
 void rate_meter_print(struct rate_meter* meter, uint64_t elapsed_ns, FILE* out);
+// A queue's rate line before its device's: "[<pci addr>] queue <q> RX: <n> Mpps", the packets received (count, a
+// total) since *last over elapsed_ns; then *last = count.
+void print_queue_rate(FILE* out, const char* pci_addr, uint16_t q, uint64_t count, uint64_t* last, uint64_t elapsed_ns);
 
 #endif

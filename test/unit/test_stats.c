@@ -102,6 +102,26 @@ static void test_rate_meter_output(void) {
 	free(text);
 }
 
+// A queue's rate line (ixy-fwd and ixy-pcap with several queues): the packets since the last line, then the count is
+// remembered for the next.
+static void test_queue_rate(void) {
+	char* text = NULL;
+	size_t len = 0;
+	FILE* out = open_memstream(&text, &len);
+	CHECK(out != NULL);
+	if (!out) {
+		return;
+	}
+	uint64_t last = 0;
+	print_queue_rate(out, "0000:03:00.0", 2, 1500000, &last, 1000000000ull);
+	CHECK_EQ(last, 1500000);
+	print_queue_rate(out, "0000:03:00.0", 2, 2500000, &last, 500000000ull);
+	fclose(out);
+	CHECK(strcmp(text, "[0000:03:00.0] queue 2 RX: 1.50 Mpps\n[0000:03:00.0] queue 2 RX: 2.00 Mpps\n") == 0);
+	CHECK_EQ(last, 2500000);
+	free(text);
+}
+
 // What print_stats_totals prints: the device counters under fixed keys (the app then adds its own).
 static char* printed_totals(const struct device_stats* stats) {
 	char* text = NULL;
@@ -166,6 +186,7 @@ int main(void) {
 	test_line_rate();
 	test_zero_elapsed();
 	test_rate_meter_output();
+	test_queue_rate();
 	test_totals_line();
 	test_ticker();
 	return check_summary();
