@@ -3,7 +3,9 @@
 between B and C, ixy-pcap --queues on D, against QEMU's records of the wire. Python 3, standard library only.
 
 Records (QEMU's filter-dump, on the host): --host-a what A sent, --host-b what reached B, --host-c what C sent,
---host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines.
+--host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines. Flows:
+ixy-pktgen's flow f has UDP source port base + (step * f mod mod) (--flow-port-base, --flow-port-step,
+--flow-port-mod: test/vm/vm_constants prints apps/common/packet.h's numbers).
 
 Prints one "PASS what" or "FAIL what" line per check, and key=value lines:
   predicted pci=<B> queue=<i> frames=<n> reported=<n> flows=<n>
@@ -26,7 +28,7 @@ from check_capture import contract_error, read_pcap  # noqa: E402
 from check_rss import self_test, toeplitz  # noqa: E402
 
 RETA_ENTRIES = 128
-SRC_PORT = 42  # apps/common/packet.h: flow f has UDP source port 42 + f
+PORT_FLOW = {}  # UDP source port -> ixy-pktgen's flow (main fills it from --flow-port-*)
 TX_RING = 512  # IXY_DEFAULT_RING_SIZE: what may stay in pktgen's TX ring when it stops
 
 results = []
@@ -43,7 +45,9 @@ def seq(frame):
 
 
 def flow(frame):
-    return struct.unpack("!H", frame[34:36])[0] - SRC_PORT
+    """The frame's flow; a port that is no flow's gives minus the port."""
+    port = struct.unpack("!H", frame[34:36])[0]
+    return PORT_FLOW.get(port, -port)
 
 
 def hash_input(frame):
@@ -104,7 +108,7 @@ def main():
     for name in ("host-a", "host-b", "host-c", "host-d", "guest", "fwd-log", "pktgen-log", "pcap-log",
                  "nic-a", "nic-b", "nic-c", "nic-d"):
         p.add_argument("--" + name, required=True)
-    for name in ("queues", "flows", "packets", "modified-byte"):
+    for name in ("queues", "flows", "packets", "modified-byte", "flow-port-base", "flow-port-step", "flow-port-mod"):
         p.add_argument("--" + name, type=int, required=True)
     p.add_argument("--pcap-queues", type=int, default=4)
     p.add_argument("--virtio", action="store_true", help="VirtIO NICs: their counters are the driver's")
@@ -112,6 +116,8 @@ def main():
                    "be lost between A and B or C and D, ixy-pcap captured all that reached D (--packets is ignored)")
     args = p.parse_args()
     q_n = args.queues
+    ports = [args.flow_port_base + args.flow_port_step * f % args.flow_port_mod for f in range(args.flows)]
+    PORT_FLOW.update((port, f) for f, port in enumerate(ports))
 
     expect(self_test(), "the host's Toeplitz hash gives the 10 hashes of the published verification suite")
     rec = {}
@@ -134,9 +140,10 @@ def main():
     expect(a and not bad, "A sent %d frames, all following the packet contract%s" %
            (len(a), ": frame %d: %s" % bad[0] if bad else ""))
     flows_a = per_flow(a)
-    expect(sorted(flows_a) == list(range(args.flows)),
-           "A's frames are of %d flows, UDP source ports %d to %d (got %d flows)" %
-           (args.flows, SRC_PORT, SRC_PORT + args.flows - 1, len(flows_a)))
+    expect(len(set(ports)) == args.flows and sorted(flows_a) == list(range(args.flows)),
+           "A's frames are of %d flows, UDP source ports %d + (%d f mod %d) for flow f: %s (got %d flows)" %
+           (args.flows, args.flow_port_base, args.flow_port_step, args.flow_port_mod,
+            ", ".join(map(str, ports[:3] + ["..."] + ports[-1:])), len(flows_a)))
     gaps = [f for f, s in flows_a.items() if s != list(range(len(s)))]
     expect(not gaps, "A: each flow's sequence numbers are 0, 1, 2, ... without gap, in order (%d flows not: %s)" %
            (len(gaps), gaps[:6]))
