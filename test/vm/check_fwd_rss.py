@@ -5,7 +5,9 @@ between B and C, ixy-pcap --queues on D, against QEMU's records of the wire. Pyt
 Records (QEMU's filter-dump, on the host): --host-a what A sent, --host-b what reached B, --host-c what C sent,
 --host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines. Flows:
 ixy-pktgen's flow f has UDP source port base + (step * f mod mod) (--flow-port-base, --flow-port-step,
---flow-port-mod: test/vm/vm_constants prints apps/common/packet.h's numbers).
+--flow-port-mod: test/vm/vm_constants prints apps/common/packet.h's numbers). --udp-rcvbuf-errors and
+--udp-in-errors (igb, socket pairs): how much the UDP counters RcvbufErrors and InErrors of the network namespace
+QEMU ran in grew during the run, which must be exactly the frames lost between A and B and between C and D.
 
 Prints one "PASS what" or "FAIL what" line per check, and key=value lines:
   predicted pci=<B> queue=<i> frames=<n> reported=<n> flows=<n>
@@ -111,6 +113,8 @@ def main():
     for name in ("queues", "flows", "packets", "modified-byte", "flow-port-base", "flow-port-step", "flow-port-mod"):
         p.add_argument("--" + name, type=int, required=True)
     p.add_argument("--pcap-queues", type=int, default=4)
+    p.add_argument("--udp-rcvbuf-errors", type=int, help="the namespace's UDP RcvbufErrors grew by this much")
+    p.add_argument("--udp-in-errors", type=int, help="the namespace's UDP InErrors grew by this much")
     p.add_argument("--virtio", action="store_true", help="VirtIO NICs: their counters are the driver's")
     p.add_argument("--drain", action="store_true", help="ixy-pktgen stopped first and everything passed: nothing may "
                    "be lost between A and B or C and D, ixy-pcap captured all that reached D (--packets is ignored)")
@@ -161,7 +165,8 @@ def main():
         expect(a_tx == len(a), "A's own TX counter (tx_packets=%s) equals the %d frames the host saw" %
                (a_tx, len(a)))
 
-    # A -> B: the socket pair keeps the order; a frame the host's socket buffer could not hold is lost there.
+    # A -> B: the socket pair keeps the order; a frame the host's socket buffer could not hold is lost there (the
+    # namespace's UDP RcvbufErrors count it: checked with C -> D below).
     expect(subsequence(b, a), "the frames that reached B are A's, in A's order (%d of %d)" % (len(b), len(a)))
     lost_a_b = len(a) - len(b)
     if args.drain:
@@ -242,13 +247,26 @@ def main():
     # D: the record of what reached D, and ixy-pcap's capture against it.
     expect(subsequence(d, c), "the frames that reached D are C's, in C's order (%d of %d)" % (len(d), len(c)))
     lost_c_d = len(c) - len(d)
+    # Every frame the host's records lose between the NICs: a UDP socket of the pair whose receive buffer was full
+    # dropped it (QEMU's igb stops reading its socket while it cannot receive), and QEMU ran in a namespace of its
+    # own, so that the namespace's RcvbufErrors counts those drops and nothing else's.
+    if args.udp_rcvbuf_errors is not None:
+        expect(lost_a_b + lost_c_d == args.udp_rcvbuf_errors,
+               "every frame is accounted for: the %d A sent that never reached B and the %d C sent that never "
+               "reached D are the %d the host's UDP sockets dropped for a full receive buffer (RcvbufErrors of "
+               "QEMU's network namespace)" % (lost_a_b, lost_c_d, args.udp_rcvbuf_errors))
+    if args.udp_in_errors is not None:
+        expect(args.udp_in_errors == args.udp_rcvbuf_errors,
+               "no other UDP receive error in QEMU's network namespace (InErrors grew by %d, RcvbufErrors by %s)" %
+               (args.udp_in_errors, args.udp_rcvbuf_errors))
     # QEMU's igb drops a frame whose queue has no free descriptor while another queue has one, and counts it nowhere
     # (no RQDPC, no MPC): the frames the records show reaching B that no counter covers, per queue.
     unseen = [p - r if r is not None else None for p, r in zip(predicted, reported)]
     print("accounting sent=%s a=%d lost_a_b=%d b=%d b_rx_dropped=%s rx=%s tx_full=%s forwarded=%s c=%d lost_c_d=%d "
-          "d=%d flows_complete_b_c=%d/%d uncounted_per_queue=%s" %
+          "d=%d udp_rcvbuf_errors=%s udp_in_errors=%s flows_complete_b_c=%d/%d uncounted_per_queue=%s" %
           (sent, len(a), lost_a_b, len(b), b_dropped, sum(reported) if ok else None, sum(tx_full) if ok else None,
-           sum(forwarded) if ok else None, len(c), lost_c_d, len(d), complete, len(flows_b), unseen))
+           sum(forwarded) if ok else None, len(c), lost_c_d, len(d), args.udp_rcvbuf_errors, args.udp_in_errors,
+           complete, len(flows_b), unseen))
     captured = value(pcap_t, "captured", pci=args.nic_d)
     if args.drain:
         expect(d == c, "every frame C sent reached D, in order (%d of %d)" % (len(d), len(c)))
