@@ -4,8 +4,9 @@
 //
 // Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
 // little-endian, wrapping at 2^32) in its last 4 bytes. --flows k (1 to 1024, default 1): k flows, taking turns,
-// that differ in UDP source port (42, 43, ..., 42 + k - 1), each with its own sequence number 0, 1, 2, ...
-// (generator.h); the totals line then ends with " flows=<k>". Ctrl-C or SIGTERM stops it: it prints its totals line
+// that differ in UDP source port (flow f: 42 + (45 f mod 1031), i.e. 42, 87, 132, ...; packet_flow_port in
+// common/packet.h says why not consecutive), each with its own sequence number 0, 1, 2, ... (generator.h); the
+// totals line then ends with " flows=<k>". Ctrl-C or SIGTERM stops it: it prints its totals line
 // (print_stats_totals) and closes the device.
 #include <inttypes.h>
 #include <stdio.h>

@@ -39,13 +39,24 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	// The pool may be empty while all buffers wait in the TX ring; tx_batch is called anyway because it is also
 	// where the driver takes sent buffers back.
 	uint32_t num_bufs = pkt_buf_alloc_batch(gen->pool, bufs, GENERATOR_BATCH_SIZE);
-	for (uint32_t i = 0; i < num_bufs && gen->flows <= 1; i++) {
-		packet_stamp_seq(bufs[i]->data, gen->next_seq + i);
-	}
-	for (uint32_t i = 0; i < num_bufs && gen->flows > 1; i++) { // (a buffer may hold another flow's packet)
-		uint64_t n = gen->sent + i;
-		packet_set_src_port(bufs[i]->data, (uint16_t)(PACKET_SRC_PORT + n % gen->flows));
-		packet_stamp_seq(bufs[i]->data, (uint32_t)(n / gen->flows));
+	if (gen->flows <= 1) {
+		for (uint32_t i = 0; i < num_bufs; i++) {
+			packet_stamp_seq(bufs[i]->data, gen->next_seq + i);
+		}
+	} else {
+		// Packet n = sent + i: flow n mod flows, the flow's sequence number n / flows. One division per batch,
+		// then counting; packet_flow_port's modulus is a constant (a multiplication). A buffer may hold another
+		// flow's packet, so every one gets its port.
+		uint32_t flow = (uint32_t)(gen->sent % gen->flows);
+		uint32_t flow_seq = (uint32_t)(gen->sent / gen->flows);
+		for (uint32_t i = 0; i < num_bufs; i++) {
+			packet_set_src_port(bufs[i]->data, packet_flow_port(flow));
+			packet_stamp_seq(bufs[i]->data, flow_seq);
+			if (++flow == gen->flows) {
+				flow = 0;
+				flow_seq++;
+			}
+		}
 	}
 	uint32_t num_sent = ixy_tx_batch(dev, queue, bufs, num_bufs);
 	for (uint32_t i = num_sent; i < num_bufs; i++) {

@@ -19,10 +19,10 @@ struct generator {
 	uint64_t sent;      // packets the TX queue took
 	uint64_t not_taken; // packets stamped but refused by a full TX queue; their numbers were used again
 	// Flows (ixy-pktgen --flows; generator_init sets 1): packet n of those the TX queue took (n = sent at the time,
-	// from 0) belongs to flow n mod flows, has UDP source port 42 + that flow and the flow's own sequence number
-	// n / flows (wrapping at 2^32), so that a checker finds loss and reordering per flow (one flow per source
-	// port), and a NIC's RSS spreads the flows over its queues. With one flow, the sequence number is next_seq, as
-	// always.
+	// from 0) belongs to flow n mod flows, has that flow's UDP source port (packet_flow_port in packet.h: 42, 87,
+	// 132, ...) and the flow's own sequence number n / flows (wrapping at 2^32), so that a checker finds loss and
+	// reordering per flow (one flow per source port), and a NIC's RSS spreads the flows over its queues. With one
+	// flow, the sequence number is next_seq, as always.
 	uint32_t flows;
 };
 

@@ -7,7 +7,8 @@
 //   12       2    EtherType             0x0800 (IPv4)
 //   14      20    IPv4 header           version 4, IHL 5, total length 46, TTL 64, protocol 17 (UDP),
 //                                       header checksum (RFC 791), 10.0.0.1 -> 10.0.0.2
-//   34       8    UDP header            port 42 -> 1337, length 26, checksum 0 ("not computed", RFC 768)
+//   34       8    UDP header            port 42 -> 1337, length 26, checksum 0 ("not computed", RFC 768);
+//                                       ixy-pktgen --flows: flow f has source port packet_flow_port(f)
 //   42      18    payload               "ixy", then zeros, and in the LAST 4 bytes (56..59) a 32-bit
 //                                       little-endian sequence number
 // Multi-byte header fields are big-endian (network byte order); only the sequence number is little-endian, as the
@@ -26,7 +27,9 @@
 #define PACKET_UDP_LENGTH (PACKET_SIZE - PACKET_UDP_HEADER_OFFSET) // 26: UDP header and payload
 #define PACKET_PAYLOAD_OFFSET 42
 #define PACKET_SEQ_OFFSET (PACKET_SIZE - 4) // 56
-#define PACKET_SRC_PORT 42                  // the template's UDP source port (ixy-pktgen --flows: flow f uses 42 + f)
+#define PACKET_SRC_PORT 42                  // the template's UDP source port, and flow 0's (packet_flow_port)
+#define PACKET_FLOW_PORT_STEP 45
+#define PACKET_FLOW_PORT_MOD 1031 // a prime: flows 0 to 1030 get distinct ports (ixy-pktgen allows up to 1024)
 
 // Writes the template above into pkt with sequence number 0.
 void packet_build_template(uint8_t pkt[PACKET_SIZE], const uint8_t src_mac[6]);
@@ -44,6 +47,16 @@ static inline void packet_stamp_seq(uint8_t pkt[PACKET_SIZE], uint32_t seq) {
 static inline void packet_set_src_port(uint8_t pkt[PACKET_SIZE], uint16_t port) {
 	pkt[PACKET_UDP_HEADER_OFFSET] = (uint8_t)(port >> 8);
 	pkt[PACKET_UDP_HEADER_OFFSET + 1] = (uint8_t)port;
+}
+
+// The UDP source port of flow `flow` (ixy-pktgen --flows): 42 + (45 * flow mod 1031), so 42, 87, 132, ...
+// Not 42 + flow: the Toeplitz hash of RSS is linear over GF(2), and a block of consecutive ports spreads over the
+// queues of a NIC in counts that stay the same when the queues are swapped in pairs (64 flows: 32/32 on 2 queues,
+// 13/13/19/19 on 4), so a checker that compares per-queue counts could not see a driver that swaps them. With these
+// ports 64 flows of the template land 40/24 on 2 queues and 19/14/21/10 on 4 (ixy's default table). The checkers
+// read the three numbers from test/vm/vm_constants.
+static inline uint16_t packet_flow_port(uint32_t flow) {
+	return (uint16_t)(PACKET_SRC_PORT + PACKET_FLOW_PORT_STEP * flow % PACKET_FLOW_PORT_MOD);
 }
 
 static inline uint32_t packet_read_seq(const uint8_t pkt[PACKET_SIZE]) {

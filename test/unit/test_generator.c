@@ -111,8 +111,28 @@ static void test_wrap(struct mempool* pool) {
 	CHECK_EQ(gen.next_seq, 2);
 }
 
-// --flows 3: packets take turns over the flows, each flow's own sequence numbers gapless from 0, in the UDP source
-// port 42 + flow and nowhere else, also when the TX queue refuses some (their numbers go to the next batch).
+// The flows' UDP source ports (packet_flow_port): 42 + (45 * flow mod 1031), pinned here by value, so that a change
+// of the function shows; distinct for all 1024 flows ixy-pktgen allows, and not a block of consecutive ports.
+static void test_flow_ports(void) {
+	CHECK_EQ(packet_flow_port(0), 42);
+	CHECK_EQ(packet_flow_port(1), 87);
+	CHECK_EQ(packet_flow_port(2), 132);
+	CHECK_EQ(packet_flow_port(23), 46); // 45 * 23 = 1035 = 1031 + 4
+	CHECK_EQ(packet_flow_port(1023), 42 + 45 * 1023 % 1031);
+	static uint8_t used[65536];
+	uint32_t repeated = 0, out_of_range = 0;
+	for (uint32_t f = 0; f < 1024; f++) {
+		uint16_t port = packet_flow_port(f);
+		repeated += used[port]++ != 0;
+		out_of_range += port < 42 || port >= 42 + 1031;
+	}
+	CHECK_EQ(repeated, 0);
+	CHECK_EQ(out_of_range, 0);
+}
+
+// --flows 3: packets take turns over the flows (packet k of all the TX queue took is flow k mod 3), each flow's own
+// sequence numbers gapless from 0, in its UDP source port (packet_flow_port) and nowhere else, also when the TX
+// queue refuses some (their numbers go to the next batch).
 static void test_flows(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
@@ -121,23 +141,22 @@ static void test_flows(struct mempool* pool) {
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.flows = 3;
 	const uint32_t room[] = {64, 10, 0, 37};
-	uint32_t next[3] = {0, 0, 0}, bad = 0;
+	uint32_t next[3] = {0, 0, 0}, bad = 0, k = 0;
 	for (size_t r = 0; r < sizeof(room) / sizeof(room[0]); r++) {
 		fake.tx_room = room[r];
 		fake.num_seqs = 0;
 		generator_send(&gen, &fake.ixy, 0);
-		for (uint32_t i = 0; i < fake.num_seqs; i++) {
-			const uint8_t* pkt = fake.packets[i];
-			uint32_t flow =
-			    (uint32_t)(pkt[PACKET_UDP_HEADER_OFFSET] << 8 | pkt[PACKET_UDP_HEADER_OFFSET + 1]) - 42;
+		for (uint32_t i = 0; i < fake.num_seqs; i++, k++) {
+			uint32_t flow = k % 3;
 			uint8_t want[PACKET_SIZE];
 			memcpy(want, expected, PACKET_SIZE);
-			packet_set_src_port(want, (uint16_t)(42 + flow));
-			packet_stamp_seq(want, flow < 3 ? next[flow]++ : 0);
-			bad += flow >= 3 || memcmp(pkt, want, PACKET_SIZE) != 0;
+			packet_set_src_port(want, packet_flow_port(flow));
+			packet_stamp_seq(want, next[flow]++);
+			bad += memcmp(fake.packets[i], want, PACKET_SIZE) != 0;
 		}
 	}
 	CHECK_EQ(bad, 0);
+	CHECK_EQ(k, 64 + 10 + 37);
 	CHECK_EQ(gen.sent, 64 + 10 + 37);
 	CHECK_EQ(next[0], 37); // 111 packets: 37 per flow
 	CHECK_EQ(next[1], 37);
@@ -173,6 +192,7 @@ int main(void) {
 	test_gapless_sequence(pool);
 	test_wrap(pool);
 	test_empty_pool_still_calls_tx(pool);
+	test_flow_ports();
 	test_flows(pool);
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);

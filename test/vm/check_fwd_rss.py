@@ -3,11 +3,15 @@
 between B and C, ixy-pcap --queues on D, against QEMU's records of the wire. Python 3, standard library only.
 
 Records (QEMU's filter-dump, on the host): --host-a what A sent, --host-b what reached B, --host-c what C sent,
---host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines.
+--host-d what reached D; --guest ixy-pcap's capture; the apps' logs for their totals and queue lines. Flows:
+ixy-pktgen's flow f has UDP source port base + (step * f mod mod) (--flow-port-base, --flow-port-step,
+--flow-port-mod: test/vm/vm_constants prints apps/common/packet.h's numbers). --udp-rcvbuf-errors and
+--udp-in-errors (igb, socket pairs): how much the UDP counters RcvbufErrors and InErrors of the network namespace
+QEMU ran in grew during the run, which must be exactly the frames lost between A and B and between C and D.
 
 Prints one "PASS what" or "FAIL what" line per check, and key=value lines:
   predicted pci=<B> queue=<i> frames=<n> reported=<n> flows=<n>
-  accounting sent=... a=... lost_a_b=... b=... b_rx_dropped=... rx=... tx_full=... forwarded=... c=...
+  accounting sent=... a=... lost_a_b=... b=... b_rx_dropped=... rx=... tx_full=... forwarded=... c=... d=...
 Exits 0 if every check passed, else 1.
 
 Per-queue prediction: each frame that reached B, hashed by this check's Toeplitz hash (check_rss.py's, tested against
@@ -26,7 +30,7 @@ from check_capture import contract_error, read_pcap  # noqa: E402
 from check_rss import self_test, toeplitz  # noqa: E402
 
 RETA_ENTRIES = 128
-SRC_PORT = 42  # apps/common/packet.h: flow f has UDP source port 42 + f
+PORT_FLOW = {}  # UDP source port -> ixy-pktgen's flow (main fills it from --flow-port-*)
 TX_RING = 512  # IXY_DEFAULT_RING_SIZE: what may stay in pktgen's TX ring when it stops
 
 results = []
@@ -43,7 +47,9 @@ def seq(frame):
 
 
 def flow(frame):
-    return struct.unpack("!H", frame[34:36])[0] - SRC_PORT
+    """The frame's flow; a port that is no flow's gives minus the port."""
+    port = struct.unpack("!H", frame[34:36])[0]
+    return PORT_FLOW.get(port, -port)
 
 
 def hash_input(frame):
@@ -104,14 +110,18 @@ def main():
     for name in ("host-a", "host-b", "host-c", "host-d", "guest", "fwd-log", "pktgen-log", "pcap-log",
                  "nic-a", "nic-b", "nic-c", "nic-d"):
         p.add_argument("--" + name, required=True)
-    for name in ("queues", "flows", "packets", "modified-byte"):
+    for name in ("queues", "flows", "packets", "modified-byte", "flow-port-base", "flow-port-step", "flow-port-mod"):
         p.add_argument("--" + name, type=int, required=True)
     p.add_argument("--pcap-queues", type=int, default=4)
+    p.add_argument("--udp-rcvbuf-errors", type=int, help="the namespace's UDP RcvbufErrors grew by this much")
+    p.add_argument("--udp-in-errors", type=int, help="the namespace's UDP InErrors grew by this much")
     p.add_argument("--virtio", action="store_true", help="VirtIO NICs: their counters are the driver's")
     p.add_argument("--drain", action="store_true", help="ixy-pktgen stopped first and everything passed: nothing may "
                    "be lost between A and B or C and D, ixy-pcap captured all that reached D (--packets is ignored)")
     args = p.parse_args()
     q_n = args.queues
+    ports = [args.flow_port_base + args.flow_port_step * f % args.flow_port_mod for f in range(args.flows)]
+    PORT_FLOW.update((port, f) for f, port in enumerate(ports))
 
     expect(self_test(), "the host's Toeplitz hash gives the 10 hashes of the published verification suite")
     rec = {}
@@ -134,9 +144,10 @@ def main():
     expect(a and not bad, "A sent %d frames, all following the packet contract%s" %
            (len(a), ": frame %d: %s" % bad[0] if bad else ""))
     flows_a = per_flow(a)
-    expect(sorted(flows_a) == list(range(args.flows)),
-           "A's frames are of %d flows, UDP source ports %d to %d (got %d flows)" %
-           (args.flows, SRC_PORT, SRC_PORT + args.flows - 1, len(flows_a)))
+    expect(len(set(ports)) == args.flows and sorted(flows_a) == list(range(args.flows)),
+           "A's frames are of %d flows, UDP source ports %d + (%d f mod %d) for flow f: %s (got %d flows)" %
+           (args.flows, args.flow_port_base, args.flow_port_step, args.flow_port_mod,
+            ", ".join(map(str, ports[:3] + ["..."] + ports[-1:])), len(flows_a)))
     gaps = [f for f, s in flows_a.items() if s != list(range(len(s)))]
     expect(not gaps, "A: each flow's sequence numbers are 0, 1, 2, ... without gap, in order (%d flows not: %s)" %
            (len(gaps), gaps[:6]))
@@ -154,7 +165,8 @@ def main():
         expect(a_tx == len(a), "A's own TX counter (tx_packets=%s) equals the %d frames the host saw" %
                (a_tx, len(a)))
 
-    # A -> B: the socket pair keeps the order; a frame the host's socket buffer could not hold is lost there.
+    # A -> B: the socket pair keeps the order; a frame the host's socket buffer could not hold is lost there (the
+    # namespace's UDP RcvbufErrors count it: checked with C -> D below).
     expect(subsequence(b, a), "the frames that reached B are A's, in A's order (%d of %d)" % (len(b), len(a)))
     lost_a_b = len(a) - len(b)
     if args.drain:
@@ -172,42 +184,48 @@ def main():
               (args.nic_b, i, predicted[i], reported[i], len(flows_q[i])))
     expect(value(fwd_q, "rx_packets", pci=args.nic_b, queue=str(q_n)) is None,
            "ixy-fwd printed no queue line for a queue %d of B (it has %d)" % (q_n, q_n))
+    # A precondition of the comparison, from the host's records alone (not a finding about ixy): the traffic gives
+    # every queue frames, and no two queues the same number, so that a driver that steers one queue's flows to
+    # another (e.g. a table with q and q ^ 1 swapped) changes the counts ixy-fwd reports.
+    expect(all(predicted) and len(set(predicted)) == q_n,
+           "precondition: the host's prediction gives each of B's %d queues frames, no two the same number %s, so "
+           "that the comparison sees queues swapped" % (q_n, predicted))
     expect(reported == predicted, "ixy-fwd's per-queue rx_packets of B %s equal the host's prediction %s" %
            (reported, predicted))
-    expect(all(predicted), "RSS spread the flows: each of B's %d queues has frames (%s)" % (q_n, predicted))
     fwd_c = [value(fwd_q, "rx_packets", pci=args.nic_c, queue=str(i)) for i in range(q_n)]
     expect(fwd_c == [0] * q_n, "nothing came back on C's queues (rx_packets %s)" % fwd_c)
 
-    # Every frame accounted for: reached B = received by ixy-fwd + dropped by B (its missed counter); received =
-    # forwarded + freed for a full TX queue, per queue; forwarded = what the host saw C send.
+    # What became of the frames that reached B: received by ixy-fwd's queues or dropped by B (rx_dropped); of those
+    # received, the ones forwarded are what the host saw C send. ixy-fwd prints a queue's rx_packets as its forwarded
+    # + tx_full (apps/fwd_queues.h), so tx_full is what is left and is not checked on its own: B's reached = rx +
+    # dropped and C's sent = forwarded already give reached - sent = tx_full + dropped.
     forwarded = [value(fwd_q, "forwarded", pci=args.nic_b, queue=str(i)) for i in range(q_n)]
     tx_full = [value(fwd_q, "tx_full", pci=args.nic_b, queue=str(i)) for i in range(q_n)]
     ok = None not in forwarded + tx_full + reported
-    expect(ok and all(r == f + t for r, f, t in zip(reported, forwarded, tx_full)),
-           "each of B's queues: rx_packets = forwarded + tx_full (%s = %s + %s)" % (reported, forwarded, tx_full))
     b_dropped = value(fwd_t, "rx_dropped", pci=args.nic_b)
     b_rx = value(fwd_t, "rx_packets", pci=args.nic_b)
-    expect(ok and b_dropped is not None and len(b) == sum(reported) + b_dropped,
-           "the %d frames that reached B = %s received by ixy-fwd + %s dropped by B (rx_dropped)" %
-           (len(b), sum(reported) if ok else None, b_dropped))
-    expect(b_rx == sum(reported) if ok else False,
-           "B's own RX counter (rx_packets=%s) equals what ixy-fwd's queues received" % b_rx)
     c_tx = value(fwd_t, "tx_packets", pci=args.nic_c)
+    if args.virtio:  # VirtIO has no counter registers: the driver counts the packets it passes, as the app does
+        dropper = "B's driver (rx_dropped: frames the driver dropped; the device reports none)"
+        b_rx_what = ("B's driver's RX count (rx_packets=%s: the packets the driver took from the device, counted "
+                     "apart from the app)" % b_rx)
+        c_tx_what = "C's driver's TX count %s (the packets the device gave back)" % c_tx
+    else:
+        dropper = "B (rx_dropped, its missed-packet counter)"
+        b_rx_what = "B's own RX counter (rx_packets=%s, the NIC's register)" % b_rx
+        c_tx_what = "C's own TX counter %s (the NIC's register)" % c_tx
+    expect(ok and b_dropped is not None and len(b) == sum(reported) + b_dropped,
+           "the %d frames that reached B = %s received by ixy-fwd + %s dropped by %s" %
+           (len(b), sum(reported) if ok else None, b_dropped, dropper))
+    expect(b_rx == sum(reported) if ok else False, "%s equals what ixy-fwd's queues received" % b_rx_what)
     expect(ok and len(c) == sum(forwarded) == c_tx,
-           "C sent (host) %d = ixy-fwd forwarded %s = C's own TX counter %s" %
-           (len(c), sum(forwarded) if ok else None, c_tx))
+           "C sent (host) %d = ixy-fwd forwarded %s = %s" % (len(c), sum(forwarded) if ok else None, c_tx_what))
     # What C sent, traced back by the hash to the queue of B each frame came in on: ixy-fwd's forwarded per queue.
     c_pred = [0] * q_n
     for f in c:
         c_pred[queue_of(f, q_n)] += 1
     expect(forwarded == c_pred, "ixy-fwd's per-queue forwarded of B %s equal C's frames (host) by B's queue %s" %
            (forwarded, c_pred))
-    # QEMU's igb drops a frame whose queue has no free descriptor while another queue has one, and counts it nowhere
-    # (no RQDPC, no MPC): the frames the records show reaching B that no counter covers, per queue.
-    unseen = [p - r if r is not None else None for p, r in zip(predicted, reported)]
-    print("accounting sent=%s a=%d lost_a_b=%d b=%d b_rx_dropped=%s rx=%s tx_full=%s forwarded=%s c=%d "
-          "uncounted_per_queue=%s" % (sent, len(a), lost_a_b, len(b), b_dropped, sum(reported) if ok else None,
-                                      sum(tx_full) if ok else None, sum(forwarded) if ok else None, len(c), unseen))
 
     # C: every frame is one that reached B, with ixy-fwd's byte changed, once, in order per flow.
     def unmodified(f):
@@ -224,15 +242,31 @@ def main():
                                                                     strange[:6]))
     in_order_once("C", c)
     flows_b, flows_c = per_flow(b), per_flow(c)
-    same = flows_c == flows_b
-    counted = (sum(tx_full) if ok else 0) + (b_dropped or 0)
-    expect(ok and len(b) - len(c) == counted and (same or counted > 0),
-           "every frame that reached B left C but for the %d the counters show dropped (tx_full, rx_dropped): "
-           "%d missing; %d of %d flows complete" %
-           (counted, len(b) - len(c), sum(1 for f in flows_b if flows_c.get(f) == flows_b[f]), len(flows_b)))
+    complete = sum(1 for f in flows_b if flows_c.get(f) == flows_b[f])
 
     # D: the record of what reached D, and ixy-pcap's capture against it.
     expect(subsequence(d, c), "the frames that reached D are C's, in C's order (%d of %d)" % (len(d), len(c)))
+    lost_c_d = len(c) - len(d)
+    # Every frame the host's records lose between the NICs: a UDP socket of the pair whose receive buffer was full
+    # dropped it (QEMU's igb stops reading its socket while it cannot receive), and QEMU ran in a namespace of its
+    # own, so that the namespace's RcvbufErrors counts those drops and nothing else's.
+    if args.udp_rcvbuf_errors is not None:
+        expect(lost_a_b + lost_c_d == args.udp_rcvbuf_errors,
+               "every frame is accounted for: the %d A sent that never reached B and the %d C sent that never "
+               "reached D are the %d the host's UDP sockets dropped for a full receive buffer (RcvbufErrors of "
+               "QEMU's network namespace)" % (lost_a_b, lost_c_d, args.udp_rcvbuf_errors))
+    if args.udp_in_errors is not None:
+        expect(args.udp_in_errors == args.udp_rcvbuf_errors,
+               "no other UDP receive error in QEMU's network namespace (InErrors grew by %d, RcvbufErrors by %s)" %
+               (args.udp_in_errors, args.udp_rcvbuf_errors))
+    # QEMU's igb drops a frame whose queue has no free descriptor while another queue has one, and counts it nowhere
+    # (no RQDPC, no MPC): the frames the records show reaching B that no counter covers, per queue.
+    unseen = [p - r if r is not None else None for p, r in zip(predicted, reported)]
+    print("accounting sent=%s a=%d lost_a_b=%d b=%d b_rx_dropped=%s rx=%s tx_full=%s forwarded=%s c=%d lost_c_d=%d "
+          "d=%d udp_rcvbuf_errors=%s udp_in_errors=%s flows_complete_b_c=%d/%d uncounted_per_queue=%s" %
+          (sent, len(a), lost_a_b, len(b), b_dropped, sum(reported) if ok else None, sum(tx_full) if ok else None,
+           sum(forwarded) if ok else None, len(c), lost_c_d, len(d), args.udp_rcvbuf_errors, args.udp_in_errors,
+           complete, len(flows_b), unseen))
     captured = value(pcap_t, "captured", pci=args.nic_d)
     if args.drain:
         expect(d == c, "every frame C sent reached D, in order (%d of %d)" % (len(d), len(c)))
