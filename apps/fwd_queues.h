@@ -74,8 +74,8 @@ static uint16_t fwd_queues_start(struct fwd_queue queues[], uint16_t n) {
 		err = pthread_create(&thread, NULL, fwd_thread, &queues[running]);
 		err = err ? err : pthread_detach(thread); // (cannot fail on a thread just created)
 	}
-	if (err) { // (then fwd_cpus may be empty: nothing is pinned)
-		fprintf(stderr, "ixy-fwd: cannot start the thread of queue %u: %s\n", running, strerror(err));
+	if (err) { // (fwd_cpus may then be empty: queue 0's thread is not pinned)
+		fprintf(stderr, "ixy-fwd: no threads for queues %u-%u: %s\n", running, n - 1, strerror(err));
 	} else if (n > 1) {
 		fwd_pin(0);
 	}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ixy-fwd --queues 1 against --queues 2 in a QEMU/TCG guest with 2 vCPUs and igb NICs (docs/benchmark.md, "Many
 # cores: queues and threads"; issue 20). One boot (test/vm/run-vm.sh --scenario bench-mq --nics igb): ixy-pktgen
-# --flows 64 on A, ixy-fwd B -> C with 1 and 2 queues alternating, SECONDS per run, ROUNDS runs of each. Prints every
+# --flows 1024 on A, ixy-fwd B -> C with 1 and 2 queues alternating, SECONDS per run, ROUNDS runs of each. Prints every
 # run, then a table of the median forwarded rate per queue count, the spread and the ratio to 1 queue. A benchmark,
 # not a test: nothing is asserted.
 #
@@ -39,4 +39,4 @@ tr -d '\r' <"$console" | grep -e "^    queue app=ixy-fwd" -e "^    totals app=ix
 bench_rates_table mq1 median "1 queue" " (see $console)" mq1 "ixy-fwd --queues 1" mq2 "ixy-fwd --queues 2" \
 	<"$work/runs.txt" | tee "$work/table.txt"
 bench_write_table "$doc" vm-threads "$setup; guest: q35, 2 vCPUs (TCG), 4 igb NICs on UDP socket pairs, ixy-pktgen \
---flows 64 on A, ixy-fwd B -> C polling, $rounds runs of $seconds s each, alternating in one boot" "$work/table.txt"
+--flows 1024 on A, ixy-fwd B -> C polling, $rounds runs of $seconds s each, alternating in one boot" "$work/table.txt"

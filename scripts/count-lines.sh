@@ -27,8 +27,8 @@
 # (VirtIO counts what it sent there, not in read_stats): 1340; 178 as issue 20 counts: ixy-fwd's threads
 # (apps/fwd_queues.h, 83), the RSS configuration (rss.h, 23) and setup (intel_rss.c/.h, 72, with the 82576's few
 # lines): 1518; 15 for the part of rss.c that runs (ixy_rss_default and the default key; a review found it left
-# out): 1533; 5 for ixy-fwd's message when a queue's thread cannot start (it ended silently before): 1538; 5 for
-# the per-queue rate line shared with ixy-pcap (print_queue_rate in rates.c, included by fwd_queues.h): 1544.
+# out): 1533; 5 for ixy-fwd's message when a queue's thread cannot start (it ended silently before): 1538; 6 for
+# the per-queue rate line shared with ixy-pcap (print_queue_rate in rates.c, and its include in fwd_queues.h): 1544.
 # Exits 1 above CEILING.
 set -eu
 

@@ -27,7 +27,7 @@ udp_counter() { # udp_counter FILE NAME: the UDP counter NAME of a copy of /proc
 
 network() {
 	ip netns add "$fwd_ns" || { echo "host-fwd-rss.sh: cannot make network namespace $fwd_ns" >&2; exit 1; }
-	ip netns exec "$fwd_ns" ip link set lo up
+	ip netns exec "$fwd_ns" ip link set lo up || { echo "host-fwd-rss.sh: cannot bring up lo in $fwd_ns" >&2; exit 1; }
 	ip netns exec "$fwd_ns" cat /proc/net/snmp >"$out/snmp-before.txt"
 	pair_network # (run-vm.sh chose the ports free in the host's namespace; the new one has no socket yet)
 }
@@ -39,9 +39,12 @@ devices() {
 	extra="ixy_fwd_queues=$queues "
 }
 checks() {
-	local rcvbuf_errors in_errors before after
+	local rcvbuf_errors in_errors before after lo_dropped
 	ip netns exec "$fwd_ns" cat /proc/net/snmp >"$out/snmp-after.txt"
+	# A frame the loopback itself dropped (its backlog full) would be lost without a UDP counter: there must be none.
+	lo_dropped=$(ip netns exec "$fwd_ns" cat /sys/class/net/lo/statistics/rx_dropped)
 	ip netns del "$fwd_ns"
+	expect "the namespace's loopback dropped no frame (rx_dropped=${lo_dropped:-?})" test "${lo_dropped:-x}" = 0
 	expect "the network namespace $fwd_ns is gone" sh -c "! ip netns list | grep -qw $fwd_ns"
 	before=$(udp_counter "$out/snmp-before.txt" RcvbufErrors) && after=$(udp_counter "$out/snmp-after.txt" RcvbufErrors) &&
 		rcvbuf_errors=$((after - before))
