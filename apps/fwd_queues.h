@@ -75,7 +75,7 @@ static uint16_t fwd_queues_start(struct fwd_queue queues[], uint16_t n) {
 		err = err ? err : pthread_detach(thread); // (cannot fail on a thread just created)
 	}
 	if (err) { // (fwd_cpus may then be empty: queue 0's thread is not pinned)
-		fprintf(stderr, "ixy-fwd: no threads for queues %u-%u: %s\n", running, n - 1, strerror(err));
+		fprintf(stderr, "ixy-fwd: no threads for queues %u-%d: %s\n", running, n - 1, strerror(err));
 	} else if (n > 1) {
 		fwd_pin(0);
 	}
