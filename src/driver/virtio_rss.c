@@ -34,6 +34,19 @@ static uint32_t virtio_hash_types(uint32_t ixy_types) {
 	       ((ixy_types & IXY_RSS_IPV4_UDP) ? VIRTIO_NET_HASH_TYPE_UDPV4 : 0);
 }
 
+// The RSS configuration ixy sends for config: the app's, or the default for its RX queues (defaults holds it); with
+// one RX queue every entry receiveq1 and no hash types (config->rss is then neither checked nor used).
+static const struct ixy_rss* rss_to_send(const struct ixy_config* config, struct ixy_rss* defaults) {
+	if (config->rx_queues > 1 && config->rss) {
+		return config->rss;
+	}
+	ixy_rss_default(defaults, config->rx_queues);
+	if (config->rx_queues <= 1) {
+		defaults->hash_types = 0;
+	}
+	return defaults;
+}
+
 // With RSS: the device's key size, table length and hash types (5.1.4), against what ixy sends.
 static int check_rss_caps(const struct ixy_config* config, struct virtio_transport* t) {
 	uint8_t max_key = 0;
@@ -44,10 +57,8 @@ static int check_rss_caps(const struct ixy_config* config, struct virtio_transpo
 	    t->ops->read_config(t, VIRTIO_NET_CONFIG_SUPPORTED_HASH_TYPES, &supported, 4) != 0) {
 		return -1;
 	}
-	uint32_t types = 0; // one RX queue: nothing to hash (rss_one_queue)
-	if (config->rx_queues > 1) {
-		types = virtio_hash_types(config->rss ? config->rss->hash_types : IXY_RSS_ALL);
-	}
+	struct ixy_rss defaults;
+	uint32_t types = virtio_hash_types(rss_to_send(config, &defaults)->hash_types);
 	if (max_key < IXY_RSS_KEY_SIZE || max_table < RSS_TABLE_LENGTH || (types & ~supported)) {
 		ixy_error("%s: the device's RSS takes keys of %u bytes, tables of %u entries and hash types 0x%x; ixy "
 			  "needs %u, %u and 0x%x",
@@ -105,15 +116,11 @@ int virtio_mq_setup(const struct ixy_config* config, struct virtio_transport* t,
 		if (check_rss_caps(config, t) != 0) {
 			return -1;
 		}
-		*mq = found;
-		return 0;
-	}
-	if (config->rx_queues > 1 && config->rss) {
+	} else if (config->rx_queues > 1 && config->rss) {
 		ixy_error("%s: an RSS table was given, the device has no RSS (VIRTIO_NET_F_RSS; QEMU: rss=on)",
 			  config->pci_addr);
 		return -1;
-	}
-	if (wanted > 1) {
+	} else if (wanted > 1) {
 		ixy_warn("%s: the device has no RSS: it steers received packets by the TX queue of their flow "
 			 "(5.1.6.5.6)%s",
 			 config->pci_addr,
@@ -129,23 +136,10 @@ static uint8_t* put_le16(uint8_t* p, uint16_t value) {
 	return p + 2;
 }
 
-// One RX queue (RSS_CONFIG only to enable the TX queues): every entry receiveq1, no hash types, the default key.
-static void rss_one_queue(struct ixy_rss* rss) {
-	ixy_rss_default(rss, 1);
-	rss->hash_types = 0;
-}
-
 // 5.1.6.5.7, struct virtio_net_rss_config, all little endian.
 size_t virtio_rss_config_data(const struct ixy_config* config, const struct virtio_mq* mq, uint8_t* buf) {
 	struct ixy_rss defaults;
-	const struct ixy_rss* rss = config->rss;
-	if (config->rx_queues <= 1) {
-		rss_one_queue(&defaults); // config->rss is neither checked nor used with one RX queue
-		rss = &defaults;
-	} else if (!rss) {
-		ixy_rss_default(&defaults, config->rx_queues);
-		rss = &defaults;
-	}
+	const struct ixy_rss* rss = rss_to_send(config, &defaults);
 	uint32_t types = virtio_hash_types(rss->hash_types);
 	uint8_t* p = buf;
 	for (int i = 0; i < 4; i++) {
