@@ -31,18 +31,25 @@
 
 static size_t dma_before;
 
-// A modern device with MQ and RSS (as QEMU's mq=on,rss=on) and max_pairs pairs, opened with `queues` RX and TX
-// queues; NULL if the driver refused.
-static struct ixy_device* open_mq(struct model_virtio** nic, enum model_virtio_kind kind, uint64_t extra_features,
-				  uint16_t max_pairs, uint16_t queues, const struct ixy_rss* rss) {
+// A device of that kind offering extra_features (MQ, RSS, ...) and max_pairs pairs, opened with rx_queues RX and
+// tx_queues TX queues; NULL if the driver refused.
+static struct ixy_device* open_mq_rx_tx(struct model_virtio** nic, enum model_virtio_kind kind, uint64_t extra_features,
+					uint16_t max_pairs, uint16_t rx_queues, uint16_t tx_queues,
+					const struct ixy_rss* rss) {
 	dma_before = seam_dma_live_allocations();
 	*nic = model_virtio_add(NIC_ADDR, kind);
 	model_virtio_offer(*nic, MODEL_VIRTIO_DEFAULT_FEATURES | extra_features);
 	model_virtio_set_max_pairs(*nic, max_pairs);
 	model_virtio_set_queue_max(*nic, 64);
 	struct ixy_config config = {
-	    .pci_addr = NIC_ADDR, .rx_queues = queues, .tx_queues = queues, .ring_size = 64, .rss = rss};
+	    .pci_addr = NIC_ADDR, .rx_queues = rx_queues, .tx_queues = tx_queues, .ring_size = 64, .rss = rss};
 	return ixy_init_config(&config);
+}
+
+// The same with `queues` RX and TX queues.
+static struct ixy_device* open_mq(struct model_virtio** nic, enum model_virtio_kind kind, uint64_t extra_features,
+				  uint16_t max_pairs, uint16_t queues, const struct ixy_rss* rss) {
+	return open_mq_rx_tx(nic, kind, extra_features, max_pairs, queues, queues, rss);
 }
 
 // A refused init refuses before it sets up any queue (from what the device configuration says), and leaves the device
@@ -204,13 +211,9 @@ static void test_one_queue_unchanged(void) {
 // used (5.1.6.5.6.4): receiveq2..4, which ixy never reads.
 static void test_fewer_rx_queues(void) {
 	model_test_begin(__func__);
-	dma_before = seam_dma_live_allocations();
-	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
-	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_MQ | MODEL_VIRTIO_F_RSS);
-	model_virtio_set_max_pairs(nic, 4);
-	model_virtio_set_queue_max(nic, 64);
-	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 4, .ring_size = 64};
-	struct ixy_device* dev = ixy_init_config(&config);
+	struct model_virtio* nic;
+	struct ixy_device* dev =
+	    open_mq_rx_tx(&nic, MODEL_VIRTIO_MODERN_ONLY, MODEL_VIRTIO_F_MQ | MODEL_VIRTIO_F_RSS, 4, 1, 4, NULL);
 	CHECK(dev != NULL);
 	uint8_t order[8];
 	CHECK_EQ(model_virtio_mq_commands(nic, order), 2);
