@@ -170,6 +170,22 @@ wait_running() { # wait_running LOG PID
 	return 1
 }
 
+# Waits up to wait_s seconds for ixy-pcap to exit by itself (it has its $packets packets), then prints "pcap exit
+# <code>"; if it has not, says so and stops it (stop_app).
+wait_pcap() { # wait_pcap PID
+	for _ in $(seq $((wait_s * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		marker "pcap did not capture $packets packets within $wait_s s"
+		stop_app pcap "$1"
+	else
+		wait "$1"
+		marker "pcap exit $?"
+	fi
+}
+
 # Stops an app with a signal (default SIGINT: it prints its totals and closes the device), SIGKILL if it does not
 # end in 20 s. Prints "<name> exit <code>" as a marker and leaves the code in $app_rc.
 stop_app() { # stop_app NAME PID [SIGNAL]
@@ -228,17 +244,7 @@ pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
 		run_app ixy-pktgen --user ixy $NIC_A >/tmp/pktgen.log 2>&1 &
 		pktgen_pid=$!
 		wait_running /tmp/pktgen.log $pktgen_pid && app_status ixy-pktgen $pktgen_pid >>/tmp/status.txt
-		for _ in $(seq $((wait_s * 10))); do
-			kill -0 $pcap_pid 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 $pcap_pid 2>/dev/null; then
-			marker "pcap did not capture $packets packets within $wait_s s"
-			stop_app pcap $pcap_pid
-		else
-			wait $pcap_pid
-			marker "pcap exit $?"
-		fi
+		wait_pcap $pcap_pid
 		stop_app pktgen $pktgen_pid
 	else
 		marker "receivers did not start"

@@ -83,17 +83,5 @@ checks() {
 	expect "ixy-pktgen stopped cleanly on SIGINT" marker "pktgen exit 0$"
 	expect "ixy-fwd stopped cleanly on SIGINT" marker "fwd exit 0$"
 	show_app_logs
-	local modified_byte port_base port_step port_mod
-	"$build_dir/test/vm/vm_constants" >"$out/constants.txt"
-	modified_byte=$(total "$out/constants.txt" constants fwd_modified_byte)
-	port_base=$(total "$out/constants.txt" constants flow_port_base)
-	port_step=$(total "$out/constants.txt" constants flow_port_step)
-	port_mod=$(total "$out/constants.txt" constants flow_port_mod)
-	python3 "$here/check_fwd_rss.py" --drain --virtio --host-a "$out/host-a.pcap" --host-b "$out/host-b.pcap" \
-		--host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" --guest "$out/guest/capture.pcap" \
-		--fwd-log "$out/guest/fwd.log" --pktgen-log "$out/guest/pktgen.log" --pcap-log "$out/guest/pcap.log" \
-		--queues "$queues" --flows 64 --packets 0 --modified-byte "${modified_byte:-45}" \
-		--flow-port-base "${port_base:-x}" --flow-port-step "${port_step:-x}" --flow-port-mod "${port_mod:-x}" \
-		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
-	expect_checker "$out/check.txt" "check_fwd_rss.py" $?
+	check_fwd_rss --drain --virtio --packets 0
 }

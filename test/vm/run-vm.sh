@@ -353,6 +353,24 @@ expect_fwd_pinned() {   # expect_fwd_pinned QUEUES
 		test "$cpus" = "$(seq -s ' ' 0 $(($1 - 1))) "
 }
 
+# The fwd-rss scenarios' host checker (check_fwd_rss.py) on the four records, the capture and the apps' logs, with the
+# apps' constants from vm_constants; the scenario's own options (--drain, --packets, ...) come as arguments.
+check_fwd_rss() {   # check_fwd_rss OPTION...
+	local modified_byte port_base port_step port_mod
+	"$build_dir/test/vm/vm_constants" >"$out/constants.txt"
+	modified_byte=$(total "$out/constants.txt" constants fwd_modified_byte)
+	port_base=$(total "$out/constants.txt" constants flow_port_base)
+	port_step=$(total "$out/constants.txt" constants flow_port_step)
+	port_mod=$(total "$out/constants.txt" constants flow_port_mod)
+	python3 "$here/check_fwd_rss.py" "$@" --host-a "$out/host-a.pcap" --host-b "$out/host-b.pcap" \
+		--host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" --guest "$out/guest/capture.pcap" \
+		--fwd-log "$out/guest/fwd.log" --pktgen-log "$out/guest/pktgen.log" --pcap-log "$out/guest/pcap.log" \
+		--queues "$queues" --flows 64 --modified-byte "${modified_byte:-45}" \
+		--flow-port-base "${port_base:-x}" --flow-port-step "${port_step:-x}" --flow-port-mod "${port_mod:-x}" \
+		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
+	expect_checker "$out/check.txt" "check_fwd_rss.py" $?
+}
+
 # The fwd-rss scenarios through VFIO (--vfio): setup-vfio.sh's hand-over and return, every NIC reached through VFIO by
 # DRIVER, and --wait (the apps' default) with each RX queue on its own MSI-X vector (queue i, vector i): each of
 # ixy-fwd's threads sleeps on queue i of B and C until frames come, and B's vector i wakes it; ixy-pcap sleeps on D's

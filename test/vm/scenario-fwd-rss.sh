@@ -71,19 +71,7 @@ if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; t
 		stop_app pcap $pcap_pid
 		pktgen_pid=
 	fi
-	for _ in $(seq $((wait_s * 10))); do
-		kill -0 $pcap_pid 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ -n "$fwd_send" ]; then
-		:
-	elif kill -0 $pcap_pid 2>/dev/null; then
-		marker "pcap did not capture $packets packets within $wait_s s"
-		stop_app pcap $pcap_pid
-	else
-		wait $pcap_pid
-		marker "pcap exit $?"
-	fi
+	[ -n "$fwd_send" ] || wait_pcap $pcap_pid # (with fwd_send, ixy-pcap was stopped above)
 	[ -n "$pktgen_pid" ] && stop_app pktgen $pktgen_pid
 	sleep 2
 else
