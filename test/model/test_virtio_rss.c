@@ -52,6 +52,18 @@ static struct ixy_device* open_mq(struct model_virtio** nic, enum model_virtio_k
 	return open_mq_rx_tx(nic, kind, extra_features, max_pairs, queues, queues, rss);
 }
 
+// The driver sent VQ_PAIRS_SET with `pairs`, then RSS_CONFIG, and the device took it: its RSS configuration.
+static const struct model_virtio_rss* check_pairs_then_rss(struct model_virtio* nic, uint16_t pairs) {
+	uint8_t order[8];
+	CHECK_EQ(model_virtio_mq_commands(nic, order), 2);
+	CHECK_EQ(order[0], VQ_PAIRS_SET);
+	CHECK_EQ(order[1], RSS_CONFIG);
+	CHECK_EQ(model_virtio_pairs(nic), pairs);
+	const struct model_virtio_rss* rss = model_virtio_rss(nic);
+	CHECK(rss->enabled);
+	return rss;
+}
+
 // A refused init refuses before it sets up any queue (from what the device configuration says), and leaves the device
 // reset (no queue, no DMA memory, bus mastering off), with FAILED set on the way.
 static void check_refused(struct model_virtio* nic, const struct ixy_device* dev) {
@@ -131,13 +143,7 @@ static void test_commands_default(void) {
 	for (uint16_t k = 0; k < 4; k++) {
 		CHECK_EQ(model_virtio_avail_pending(nic, (uint16_t)(2 * k)), 64); // every RX queue filled
 	}
-	uint8_t order[8];
-	CHECK_EQ(model_virtio_mq_commands(nic, order), 2);
-	CHECK_EQ(order[0], VQ_PAIRS_SET);
-	CHECK_EQ(order[1], RSS_CONFIG);
-	CHECK_EQ(model_virtio_pairs(nic), 4);
-	const struct model_virtio_rss* rss = model_virtio_rss(nic);
-	CHECK(rss->enabled);
+	const struct model_virtio_rss* rss = check_pairs_then_rss(nic, 4);
 	CHECK_EQ(rss->hash_types, HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4);
 	CHECK_EQ(rss->table_mask, 127);
 	CHECK_EQ(rss->unclassified, 0);
@@ -215,13 +221,7 @@ static void test_fewer_rx_queues(void) {
 	struct ixy_device* dev =
 	    open_mq_rx_tx(&nic, MODEL_VIRTIO_MODERN_ONLY, MODEL_VIRTIO_F_MQ | MODEL_VIRTIO_F_RSS, 4, 1, 4, NULL);
 	CHECK(dev != NULL);
-	uint8_t order[8];
-	CHECK_EQ(model_virtio_mq_commands(nic, order), 2);
-	CHECK_EQ(order[0], VQ_PAIRS_SET);
-	CHECK_EQ(order[1], RSS_CONFIG);
-	CHECK_EQ(model_virtio_pairs(nic), 4);
-	const struct model_virtio_rss* rss = model_virtio_rss(nic);
-	CHECK(rss->enabled);
+	const struct model_virtio_rss* rss = check_pairs_then_rss(nic, 4);
 	CHECK_EQ(rss->hash_types, 0);
 	CHECK_EQ(rss->unclassified, 0);
 	CHECK_EQ(rss->max_tx_vq, 4);
