@@ -1,10 +1,10 @@
-// ixy-fwd --queues n (n > 1): the threads of queues 1..n-1 and the per-queue lines (issue 20; book chapter 11). With
-// one queue none of this does anything: ixy-fwd.c's main thread forwards queue 0 as it always did.
+// Many cores (book chapter 11): ixy-fwd's queues, each with its waiter, and with --queues n > 1 a thread each.
+// ixy-fwd's main thread forwards queue 0 as the paper's forwarder does; everything else of the queues is here.
 //
 // Shared nothing: thread i forwards queue i of each device to queue i of the other with its own waiter (sleeping on
-// its two RX queues) and counters, and every buffer it touches comes from the pools behind its RX queues. The main
-// thread runs queue 0 and alone reads the devices' counters and prints. Each thread is pinned to a CPU (i modulo the
-// CPUs the process may use) if it may use more than one.
+// its two RX queues, ixy/interrupts.h) and counters, and every buffer it touches comes from the pools behind its RX
+// queues. The main thread runs queue 0 and alone reads the devices' counters and prints. Each thread is pinned to a
+// CPU (i modulo the CPUs the process may use) if it may use more than one.
 //
 // Threads and the sandbox: the threads start before the sandbox, so that its filter covers them (TSYNC); the main
 // thread waits until each has signed in (glibc sets a thread up with system calls the filter refuses), then enters the
@@ -23,12 +23,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/rates.h" // print_queue_rate
-#include "fwd.h"          // struct fwd_queue, fwd_round
+#include <ixy/interrupts.h>
+
+#include "common/queue_rate.h"
+#include "fwd.h" // struct fwd_queue, fwd_round
 
 static atomic_int fwd_phase; // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
 static atomic_int fwd_signs; // each thread signs in when it runs and out when it has left its loop
 static cpu_set_t fwd_cpus;   // the CPUs the process may use, as it started
+static uint16_t fwd_running; // queues with a thread, queue 0's (the main thread's) counted
+static uint64_t fwd_last_rx[2][IXY_MAX_QUEUES]; // per device and queue: packets received at the last rates
 
 // Pins the calling thread, that of queue q, to the (q mod n)-th of the n CPUs in fwd_cpus, if n > 1.
 static void fwd_pin(uint16_t q) {
@@ -62,58 +66,95 @@ static void fwd_wait_for_signs(int count) {
 	}
 }
 
-// Starts the threads of queues 1..n-1 and waits until each runs; pins the caller (queue 0's) if n > 1. Returns how
-// many queues have their thread, the caller's counted: n, or fewer if a thread could not be started.
-static uint16_t fwd_queues_start(struct fwd_queue queues[], uint16_t n) {
+// Each queue's waiter, on RX queue q of both devices.
+static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
+	bool ok = true;
+	for (uint16_t q = 0; q < n; q++) {
+		queues[q] = (struct fwd_queue){.devs = devs, .queue = q, .waiter = ixy_waiter_create()};
+		for (int i = 0; i < 2 && ok; i++) {
+			ok = queues[q].waiter && ixy_waiter_add(queues[q].waiter, devs[i], q) == 0;
+		}
+	}
+	return ok;
+}
+
+// Makes the n queues between devs[0] and devs[1] with their waiters, then starts the threads of queues 1..n-1 and
+// waits until each runs; pins the caller (queue 0's) if n > 1. The threads forward once fwd_queues_go says so.
+// False with a message if a waiter or a thread could not be made; fwd_queues_stop and fwd_queues_close then still
+// end what was made.
+static bool fwd_queues_start(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
 	atomic_store(&fwd_phase, 0);
 	atomic_store(&fwd_signs, 0);
-	uint16_t running = 1;
+	fwd_running = 1;
+	memset(fwd_last_rx, 0, sizeof(fwd_last_rx));
+	if (!fwd_waiters_create(queues, n, devs)) {
+		return false;
+	}
 	pthread_t thread;
 	int err = n > 1 && sched_getaffinity(0, sizeof(fwd_cpus), &fwd_cpus) != 0 ? errno : 0;
-	for (; running < n && !err; running += !err) {
-		err = pthread_create(&thread, NULL, fwd_thread, &queues[running]);
+	for (; fwd_running < n && !err; fwd_running += !err) {
+		err = pthread_create(&thread, NULL, fwd_thread, &queues[fwd_running]);
 		err = err ? err : pthread_detach(thread); // (cannot fail on a thread just created)
 	}
 	if (err) { // (fwd_cpus may then be empty: queue 0's thread is not pinned)
-		fprintf(stderr, "ixy-fwd: no threads for queues %u-%d: %s\n", running, n - 1, strerror(err));
+		fprintf(stderr, "ixy-fwd: no threads for queues %u-%d: %s\n", fwd_running, n - 1, strerror(err));
 	} else if (n > 1) {
 		fwd_pin(0);
 	}
-	fwd_wait_for_signs(running - 1);
-	return running;
+	fwd_wait_for_signs(fwd_running - 1);
+	return !err;
 }
 
-// The threads forward (go) or end at once; later fwd_queues_stop ends them and waits until each has left its loop.
+// The threads forward (go) or end at once.
 static void fwd_queues_go(bool go) {
 	atomic_store(&fwd_phase, go ? 1 : 2);
 }
 
-static void fwd_queues_stop(uint16_t running) {
+// Ends the threads and waits until each has left its loop: their queues are the main thread's from then on.
+static void fwd_queues_stop(void) {
 	atomic_store(&fwd_phase, 2);
-	fwd_wait_for_signs(2 * (running - 1));
+	fwd_wait_for_signs(2 * (fwd_running - 1));
 }
 
 // With more than one queue, before a device's rates: "[<pci addr>] queue <i> RX: <n> Mpps" per queue, the packets
-// its thread received since the last time (last[i]), read while the thread runs (fwd.h stores them atomically).
-static void fwd_queues_print_rates(struct fwd_queue queues[], uint16_t n, int dev, uint64_t last[],
-				   uint64_t elapsed_ns) {
+// its thread received since the last time, read while the thread runs (fwd.h stores them atomically).
+static void fwd_queues_print_rates(struct fwd_queue queues[], uint16_t n, int dev, uint64_t elapsed_ns) {
 	for (uint16_t q = 0; q < n && n > 1; q++) {
 		const struct fwd_counters* c = &queues[q].counters[dev];
 		uint64_t rx = __atomic_load_n(&c->forwarded, __ATOMIC_RELAXED) +
 			      __atomic_load_n(&c->dropped_tx_full, __ATOMIC_RELAXED);
-		print_queue_rate(stdout, queues[q].devs[dev]->pci_addr, q, rx, &last[q], elapsed_ns);
+		print_queue_rate(stdout, queues[q].devs[dev]->pci_addr, q, rx, &fwd_last_rx[dev][q], elapsed_ns);
 	}
 }
 
-// With more than one queue, before a device's totals line, per queue (what queue i of devs[dev] received, and what
+// After fwd_queues_stop, before a device's totals line: what the queues forwarded from devs[dev], summed. An empty
+// tx_batch on each of the other device's queues first: what it sent since the last batch counts now (VirtIO and
+// AF_XDP count there). With more than one queue it prints per queue (what queue i of devs[dev] received, and what
 // became of it): queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
-static void fwd_queues_print_totals(struct fwd_queue queues[], uint16_t n, int dev) {
-	for (uint16_t q = 0; q < n && n > 1; q++) {
+static struct fwd_counters fwd_queues_totals(struct fwd_queue queues[], uint16_t n, int dev) {
+	struct fwd_counters sum = {0};
+	for (uint16_t q = 0; q < n; q++) {
 		const struct fwd_counters* c = &queues[q].counters[dev];
-		printf("queue app=ixy-fwd pci=%s queue=%u rx_packets=%" PRIu64 " forwarded=%" PRIu64 " tx_full=%" PRIu64
-		       "\n",
-		       queues[q].devs[dev]->pci_addr, q, c->forwarded + c->dropped_tx_full, c->forwarded,
-		       c->dropped_tx_full);
+		ixy_tx_batch(queues[q].devs[dev], q, NULL, 0);
+		sum.forwarded += c->forwarded;
+		sum.dropped_tx_full += c->dropped_tx_full;
+		if (n > 1) {
+			printf("queue app=ixy-fwd pci=%s queue=%u rx_packets=%" PRIu64 " forwarded=%" PRIu64
+			       " tx_full=%" PRIu64 "\n",
+			       queues[q].devs[dev]->pci_addr, q, c->forwarded + c->dropped_tx_full, c->forwarded,
+			       c->dropped_tx_full);
+		}
+	}
+	return sum;
+}
+
+// Prints each queue's waiter line (ixy_waiter_print) and frees the waiters.
+static void fwd_queues_close(struct fwd_queue queues[], uint16_t n) {
+	for (uint16_t q = 0; q < n; q++) {
+		if (queues[q].waiter) {
+			ixy_waiter_print(stdout, "ixy-fwd", queues[q].waiter);
+		}
+		ixy_waiter_destroy(queues[q].waiter);
 	}
 }
 

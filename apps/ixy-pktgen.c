@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "common/args.h"
+#include "common/options.h"
 #include "common/generator.h"
 #include "common/rates.h"
 #include "common/signals.h"
@@ -22,11 +22,13 @@
 // pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
 
+static const struct option options[] = {ARG_FLOWS, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+
 int main(int argc, char* argv[]) {
-	uint32_t flows = 1;
-	int first = arg_options("ixy-pktgen", argc, argv, NULL, NULL, "flows", &flows); // no --poll, --wait, --ring
+	struct app_options opt = {.flows = 1};
+	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
 	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
-		return usage(USAGE);
+		return usage(USAGE, first == ARG_HELP);
 	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
@@ -51,32 +53,34 @@ int main(int argc, char* argv[]) {
 		memory_free_mempool(pool);
 		return 1;
 	}
-	gen.flows = flows;
-	int locked_out = ixy_sandbox_enter(&arg_sandbox) != 0; // the filter cannot be installed: stop and close
-	struct rate_meter meter;
-	rate_meter_init(&meter, dev);
-	struct ticker ticker;
-	ticker_start(&ticker);
-	uint64_t elapsed_ns;
-	while (!locked_out && !stop_requested()) {
+	gen.flows = opt.flows;
+	int locked_out = ixy_sandbox_enter(&opt.sandbox) != 0; // the filter cannot be installed: stop and close
+	struct device_stats stats, stats_old;
+	stats_init(&stats, dev);
+	stats_init(&stats_old, dev);
+	uint64_t last_ns = monotonic_time_ns(), elapsed_ns;
+	for (uint64_t round = 1; !locked_out && !stop_requested(); round++) {
 		generator_send(&gen, dev, 0);
-		if (ticker_due(&ticker, false, &elapsed_ns)) {
-			rate_meter_print(&meter, elapsed_ns, stdout);
+		if (second_passed(&last_ns, &elapsed_ns, round, false)) {
+			ixy_read_stats(dev, &stats);
+			print_stats_diff(stdout, &stats, &stats_old, elapsed_ns);
+			stats_old = stats;
+			(void)fflush(
+			    stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
 		}
 	}
 	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
 	// and the buffers still in its TX ring are back in the pool, so pool_free shows a leak as pool_free <
 	// pool_size.
-	ixy_tx_batch(dev, 0, NULL,
-		     0); // what the device sent since the last batch counts now (VirtIO counts at tx_batch)
-	ixy_read_stats(dev, &meter.total);
+	ixy_tx_batch(dev, 0, NULL, 0); // what the device sent since the last batch counts now (VirtIO counts there)
+	ixy_read_stats(dev, &stats);
 	ixy_stop(dev);
 	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again).
-	print_stats_totals(stdout, "ixy-pktgen", &meter.total);
+	print_stats_totals(stdout, "ixy-pktgen", &stats);
 	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32,
 	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
-	if (flows > 1) {
-		printf(" flows=%" PRIu32, flows);
+	if (opt.flows > 1) {
+		printf(" flows=%" PRIu32, opt.flows);
 	}
 	printf("\n");
 	ixy_close(dev);

@@ -1,4 +1,4 @@
-// Fuzz target: the command-line parsing of the apps (apps/common/args.c) and ixy_valid_pci_addr() (src/device.c).
+// Fuzz target: the command-line parsing of the apps (apps/common/options.c) and ixy_valid_pci_addr() (src/device.c).
 //
 // Input: 16 bytes for the range [min, max] of parse_u64 (little endian), then the text (up to the first NUL).
 // Each parser is checked against a reference written differently (character classes counted, not scanned), and
@@ -18,7 +18,7 @@
 
 #include <ixy/ixy.h>
 
-#include "common/args.h"
+#include "common/options.h"
 #include "fuzz_input.h"
 
 #define UNTOUCHED 0x5a5a5a5a5a5a5a5aull
@@ -126,19 +126,20 @@ static void check_pci_addr(const char* text) {
 // accepted exactly when parse_u64 takes the text in the option's range, which it then stores; else untouched.
 static void check_many_option(const char* text) {
 	static const char* const names[] = {"queues", "flows"};
+	static const struct option fwd_table[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG_SANDBOX, {0}};
+	static const struct option pktgen_table[] = {ARG_FLOWS, ARG_SANDBOX, {0}};
 	for (int i = 0; i < 2; i++) {
 		char option[16];
 		snprintf(option, sizeof(option), "--%s", names[i]);
 		uint64_t max = i == 0 ? IXY_MAX_QUEUES : ARG_MAX_FLOWS, value = UNTOUCHED;
 		bool valid = parse_u64(text, 1, max, &value) == NULL;
-		int32_t wait_ms = 1000;
-		uint32_t ring = 0, many = 0x5a5a5a5a;
+		struct app_options opt = {.wait_ms = 1000, .queues = 0x5a5a5a5a, .flows = 0x5a5a5a5a};
 		char* argv[] = {"fuzz", option, (char*)text, "a", NULL};
-		int first =
-		    arg_options("fuzz", 4, argv, i == 0 ? &wait_ms : NULL, i == 0 ? &ring : NULL, names[i], &many);
+		int first = arg_options("fuzz", i == 0 ? fwd_table : pktgen_table, 4, argv, &opt);
+		uint32_t many = i == 0 ? opt.queues : opt.flows;
 		FUZZ_CHECK(first == (valid ? 3 : -1));
 		FUZZ_CHECK(many == (valid ? value : 0x5a5a5a5a));
-		FUZZ_CHECK(wait_ms == 1000 && ring == 0);
+		FUZZ_CHECK(opt.wait_ms == 1000 && opt.ring_size == 0);
 	}
 }
 

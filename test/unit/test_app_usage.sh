@@ -62,7 +62,26 @@ expect 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-n
 expect 2 "unrecognized option '--poll'" "$bin/ixy-pktgen" --poll "$addr"
 expect 2 "option '--user' requires an argument" "$bin/ixy-fwd" --user
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
-expect 2 "unrecognized option '--help'" "$bin/ixy-pktgen" --help
+# --help: the usage on stdout, exit code 0, nothing on stderr.
+expect_help() {   # expect_help APP [OPTIONS...]
+	app=$1
+	shift
+	"$bin/$app" "$@" --help >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq 0 ] && grep -qF "usage: $app " "$tmp/out" && grep -qF -- "--no-sandbox" "$tmp/out" &&
+		[ ! -s "$tmp/err" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAILED: $app $* --help -> exit $got (expected 0 and the usage on stdout)" >&2
+		cat "$tmp/out" "$tmp/err" >&2
+	fi
+}
+expect_help ixy-fwd
+expect_help ixy-fwd --poll --queues 2
+expect_help ixy-pktgen
+expect_help ixy-pktgen --flows 4
+expect_help ixy-pcap
 expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
 expect 2 "ixy-pcap: queues '65' is out of range (allowed: 1 to 64)" "$bin/ixy-pcap" --queues 65 "$addr" "$tmp/b.pcap"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --queues 4 "$addr"

@@ -1,8 +1,14 @@
-// Strict argument parsing of the apps (apps/common/args.h).
+// Strict parsing of the apps' values and their options (apps/common/options.h).
 #include <string.h>
 
 #include "../check.h"
-#include "common/args.h"
+#include "common/options.h"
+
+// Option tables as the apps have them: ixy-fwd and ixy-pcap (fwd), ixy-pktgen (pktgen), and two smaller ones.
+static const struct option fwd_table[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+static const struct option pktgen_table[] = {ARG_FLOWS, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+static const struct option wait_table[] = {ARG_POLL_WAIT, ARG_SANDBOX, {0}}; // without --ring
+static const struct option sandbox_table[] = {ARG_SANDBOX, {0}};
 
 // parse_u64's answer is the expected problem (never NULL: then it accepted the text).
 static bool same(const char* problem, const char* expected) {
@@ -78,19 +84,29 @@ static void test_arg_helpers(void) {
 	CHECK(!arg_pci_addrs("test", (char*[]){"XDP:eth0"}, 1));
 	CHECK(!arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:veth0"}, 2));
 	CHECK(arg_pci_addrs("test", (char*[]){"xdp:veth0", "xdp:VETH0"}, 2)); // interface names are case-sensitive
-	CHECK_EQ(usage("test <x>"), EXIT_USAGE);
+	CHECK_EQ(usage("test <x>", false), EXIT_USAGE);
+	CHECK_EQ(usage("test <x>", true), 0); // --help
 	CHECK_EQ(EXIT_USAGE, 2);
 }
 
-// arg_options on a command line given as a string array: returns its result, *wait_ms and *ring.
+// arg_options on a command line given as a string array (the table with --ring, or without): returns its result,
+// *wait_ms and *ring.
 static int options_of(char** argv, int32_t* wait_ms, uint32_t* ring, bool with_ring) {
 	int argc = 0;
 	while (argv[argc]) {
 		argc++;
 	}
-	*wait_ms = 1000;
-	*ring = 0;
-	return arg_options("test", argc, argv, wait_ms, with_ring ? ring : NULL, NULL, NULL);
+	struct app_options opt = {.wait_ms = 1000};
+	int first = arg_options("test", with_ring ? fwd_table : wait_table, argc, argv, &opt);
+	*wait_ms = (int32_t)opt.wait_ms;
+	*ring = opt.ring_size;
+	return first;
+}
+
+// arg_options with table on argc/argv: returns its result, and the options in *opt (queues and flows start at 1).
+static int many_of(const struct option table[], int argc, char** argv, struct app_options* opt) {
+	*opt = (struct app_options){.wait_ms = 1000, .queues = 1, .flows = 1};
+	return arg_options("app", table, argc, argv, opt);
 }
 
 static void test_options(void) {
@@ -128,50 +144,60 @@ static void test_options(void) {
 
 // --queues (ixy-fwd, ixy-pcap) and --flows (ixy-pktgen): the option the app names, in its range, nothing else.
 static void test_many_options(void) {
-	int32_t ms = 1000;
-	uint32_t ring = 0, many = 1;
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "4", "a", NULL}, &ms, &ring, "queues", &many), 3);
-	CHECK_EQ(many, 4);
-	CHECK_EQ(
-	    arg_options("app", 5, (char*[]){"app", "--poll", "--queues=64", "a", NULL}, &ms, &ring, "queues", &many),
-	    3);
-	CHECK_EQ(many, 64);
-	CHECK_EQ(ms, 0);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "1024", "a", NULL}, NULL, NULL, "flows", &many), 3);
-	CHECK_EQ(many, 1024);
-	many = 1;
+	struct app_options opt;
+	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "4", "a", NULL}, &opt), 3);
+	CHECK_EQ(opt.queues, 4);
+	CHECK_EQ(many_of(fwd_table, 5, (char*[]){"app", "--poll", "--queues=64", "a", NULL}, &opt), 3);
+	CHECK_EQ(opt.queues, 64);
+	CHECK_EQ(opt.wait_ms, 0);
+	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "1024", "a", NULL}, &opt), 3);
+	CHECK_EQ(opt.flows, 1024);
 	fprintf(stderr, "(the following error lines are expected)\n");
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "0", "a", NULL}, &ms, &ring, "queues", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "65", "a", NULL}, &ms, &ring, "queues", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "1025", "a", NULL}, NULL, NULL, "flows", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "0", "a", NULL}, NULL, NULL, "flows", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "2", "a", NULL}, NULL, NULL, "flows", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--flows", "2", "a", NULL}, &ms, &ring, "queues", &many), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "2", "a", NULL}, &ms, &ring, NULL, NULL), -1);
-	CHECK_EQ(arg_options("app", 4, (char*[]){"app", "--queues", "x", "a", NULL}, &ms, &ring, "queues", &many), -1);
-	CHECK_EQ(many, 1); // untouched by every refusal
-	// Without wait_ms and ring_size (ixy-pktgen), --flows is still in the table after the options left out.
-	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--ring", "64", NULL}, NULL, NULL, "flows", &many), -1);
+	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "0", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.queues, 1); // untouched by every refusal
+	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "65", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.queues, 1);
+	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "1025", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.flows, 1);
+	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "0", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.flows, 1);
+	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--queues", "2", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.queues, 1);
+	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--flows", "2", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.flows, 1);
+	CHECK_EQ(many_of(sandbox_table, 4, (char*[]){"app", "--queues", "2", "a", NULL}, &opt), -1);
+	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "x", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.queues, 1);
+	// ixy-pktgen has no --ring.
+	CHECK_EQ(many_of(pktgen_table, 3, (char*[]){"app", "--ring", "64", NULL}, &opt), -1);
 }
 
-// --no-sandbox and --user fill arg_sandbox; between --poll/--wait they do not count as one of those.
+// --no-sandbox and --user fill the sandbox's configuration; between --poll/--wait they do not count as one of those.
 static void test_sandbox_options(void) {
-	int32_t ms = 0;
-	uint32_t ring = 0;
-	CHECK_EQ(options_of((char*[]){"app", "a", NULL}, &ms, &ring, false), 1);
-	CHECK(!arg_sandbox.disabled && !arg_sandbox.drop_user);
+	struct app_options opt;
+	CHECK_EQ(many_of(fwd_table, 2, (char*[]){"app", "a", NULL}, &opt), 1);
+	CHECK(!opt.sandbox.disabled && !opt.sandbox.drop_user);
 	CHECK_EQ(
-	    options_of((char*[]){"app", "--wait", "5", "--no-sandbox", "--user", "root", "a", NULL}, &ms, &ring, true),
+	    many_of(fwd_table, 7, (char*[]){"app", "--wait", "5", "--no-sandbox", "--user", "root", "a", NULL}, &opt),
 	    6);
-	CHECK(arg_sandbox.disabled && arg_sandbox.drop_user);
-	CHECK_EQ(arg_sandbox.uid, 0);
-	CHECK_EQ(ms, 5);
-	// Without wait_ms (ixy-pktgen): only the sandbox options.
-	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--no-sandbox", "a", NULL}, NULL, NULL, NULL, NULL), 2);
+	CHECK(opt.sandbox.disabled && opt.sandbox.drop_user);
+	CHECK_EQ(opt.sandbox.uid, 0);
+	CHECK_EQ(opt.wait_ms, 5);
+	// Without --poll and --wait (ixy-pktgen): only the sandbox options.
+	CHECK_EQ(many_of(pktgen_table, 3, (char*[]){"app", "--no-sandbox", "a", NULL}, &opt), 2);
 	fprintf(stderr, "(the following error lines are expected)\n");
-	CHECK_EQ(arg_options("app", 3, (char*[]){"app", "--poll", "a", NULL}, NULL, NULL, NULL, NULL), -1);
-	CHECK_EQ(options_of((char*[]){"app", "--user", "ixy-no-such-user", "a", NULL}, &ms, &ring, false), -1);
-	CHECK_EQ(options_of((char*[]){"app", "--user", NULL}, &ms, &ring, false), -1);
+	CHECK_EQ(many_of(pktgen_table, 3, (char*[]){"app", "--poll", "a", NULL}, &opt), -1);
+	CHECK_EQ(many_of(wait_table, 4, (char*[]){"app", "--user", "ixy-no-such-user", "a", NULL}, &opt), -1);
+	CHECK_EQ(many_of(wait_table, 2, (char*[]){"app", "--user", NULL}, &opt), -1);
+}
+
+// --help: ARG_HELP wherever it comes among the options; an app without it in its table refuses it.
+static void test_help_option(void) {
+	struct app_options opt;
+	CHECK_EQ(many_of(fwd_table, 2, (char*[]){"app", "--help", NULL}, &opt), ARG_HELP);
+	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "2", "--help", NULL}, &opt), ARG_HELP);
+	fprintf(stderr, "(the following error line is expected)\n");
+	CHECK_EQ(many_of(sandbox_table, 2, (char*[]){"app", "--help", NULL}, &opt), -1);
 }
 
 int main(void) {
@@ -181,5 +207,6 @@ int main(void) {
 	test_arg_helpers();
 	test_options();
 	test_sandbox_options();
+	test_help_option();
 	return check_summary();
 }

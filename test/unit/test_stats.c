@@ -5,6 +5,7 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "common/queue_rate.h"
 #include "common/rates.h"
 
 // What print_stats_diff prints for the difference between two snapshots taken elapsed_ns apart.
@@ -73,10 +74,12 @@ static void fake_read_stats(struct ixy_device* dev, struct device_stats* stats) 
 	stats->tx_bytes += 1000000ull * 64;
 }
 
-static void test_rate_meter_output(void) {
+// The apps' rates, as their loops print them: read the counters, print the difference to the last print, remember.
+static void test_rates_output(void) {
 	struct ixy_device dev = {.pci_addr = "0000:03:00.0", .read_stats = fake_read_stats};
-	struct rate_meter meter;
-	rate_meter_init(&meter, &dev);
+	struct device_stats stats, stats_old;
+	stats_init(&stats, &dev);
+	stats_init(&stats_old, &dev);
 	char* text = NULL;
 	size_t len = 0;
 	FILE* out = open_memstream(&text, &len);
@@ -84,10 +87,13 @@ static void test_rate_meter_output(void) {
 	if (!out) {
 		return;
 	}
-	rate_meter_print(&meter, 1000000000ull, out);
-	rate_meter_print(&meter, 2000000000ull, out);
-	ixy_read_stats(&dev, &meter.total);
-	print_stats_totals(out, "ixy-test", &meter.total);
+	for (uint64_t elapsed_ns = 1000000000ull; elapsed_ns <= 2000000000ull; elapsed_ns += 1000000000ull) {
+		ixy_read_stats(&dev, &stats);
+		print_stats_diff(out, &stats, &stats_old, elapsed_ns);
+		stats_old = stats;
+	}
+	ixy_read_stats(&dev, &stats);
+	print_stats_totals(out, "ixy-test", &stats);
 	fclose(out);
 	const char* expected_start = "[0000:03:00.0] RX: 10000 Mbit/s 14.88 Mpps\n"
 				     "[0000:03:00.0] TX: 672 Mbit/s 1.00 Mpps\n"
@@ -98,7 +104,7 @@ static void test_rate_meter_output(void) {
 	if (strncmp(text, expected_start, strlen(expected_start)) != 0) {
 		fprintf(stderr, "got:\n%s", text);
 	}
-	CHECK_EQ(meter.total.rx_pkts, 3 * 14880952ull);
+	CHECK_EQ(stats.rx_pkts, 3 * 14880952ull);
 	free(text);
 }
 
@@ -154,29 +160,28 @@ static void test_totals_line(void) {
 	free(text);
 }
 
-static void test_ticker(void) {
-	struct ticker ticker;
-	uint64_t elapsed = 12345;
-	ticker_start(&ticker);
-	for (int round = 0; round < 3; round++) {
-		// A second and more has passed, but the clock is read only every TICKER_CHECK_EVERY calls.
-		ticker.last_ns -= 2 * ONE_SECOND_NS;
+static void test_second_passed(void) {
+	uint64_t last_ns = monotonic_time_ns(), elapsed = 12345;
+	uint64_t round = 1;
+	for (int i = 0; i < 3; i++) {
+		// A second and more has passed, but the clock is read only every ROUNDS_PER_CLOCK_READ rounds.
+		last_ns -= 2 * ONE_SECOND_NS;
 		int due_early = 0;
-		for (int i = 0; i < TICKER_CHECK_EVERY - 1; i++) {
-			due_early += ticker_due(&ticker, false, &elapsed);
+		for (; round % ROUNDS_PER_CLOCK_READ != 0; round++) {
+			due_early += second_passed(&last_ns, &elapsed, round, false);
 		}
 		CHECK_EQ(due_early, 0);
-		CHECK(ticker_due(&ticker, false, &elapsed));
+		CHECK(second_passed(&last_ns, &elapsed, round++, false));
 		CHECK(elapsed >= 2 * ONE_SECOND_NS);
 	}
 	// After a sleep the clock is read at once.
-	ticker.last_ns -= 2 * ONE_SECOND_NS;
-	CHECK(ticker_due(&ticker, true, &elapsed));
-	// Less than a second: not due within a few thousand calls (they take far less), and elapsed is left alone.
+	last_ns -= 2 * ONE_SECOND_NS;
+	CHECK(second_passed(&last_ns, &elapsed, 1, true));
+	// Less than a second: not due within a few thousand rounds (they take far less), and elapsed is left alone.
 	elapsed = 12345;
 	int due = 0;
-	for (int i = 0; i < 10 * TICKER_CHECK_EVERY; i++) {
-		due += ticker_due(&ticker, i % 7 == 0, &elapsed);
+	for (int i = 0; i < 10 * ROUNDS_PER_CLOCK_READ; i++) {
+		due += second_passed(&last_ns, &elapsed, round++, i % 7 == 0);
 	}
 	CHECK_EQ(due, 0);
 	CHECK_EQ(elapsed, 12345);
@@ -185,9 +190,9 @@ static void test_ticker(void) {
 int main(void) {
 	test_line_rate();
 	test_zero_elapsed();
-	test_rate_meter_output();
+	test_rates_output();
 	test_queue_rate();
 	test_totals_line();
-	test_ticker();
+	test_second_passed();
 	return check_summary();
 }

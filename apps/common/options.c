@@ -1,0 +1,112 @@
+// The apps' options and the strict parsing of their values (see options.h).
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ixy/ixy.h>
+
+#include "options.h"
+
+const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value) {
+	if (text[0] == '\0') {
+		return "is empty";
+	}
+	if (strspn(text, "0123456789") != strlen(text)) { // before strtoull, which takes signs, spaces and "0x"
+		return "is not a decimal number";
+	}
+	errno = 0;
+	unsigned long long number = strtoull(text, NULL, 10);
+	if (errno == ERANGE || number < min || number > max) { // ERANGE: more than 2^64 - 1
+		return "is out of range";
+	}
+	*value = number;
+	return NULL;
+}
+
+bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value) {
+	const char* problem = parse_u64(text, min, max, value);
+	if (problem) {
+		fprintf(stderr, "%s: %s '%s' %s (allowed: %llu to %llu)\n", prog, what, text, problem,
+			(unsigned long long)min, (unsigned long long)max);
+	}
+	return !problem;
+}
+
+bool arg_u32(const char* prog, const char* what, const char* text, uint32_t min, uint32_t max, uint32_t* value) {
+	uint64_t n;
+	if (!arg_u64(prog, what, text, min, max, &n)) {
+		return false;
+	}
+	*value = (uint32_t)n;
+	return true;
+}
+
+bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
+	for (int i = 0; i < count; i++) {
+		if (!ixy_valid_pci_addr(addrs[i])) {
+			fprintf(stderr, "%s: '%s' is not a PCI address like 0000:03:00.0 nor xdp:<ifname>\n", prog,
+				addrs[i]);
+			return false;
+		}
+		for (int j = 0; j < i; j++) {
+			// PCI addresses in either case; interface names (xdp:<ifname>) are case-sensitive
+			if ((strncmp(addrs[i], "xdp:", 4) ? strcasecmp(addrs[i], addrs[j])
+							  : strcmp(addrs[i], addrs[j])) == 0) {
+				fprintf(stderr, "%s: %s given twice: each device can be used once\n", prog, addrs[i]);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+int arg_options(const char* prog, const struct option table[], int argc, char* argv[], struct app_options* options) {
+	optind = 0; // glibc: start afresh (tests parse more than one command line)
+	int option, waits = 0;
+	bool ok = true;
+	// "+": the first argument that is not an option ends them. An unknown option, or one without its value, makes
+	// getopt_long print why and return '?'.
+	while (ok && (option = getopt_long(argc, argv, "+", table, NULL)) != -1) {
+		switch (option) {
+			case 'p':
+				options->wait_ms = 0;
+				break;
+			case 'w':
+				ok = arg_u32(prog, "wait time (ms)", optarg, 1, 60000, &options->wait_ms);
+				break;
+			case 'r':
+				ok = arg_u32(prog, "ring size", optarg, 64, 4096, &options->ring_size);
+				break;
+			case 'q':
+				ok = arg_u32(prog, "queues", optarg, 1, IXY_MAX_QUEUES, &options->queues);
+				break;
+			case 'f':
+				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
+				break;
+			case 'n':
+				options->sandbox.disabled = true;
+				break;
+			case 'u':
+				ok = ixy_sandbox_user(&options->sandbox, optarg) == 0;
+				break;
+			case 'h':
+				return ARG_HELP;
+			default: // '?'
+				return -1;
+		}
+		waits += option == 'p' || option == 'w';
+		if (ok && waits > 1) {
+			fprintf(stderr, "%s: give --poll or --wait once\n", prog);
+			ok = false;
+		}
+	}
+	return ok ? optind : -1;
+}
+
+int usage(const char* usage_text, bool help) {
+	fprintf(help ? stdout : stderr, "usage: %s\n%s\n", usage_text, IXY_SANDBOX_OPTIONS_HELP);
+	return help ? 0 : EXIT_USAGE;
+}

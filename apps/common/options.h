@@ -1,0 +1,86 @@
+// The apps' command lines: options first, then the other arguments (PCI addresses, a file, a count). The options are
+// the features' (an app without them has none), and every value is parsed strictly, so that a typo is refused before
+// the app touches any device.
+//
+// Each app has a table of its own options (struct option, for libc's getopt_long), made of the entries below, and
+// arg_options reads them into a struct app_options. The first argument that is not an option ends them. Every option
+// but --help belongs to a feature, which takes its value from struct app_options:
+//   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep, or sleep on idle NICs reached
+//                         through VFIO at most <ms> (1 to 60000) at a time, so that a signal is seen within it
+//   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (ixy_init checks the value)
+//   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
+//   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
+//   --no-sandbox, --user <name>   least privilege (ixy/sandbox.h): no seccomp filter; drop root to <name>, who is
+//                         looked up here, before any device is opened
+// A refused option leaves its field as it was.
+#ifndef IXY_APPS_OPTIONS_H
+#define IXY_APPS_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ixy/sandbox.h>
+
+// Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
+#define EXIT_USAGE 2
+// What arg_options returns for --help.
+#define ARG_HELP (-2)
+#define ARG_MAX_FLOWS 1024
+
+struct app_options {
+	uint32_t wait_ms;   // --poll: 0; --wait <ms>
+	uint32_t ring_size; // --ring; 0: the driver's default
+	uint32_t queues;    // --queues
+	uint32_t flows;     // --flows
+	struct ixy_sandbox_config sandbox;
+};
+
+#define ARG_POLL_WAIT                                                                                                  \
+	{"poll", no_argument, NULL, 'p'}, {                                                                            \
+		"wait", required_argument, NULL, 'w'                                                                   \
+	}
+#define ARG_RING                                                                                                       \
+	{ "ring", required_argument, NULL, 'r' }
+#define ARG_QUEUES                                                                                                     \
+	{ "queues", required_argument, NULL, 'q' }
+#define ARG_FLOWS                                                                                                      \
+	{ "flows", required_argument, NULL, 'f' }
+#define ARG_SANDBOX                                                                                                    \
+	{"no-sandbox", no_argument, NULL, 'n'}, {                                                                      \
+		"user", required_argument, NULL, 'u'                                                                   \
+	}
+#define ARG_HELP_OPTION                                                                                                \
+	{ "help", no_argument, NULL, 'h' }
+#define ARG_WAIT_USAGE "[--poll | --wait <ms>]"
+#define ARG_RING_USAGE "[--ring <descriptors>]"
+
+// Reads the options of table (ending in an all-zero entry) into *options. Returns the index in argv of the first
+// other argument, ARG_HELP for --help, or -1 after one line on stderr (getopt_long's, or the value's).
+int arg_options(const char* prog, const struct option table[], int argc, char* argv[], struct app_options* options);
+
+// Prints "usage: <usage_text>" and a line on the options every app has (--no-sandbox, --user): on stdout for --help
+// (help true), returning 0; else on stderr, returning EXIT_USAGE. For `return usage(...)` in main.
+int usage(const char* usage_text, bool help);
+
+// ---- Strict values
+
+// A number must be all decimal digits (no sign, no spaces, no "0x", nothing after the digits), must fit into 64 bits
+// and must lie in the range the app allows. Anything else is refused with a one-line message, so that "10k" never
+// silently becomes 10.
+// Parses text as a decimal number in [min, max] into *value. Returns NULL, or what is wrong with text: "is empty",
+// "is not a decimal number" (a character that is not 0-9: "-1", "+1", " 1", "1k", "0x10") or "is out of range" (not
+// within [min, max], or more than 2^64 - 1); then *value is untouched.
+const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value);
+
+// parse_u64() for a command-line argument: on failure prints one line to stderr, e.g.
+// "ixy-pcap: packet count '10k' is not a decimal number (allowed: 1 to 18446744073709551615)", and returns false.
+bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value);
+// arg_u64 for a value of 32 bits (max <= UINT32_MAX).
+bool arg_u32(const char* prog, const char* what, const char* text, uint32_t min, uint32_t max, uint32_t* value);
+
+// Checks that addrs[0 .. count-1] are PCI addresses like 0000:03:00.0 (or xdp:<ifname>), no device named twice; if
+// not, prints one line to stderr and returns false.
+bool arg_pci_addrs(const char* prog, char* const addrs[], int count);
+
+#endif
