@@ -53,7 +53,10 @@ features_n=0
 echo "$features" | awk 'NF && $0 !~ /^ / { if (l) print l; l = $0; next } NF { l = l " " $0 } END { print l }' |
 	while read -r name ceiling patterns; do
 		files=$(for p in $patterns; do if [ -e "$p" ]; then echo "$p"; fi; done)
-		n=$(code_lines $files)
+		n=0
+		if [ -n "$files" ]; then
+			n=$(code_lines $files)
+		fi
 		echo "feature $name $n" $files
 		echo "$files" >>"$listed"
 		if [ "$n" -gt "$ceiling" ]; then
