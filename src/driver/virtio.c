@@ -944,21 +944,13 @@ static int start_queue_pairs(struct virtio_device* dev, const struct ixy_config*
 	return 0;
 }
 
-// Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
-// config->ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the maximum).
-static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
-	uint16_t ring_size = (uint16_t)config->ring_size;
+// 3.1.1 steps 4 to 6: accept only the features ixy uses, and what the transport requires (the transport sets and
+// checks FEATURES_OK where it has it). 0, or -1 with a message.
+static int negotiate_features(struct virtio_device* dev, const struct ixy_config* config) {
 	struct virtio_transport* t = dev->transport;
-	const char* pci_addr = dev->ixy.pci_addr;
 	// Behind an IOMMU (VFIO) the device must send its DMA through it (6.1): VIRTIO_F_ACCESS_PLATFORM. Without
 	// it, it would take our IO virtual addresses for physical ones.
 	uint64_t required = t->required_features | (dev->pci->access->iommu ? VIRTIO_F_ACCESS_PLATFORM : 0);
-	// 1.-3. Reset, then tell the device we noticed it and can drive it.
-	if (reset_device(dev) != 0 || add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
-	    add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
-		return -1;
-	}
-	// 4.-6. Accept only the features we use, and what the transport requires.
 	uint64_t offered;
 	if (t->ops->get_features(t, &offered) != 0) {
 		return -1;
@@ -967,7 +959,7 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		ixy_error(
 		    "%s: the device offers features 0x%llx, without 0x%llx that ixy needs here (bit 32 VERSION_1: "
 		    "the modern interface; bit 33 ACCESS_PLATFORM: DMA through the IOMMU, QEMU: iommu_platform=on)",
-		    pci_addr, (unsigned long long)offered, (unsigned long long)(required & ~offered));
+		    dev->ixy.pci_addr, (unsigned long long)offered, (unsigned long long)(required & ~offered));
 		return -1;
 	}
 	dev->features = offered & (WANTED_FEATURES | required | virtio_mq_features(config, offered));
@@ -979,9 +971,12 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 		dev->features &=
 		    ~(VIRTIO_NET_F_CTRL_RX | VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_MQ | VIRTIO_NET_F_RSS);
 	}
-	if (t->ops->set_features(t, dev->features) != 0) {
-		return -1;
-	}
+	return t->ops->set_features(t, dev->features);
+}
+
+// What the negotiated features decide: the net header's length, one descriptor or two per packet, and with them
+// the packet path's copies.
+static void choose_layout(struct virtio_device* dev) {
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
 	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
 	dev->ixy.rx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_rx_version_1
@@ -990,12 +985,11 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	dev->ixy.tx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_tx_version_1
 			    : dev->one_descriptor              ? virtio_tx_any_layout
 							       : virtio_tx_two_desc;
-	// 7. Device-specific setup: the queue pairs the device has (virtio_rss.c), interrupts, the queues (5.1.2), and
-	// receive buffers in every RX chain (5.1.5).
-	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
-	if (virtio_mq_setup(config, t, dev->features, &dev->mq) != 0 || setup_interrupts(dev, config) != 0) {
-		return -1;
-	}
+}
+
+// The virtqueues (5.1.2): each pair's RX queue with a receive buffer in every chain (5.1.5) and its TX queue, then
+// the control queue. ring_size: descriptors per RX and TX queue where the transport lets the driver choose.
+static int setup_queues(struct virtio_device* dev, uint16_t ring_size) {
 	for (uint16_t k = 0; k < dev->mq.pairs; k++) {
 		if (setup_queue(dev, &dev->rx[k], (uint16_t)(2 * k), QUEUE_RX, ring_size) != 0 ||
 		    setup_queue(dev, &dev->tx[k], (uint16_t)(2 * k + 1), QUEUE_TX, ring_size) != 0 ||
@@ -1009,13 +1003,47 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	if (dev->has_ctrl_queue && setup_queue(dev, &dev->ctrl, ctrl_index, QUEUE_CTRL, CTRL_QUEUE_SIZE) != 0) {
 		return -1;
 	}
-	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
+	return 0;
+}
+
+// 3.1.1 step 8: sets DRIVER_OK and reads the status back; a device that failed or needs a reset did not take it.
+// 0, or -1 with a message.
+static int set_driver_ok(struct virtio_device* dev) {
+	struct virtio_transport* t = dev->transport;
 	uint8_t status = 0;
 	if (add_status(dev, VIRTIO_STATUS_DRIVER_OK) != 0 || t->ops->get_status(t, &status) != 0) {
 		return -1;
 	}
 	if (!(status & VIRTIO_STATUS_DRIVER_OK) || (status & (VIRTIO_STATUS_NEEDS_RESET | VIRTIO_STATUS_FAILED))) {
-		ixy_error("%s: the device did not accept DRIVER_OK (status 0x%02x)", pci_addr, status);
+		ixy_error("%s: the device did not accept DRIVER_OK (status 0x%02x)", dev->ixy.pci_addr, status);
+		return -1;
+	}
+	return 0;
+}
+
+// Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
+// config->ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the maximum).
+static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
+	struct virtio_transport* t = dev->transport;
+	// 1.-3. Reset, then tell the device we noticed it and can drive it.
+	if (reset_device(dev) != 0 || add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
+	    add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
+		return -1;
+	}
+	// 4.-6. Accept only the features we use, and what the transport requires.
+	if (negotiate_features(dev, config) != 0) {
+		return -1;
+	}
+	choose_layout(dev);
+	// 7. Device-specific setup: the queue pairs the device has (virtio_rss.c), interrupts, the queues (5.1.2), and
+	// receive buffers in every RX chain (5.1.5).
+	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
+	if (virtio_mq_setup(config, t, dev->features, &dev->mq) != 0 || setup_interrupts(dev, config) != 0 ||
+	    setup_queues(dev, (uint16_t)config->ring_size) != 0) {
+		return -1;
+	}
+	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.
+	if (set_driver_ok(dev) != 0) {
 		return -1;
 	}
 	for (uint16_t k = 0; k < dev->mq.pairs; k++) {
@@ -1029,7 +1057,7 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	if (dev->features & VIRTIO_NET_F_CTRL_RX) {
 		return virtio_set_promisc(&dev->ixy, true);
 	}
-	ixy_warn("%s: the device has no control queue, cannot switch on promiscuous mode", pci_addr);
+	ixy_warn("%s: the device has no control queue, cannot switch on promiscuous mode", dev->ixy.pci_addr);
 	return 0;
 }
 

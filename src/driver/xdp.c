@@ -190,16 +190,9 @@ void xdp_adopt_plan(const struct xdp_plan* plan) {
 	}
 }
 
-bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
-	const char* name = config->pci_addr;
-	const char* ifname = ifname_of(name);
-	unsigned ifindex = if_nametoindex(ifname);
-	if (ifindex == 0) {
-		ixy_error("%s: no network interface %s in this network namespace (ip link lists them)", name, ifname);
-		return false;
-	}
-	// AF_XDP sockets need CAP_NET_RAW, loading the program and its map CAP_BPF (or CAP_SYS_ADMIN), attaching it
-	// to an interface CAP_NET_ADMIN.
+// AF_XDP sockets need CAP_NET_RAW, loading the program and its map CAP_BPF (or CAP_SYS_ADMIN), attaching it to an
+// interface CAP_NET_ADMIN.
+static bool check_capabilities(const char* name) {
 	const char* missing = !has_capability(CAP_NET_RAW)     ? "CAP_NET_RAW (for AF_XDP sockets)"
 			      : !has_capability(CAP_NET_ADMIN) ? "CAP_NET_ADMIN (to attach an XDP program)"
 			      : !has_capability(CAP_BPF) && !has_capability(CAP_SYS_ADMIN)
@@ -209,6 +202,11 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 		ixy_error("%s: not permitted: this process lacks %s; run it as root", name, missing);
 		return false;
 	}
+	return true;
+}
+
+// The kernel has AF_XDP sockets and BPF links.
+static bool check_kernel(const char* name, unsigned ifindex) {
 	int probe = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (probe < 0) {
 		ixy_error("%s: this kernel has no AF_XDP sockets (%s): needs Linux >= 4.18 with CONFIG_XDP_SOCKETS",
@@ -227,27 +225,42 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 		    name, strerror(errno));
 		return false;
 	}
+	return true;
+}
+
+// A frame holds XSK_MAX_PACKET bytes of packet: the MTU plus the Ethernet header (14) and one VLAN tag (4).
+static bool check_mtu(const char* name, const char* ifname) {
 	struct ifreq ifr = {0};
 	if (interface_ioctl(ifname, SIOCGIFMTU, &ifr) != 0) {
 		ixy_error("%s: cannot read the MTU of %s: %s", name, ifname, strerror(errno));
 		return false;
 	}
-	// A frame holds XSK_MAX_PACKET bytes of packet: the MTU plus the Ethernet header (14) and one VLAN tag (4).
 	if ((unsigned)ifr.ifr_mtu + 18 > XSK_MAX_PACKET) {
 		ixy_error("%s: MTU %d is above what an AF_XDP frame of ixy holds (%u bytes of frame: MTU at most %u). "
 			  "Lower it: ip link set %s mtu %u",
 			  name, ifr.ifr_mtu, XSK_MAX_PACKET, XSK_MAX_PACKET - 18, ifname, XSK_MAX_PACKET - 18);
 		return false;
 	}
+	return true;
+}
+
+// The interface has the RX and TX queues config asks for.
+static bool check_queues(const struct ixy_config* config, const char* ifname) {
 	unsigned queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
 	for (unsigned q = 0; q < queues; q++) {
 		if (!has_queue(ifname, q < config->rx_queues ? "rx" : "tx", q) ||
 		    (q < config->tx_queues && !has_queue(ifname, "tx", q))) {
-			ixy_error("%s: %u queue(s) asked, but %s has %u RX and %u TX queue(s)", name, queues, ifname,
-				  count_queues(ifname, "rx"), count_queues(ifname, "tx"));
+			ixy_error("%s: %u queue(s) asked, but %s has %u RX and %u TX queue(s)", config->pci_addr,
+				  queues, ifname, count_queues(ifname, "rx"), count_queues(ifname, "tx"));
 			return false;
 		}
 	}
+	return true;
+}
+
+// The interface has no XDP program yet, or config->force (IXY_FORCE=1) lets ixy try beside it.
+static bool check_no_program(const struct ixy_config* config, const char* ifname, unsigned ifindex) {
+	const char* name = config->pci_addr;
 	int attached = attached_xdp((int)ifindex);
 	if (attached < 0) {
 		ixy_error("%s: cannot ask the kernel (rtnetlink) whether %s has an XDP program", name, ifname);
@@ -259,9 +272,14 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 			  name, ifname);
 		return false;
 	}
-	// The interface's kernel driver (ethtool -i), which decides whether it has zero copy.
+	return true;
+}
+
+// Adds the device to plan: its rings' frames, and its kernel driver (ethtool -i), which decides whether it has zero
+// copy.
+static void plan_device(const struct ixy_config* config, const char* ifname, struct xdp_plan* plan) {
 	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
-	ifr.ifr_data = (char*)&info;
+	struct ifreq ifr = {.ifr_data = (char*)&info};
 	if (interface_ioctl(ifname, SIOCETHTOOL, &ifr) != 0) {
 		info.driver[0] = '\0'; // unknown: taken as a driver of its own
 	}
@@ -271,8 +289,11 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 		plan->drivers_differ = true;
 	}
 	plan->frames += frames_for(config);
-	// The kernel pins the UMEM when it is registered, counted against RLIMIT_MEMLOCK unless the process has
-	// CAP_IPC_LOCK (Linux net/xdp/xdp_umem.c, xdp_umem_account_pages).
+}
+
+// The kernel pins the UMEM when it is registered, counted against RLIMIT_MEMLOCK unless the process has
+// CAP_IPC_LOCK (Linux net/xdp/xdp_umem.c, xdp_umem_account_pages).
+static bool check_memlock(const char* name, const struct xdp_plan* plan) {
 	struct rlimit memlock;
 	uint64_t umem_bytes = (uint64_t)umem_frames(plan) * XSK_FRAME_SIZE;
 	if (!process_umem.umem.pool && !has_capability(CAP_IPC_LOCK) && getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 &&
@@ -283,6 +304,22 @@ bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
 		return false;
 	}
 	return true;
+}
+
+bool xdp_check(const struct ixy_config* config, struct xdp_plan* plan) {
+	const char* name = config->pci_addr;
+	const char* ifname = ifname_of(name);
+	unsigned ifindex = if_nametoindex(ifname);
+	if (ifindex == 0) {
+		ixy_error("%s: no network interface %s in this network namespace (ip link lists them)", name, ifname);
+		return false;
+	}
+	if (!check_capabilities(name) || !check_kernel(name, ifindex) || !check_mtu(name, ifname) ||
+	    !check_queues(config, ifname) || !check_no_program(config, ifname, ifindex)) {
+		return false;
+	}
+	plan_device(config, ifname, plan);
+	return check_memlock(name, plan);
 }
 
 // ---- The XDP program ----
@@ -440,12 +477,12 @@ static void unmap_ring(const char* name, struct xsk_ring* ring) {
 	*ring = (struct xsk_ring){0};
 }
 
-// Opens the socket of queue q: rings, bind (zero copy if the driver offers it), fill ring filled. 0 or -1.
-static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
+// Creates the socket of queue q (dev->fds[q]): the UMEM registered, unless the socket shares it (share: the fd of a
+// bound socket of the UMEM, or -1), then its four rings sized and mapped. The fd, or -1 with a message.
+static int create_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size, int share) {
 	struct xsk_queue* queue = &dev->queues[q];
 	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	dev->fds[q] = fd;
-	int share = umem_socket();
 	const char* step = "socket";
 	struct xdp_umem_reg reg = {.addr = (uintptr_t)process_umem.umem.pool->dma.virt,
 				   .len = (uint64_t)process_umem.umem.num_frames * XSK_FRAME_SIZE,
@@ -467,6 +504,12 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 		ixy_error("%s: AF_XDP socket of queue %u: %s failed: %s", dev->name, q, step, strerror(errno));
 		return -1;
 	}
+	return fd;
+}
+
+// Binds socket fd to the interface's queue q: sharing the UMEM of socket share, or (share -1) in zero copy if the
+// UMEM is to have it and the driver offers it. Notes the mode it got (dev->zero_copy). 0, or -1 with a message.
+static int bind_socket(struct xdp_device* dev, uint16_t q, int fd, int share) {
 	struct sockaddr_xdp addr = {.sxdp_family = AF_XDP, .sxdp_ifindex = (uint32_t)dev->ifindex, .sxdp_queue_id = q};
 	if (share >= 0) {
 		// Another socket registered the UMEM: share it. The kernel takes the mode (copy or zero copy) and
@@ -498,14 +541,12 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 		return -1;
 	}
 	dev->zero_copy = options.flags & XDP_OPTIONS_ZEROCOPY;
-	if (share < 0) {
-		process_umem.zero_copy = dev->zero_copy;
-	}
-	process_umem.fds[queue->slot] = fd;
-	if (q >= dev->ixy.num_rx_queues) {
-		return 0; // a TX queue only: the program passes this queue's packets on to the kernel, no fill
-	}
-	xsk_refill(queue);
+	return 0;
+}
+
+// Puts socket fd into the XSKMAP as the one of RX queue q: from then on the program redirects the queue's packets
+// to it. 0, or -1 with a message.
+static int add_to_map(struct xdp_device* dev, uint16_t q, int fd) {
 	uint32_t key = q, value = (uint32_t)fd;
 	union bpf_attr attr = {.map_fd = (uint32_t)dev->map_fd, .key = (uintptr_t)&key, .value = (uintptr_t)&value};
 	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) != 0) {
@@ -514,6 +555,25 @@ static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
 		return -1;
 	}
 	return 0;
+}
+
+// Opens the socket of queue q: rings, bind (zero copy if the driver offers it), fill ring filled. 0 or -1.
+static int open_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size) {
+	struct xsk_queue* queue = &dev->queues[q];
+	int share = umem_socket();
+	int fd = create_socket(dev, q, ring_size, share);
+	if (fd < 0 || bind_socket(dev, q, fd, share) != 0) {
+		return -1;
+	}
+	if (share < 0) {
+		process_umem.zero_copy = dev->zero_copy;
+	}
+	process_umem.fds[queue->slot] = fd;
+	if (q >= dev->ixy.num_rx_queues) {
+		return 0; // a TX queue only: the program passes this queue's packets on to the kernel, no fill
+	}
+	xsk_refill(queue);
+	return add_to_map(dev, q, fd);
 }
 
 static void close_fd(const char* name, int* fd) {
@@ -740,11 +800,11 @@ static int attach(struct xdp_device* dev) {
 	return fd;
 }
 
-static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
-	(void)pci; // none: the interface stays the kernel's
+// The device for config, its queues' sockets, program, map and link not open yet. NULL with a message if out of
+// memory.
+static struct xdp_device* new_device(const struct ixy_config* config) {
 	uint16_t num_queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
 	num_queues = num_queues ? num_queues : 1;
-	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
 	struct xdp_device* dev = calloc(1, sizeof(*dev));
 	if (!dev || !(dev->queues = calloc(num_queues, sizeof(dev->queues[0]))) ||
 	    !(dev->fds = calloc(num_queues, sizeof(dev->fds[0]))) ||
@@ -778,48 +838,59 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 				       .set_mac_addr = xdp_set_mac_addr,
 				       .stop = xdp_stop,
 				       .close = xdp_close};
+	return dev;
+}
+
+// The XSKMAP, an entry per queue for its socket. The fd, or -1 with a message.
+static int create_map(const struct xdp_device* dev) {
 	union bpf_attr map = {
-	    .map_type = BPF_MAP_TYPE_XSKMAP, .key_size = 4, .value_size = 4, .max_entries = num_queues};
+	    .map_type = BPF_MAP_TYPE_XSKMAP, .key_size = 4, .value_size = 4, .max_entries = dev->num_queues};
 	snprintf(map.map_name, sizeof(map.map_name), "ixy_xsks");
-	dev->map_fd = (int)sys_bpf(BPF_MAP_CREATE, &map);
-	if (dev->map_fd < 0) {
+	int fd = (int)sys_bpf(BPF_MAP_CREATE, &map);
+	if (fd < 0) {
 		ixy_error("%s: creating the XSKMAP failed: %s", dev->name, strerror(errno));
 	}
-	if (config->force && attached_xdp(dev->ifindex) != XDP_ATTACHED_NONE) { // xdp_check let it pass
-		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", dev->name,
-			 dev->ifname);
-	}
-	// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit its spare.
+	return fd;
+}
+
+// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit its spare. The
+// frames this device's rings can hold are promised to it. 0, or -1 with a message.
+static int umem_promise(struct xdp_device* dev, const struct ixy_config* config) {
 	struct xdp_plan own = {.frames = frames_for(config)};
-	bool ok = dev->map_fd >= 0 && umem_make(dev->name, process_umem.planned ? &process_umem.plan : &own) == 0;
-	if (ok && process_umem.promised + own.frames > process_umem.umem.num_frames - UMEM_SPARE_FRAMES) {
+	if (umem_make(dev->name, process_umem.planned ? &process_umem.plan : &own) != 0) {
+		return -1;
+	}
+	if (process_umem.promised + own.frames > process_umem.umem.num_frames - UMEM_SPARE_FRAMES) {
 		ixy_error("%s: the process's UMEM of %u frames cannot also hold the %u frames of this device's rings: "
 			  "check all devices together first (ixy_check_configs, as the apps do), or use smaller rings",
 			  dev->name, process_umem.umem.num_frames, own.frames);
-		ok = false;
+		return -1;
 	}
-	if (ok) {
-		dev->frames = own.frames;
-		process_umem.promised += own.frames;
-	}
-	ok = ok && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
-	for (uint16_t q = 0; ok && q < num_queues; q++) {
+	dev->frames = own.frames;
+	process_umem.promised += own.frames;
+	return 0;
+}
+
+// A socket per queue, each in a slot of the UMEM. 0 or -1.
+static int open_sockets(struct xdp_device* dev, uint32_t ring_size) {
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
 		dev->queues[q].umem = &process_umem.umem;
-		ok = (dev->queues[q].slot = umem_join(dev->name)) != 0 && open_socket(dev, q, ring_size) == 0;
+		if ((dev->queues[q].slot = umem_join(dev->name)) == 0 || open_socket(dev, q, ring_size) != 0) {
+			return -1;
+		}
 	}
-	// Last: from now on the interface's packets come to the sockets.
-	ok = ok && (dev->link_fd = attach(dev)) >= 0;
-	if (!ok) {
-		xdp_close(&dev->ixy);
-		return NULL;
-	}
-	dev->started = true;
+	return 0;
+}
+
+// What the device runs on: XDP mode, zero copy or copy mode, the frames; and what PCI NICs beside it do.
+static void print_started(const struct xdp_device* dev, uint32_t ring_size) {
 	uint32_t filled = 0; // frames given to the kernel through the fill rings (RX queues only)
-	for (uint16_t q = 0; q < num_queues; q++) {
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
 		filled += dev->queues[q].fill.head;
 	}
 	ixy_info("%s: AF_XDP on %s, %u queue(s) of %u descriptors, %s XDP, %s; umem_frames=%u fill_frames=%u",
-		 dev->name, dev->ifname, num_queues, ring_size, dev->native ? "the driver's (native)" : "generic (SKB)",
+		 dev->name, dev->ifname, dev->num_queues, ring_size,
+		 dev->native ? "the driver's (native)" : "generic (SKB)",
 		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)",
 		 process_umem.umem.num_frames, filled);
 	if (access_of_process() != &xdp_memory_access) {
@@ -827,6 +898,32 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 			 "copied into a frame to be sent here (tx_copied at close)",
 			 dev->name, access_of_process()->name);
 	}
+}
+
+// The map, the UMEM, the program, the sockets, then the link that attaches the program.
+static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
+	(void)pci; // none: the interface stays the kernel's
+	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	struct xdp_device* dev = new_device(config);
+	if (!dev) {
+		return NULL;
+	}
+	dev->map_fd = create_map(dev);
+	if (config->force && attached_xdp(dev->ifindex) != XDP_ATTACHED_NONE) { // xdp_check let it pass
+		ixy_warn("%s: %s has an XDP program attached already; IXY_FORCE=1: trying anyway", dev->name,
+			 dev->ifname);
+	}
+	bool ok = dev->map_fd >= 0 && umem_promise(dev, config) == 0;
+	ok = ok && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
+	ok = ok && open_sockets(dev, ring_size) == 0;
+	// Last: from now on the interface's packets come to the sockets.
+	ok = ok && (dev->link_fd = attach(dev)) >= 0;
+	if (!ok) {
+		xdp_close(&dev->ixy);
+		return NULL;
+	}
+	dev->started = true;
+	print_started(dev, ring_size);
 	return &dev->ixy;
 }
 
