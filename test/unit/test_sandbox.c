@@ -53,9 +53,15 @@ static void forbidden_calls_fail(pid_t parent) {
 	if (child > 0) {
 		waitpid(child, NULL, 0);
 	}
-	// Executable memory, by mmap and by mprotect.
+	// Executable memory, by mmap and by mprotect (of memory mapped without PROT_EXEC, as the filter allows).
 	void* code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK_EQ(ERRNO_OF(code == MAP_FAILED), EPERM);
+	void* data = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(data != MAP_FAILED);
+	if (data != MAP_FAILED) {
+		CHECK_EQ(ERRNO_OF(mprotect(data, 4096, PROT_READ | PROT_EXEC) != 0), EPERM);
+		CHECK_EQ(munmap(data, 4096), 0);
+	}
 	// A file mapping (stdin, whatever it is: the filter refuses before the kernel looks at the file).
 	void* file = mmap(NULL, 4096, PROT_READ, MAP_SHARED, 0, 0);
 	CHECK_EQ(ERRNO_OF(file == MAP_FAILED), EPERM);
