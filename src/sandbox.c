@@ -102,22 +102,18 @@ static int capabilities(struct __user_cap_data_struct data[2], bool set) {
 	return (int)syscall(set ? SYS_capset : SYS_capget, &header, data);
 }
 
-// Becomes config's user. As root: groups first (only root may set them), then the group, the user last (then
-// nothing can be changed back); setresuid to another user than root clears the permitted and effective capabilities
-// (man 7 capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user
-// already, in its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its
-// supplementary groups then stay as they are (only root can drop them). Either way, for a user other than root, every
-// capability the process still holds (a file capability on the binary, a kept set) is dropped, and capget must show
-// none left.
-static int drop_root(const struct ixy_sandbox_config* config) {
+// Becomes uid and gid. As root: groups first (only root may set them), then the group, the user last (then nothing
+// can be changed back); setresuid to another user than root clears the permitted and effective capabilities (man 7
+// capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user already, in
+// its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its supplementary groups
+// then stay as they are (only root can drop them).
+static int become_user(uid_t uid, gid_t gid) {
 	uid_t ruid, euid, suid;
 	gid_t rgid, egid, sgid;
 	if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0) {
 		ixy_error("cannot read the process's user and group ids: %s", strerror(errno));
 		return -1;
 	}
-	uid_t uid = config->uid;
-	gid_t gid = config->gid;
 	if (euid == 0) {
 		if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) {
 			ixy_error("cannot become uid %u gid %u: %s", (unsigned)uid, (unsigned)gid, strerror(errno));
@@ -128,9 +124,12 @@ static int drop_root(const struct ixy_sandbox_config* config) {
 			  (unsigned)gid);
 		return -1;
 	}
-	if (uid == 0) {
-		return 0; // --user root: nothing dropped
-	}
+	return 0;
+}
+
+// Drops every capability the process still holds as uid, a user other than root (a file capability on the binary, a
+// kept set), and checks that capget shows none left and that root cannot be had back.
+static int drop_capabilities(uid_t uid) {
 	struct __user_cap_data_struct caps[2] = {{0}};
 	if (capabilities(caps, true) != 0 || capabilities(caps, false) != 0) {
 		ixy_error("became uid %u, but cannot drop its capabilities: %s", (unsigned)uid, strerror(errno));
@@ -146,6 +145,17 @@ static int drop_root(const struct ixy_sandbox_config* config) {
 		return -1;
 	}
 	return 0;
+}
+
+// Becomes config's user; for a user other than root, without any capability.
+static int drop_root(const struct ixy_sandbox_config* config) {
+	if (become_user(config->uid, config->gid) != 0) {
+		return -1;
+	}
+	if (config->uid == 0) {
+		return 0; // --user root: nothing dropped
+	}
+	return drop_capabilities(config->uid);
 }
 
 // Jumps and returns, written out so that each rule below reads as one line.
