@@ -102,22 +102,18 @@ static int capabilities(struct __user_cap_data_struct data[2], bool set) {
 	return (int)syscall(set ? SYS_capset : SYS_capget, &header, data);
 }
 
-// Becomes config's user. As root: groups first (only root may set them), then the group, the user last (then
-// nothing can be changed back); setresuid to another user than root clears the permitted and effective capabilities
-// (man 7 capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user
-// already, in its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its
-// supplementary groups then stay as they are (only root can drop them). Either way, for a user other than root, every
-// capability the process still holds (a file capability on the binary, a kept set) is dropped, and capget must show
-// none left.
-static int drop_root(const struct ixy_sandbox_config* config) {
+// Becomes uid and gid. As root: groups first (only root may set them), then the group, the user last (then nothing
+// can be changed back); setresuid to another user than root clears the permitted and effective capabilities (man 7
+// capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user already, in
+// its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its supplementary groups
+// then stay as they are (only root can drop them).
+static int become_user(uid_t uid, gid_t gid) {
 	uid_t ruid, euid, suid;
 	gid_t rgid, egid, sgid;
 	if (getresuid(&ruid, &euid, &suid) != 0 || getresgid(&rgid, &egid, &sgid) != 0) {
 		ixy_error("cannot read the process's user and group ids: %s", strerror(errno));
 		return -1;
 	}
-	uid_t uid = config->uid;
-	gid_t gid = config->gid;
 	if (euid == 0) {
 		if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) {
 			ixy_error("cannot become uid %u gid %u: %s", (unsigned)uid, (unsigned)gid, strerror(errno));
@@ -128,9 +124,12 @@ static int drop_root(const struct ixy_sandbox_config* config) {
 			  (unsigned)gid);
 		return -1;
 	}
-	if (uid == 0) {
-		return 0; // --user root: nothing dropped
-	}
+	return 0;
+}
+
+// Drops every capability the process still holds as uid, a user other than root (a file capability on the binary, a
+// kept set), and checks that capget shows none left and that root cannot be had back.
+static int drop_capabilities(uid_t uid) {
 	struct __user_cap_data_struct caps[2] = {{0}};
 	if (capabilities(caps, true) != 0 || capabilities(caps, false) != 0) {
 		ixy_error("became uid %u, but cannot drop its capabilities: %s", (unsigned)uid, strerror(errno));
@@ -148,140 +147,223 @@ static int drop_root(const struct ixy_sandbox_config* config) {
 	return 0;
 }
 
-// Jumps and returns, written out so that each rule below reads as one line.
-#define RET(action) BPF_STMT(BPF_RET | BPF_K, (action))
-#define ALLOW RET(SECCOMP_RET_ALLOW)
-#define DENY RET(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
-// Accumulator = the system call number, or the low 32 bits of argument i (x86-64 is little endian; flags, prot and
-// ioctl requests are 32 bit values in the kernel).
-#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
-#define LOAD_ARG(i) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[i]))
-// "If the accumulator is nr, allow": two instructions.
-#define ALLOW_NR(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), ALLOW
+// Becomes config's user; for a user other than root, without any capability.
+static int drop_root(const struct ixy_sandbox_config* config) {
+	if (become_user(config->uid, config->gid) != 0) {
+		return -1;
+	}
+	if (config->uid == 0) {
+		return 0; // --user root: nothing dropped
+	}
+	return drop_capabilities(config->uid);
+}
 
 #ifdef SANDBOX_AUDIT_ARCH
+// A system call the filter allows: always (no checks), or if each of its checks holds (else it is refused). A check
+// looks at one 32 bit word of the call's struct seccomp_data.
+enum test {
+	TEST_NONE,       // the end of a rule's checks
+	TEST_ANY_BIT,    // a bit of the mask set
+	TEST_NO_BIT,     // no bit of the mask set
+	TEST_IS,         // equal to the value
+	TEST_IS_EITHER,  // equal to one of the two values
+	TEST_IS_OWN_PID, // equal to the id of the process that installs the filter
+};
+struct check {
+	enum test test;
+	uint32_t word; // its offset in struct seccomp_data
+	uint32_t values[2];
+};
+#define MAX_CHECKS 2
+struct rule {
+	uint32_t nr;
+	struct check checks[MAX_CHECKS];
+};
+
+// The words: ARG(i) is the low half of argument i (x86-64 is little endian; flags, prot, ioctl requests and futex
+// operations are 32 bit values in the kernel), ARG_HIGH(i) its high half.
+#define ARG(i) offsetof(struct seccomp_data, args[i])
+#define ARG_HIGH(i) (ARG(i) + 4)
+// Rules and checks as the table below writes them, one rule a line (clang-format would spread each macro over five).
+// clang-format off
+#define ALLOW(call) {.nr = (call)}
+#define ALLOW_IF(call, ...) {.nr = (call), .checks = {__VA_ARGS__}}
+#define ANY_BIT(word, mask) {TEST_ANY_BIT, (word), {(mask)}}
+#define NO_BIT(word, mask) {TEST_NO_BIT, (word), {(mask)}}
+#define IS(word, value) {TEST_IS, (word), {(value)}}
+#define IS_EITHER(word, a, b) {TEST_IS_EITHER, (word), {(a), (b)}}
+#define IS_OWN_PID(word) {TEST_IS_OWN_PID, (word), {0}}
+// clang-format on
+
+// The rules, tried in this order (pwrite64 first: the legacy VirtIO transport makes it once per TX batch). No rule
+// can open a file, map one or start a program, so the I/O they allow reaches only what was open before.
+static const struct rule rules[] = {
+    // I/O on files the process has open.
+    ALLOW(SYS_pwrite64),   // legacy VirtIO's IO-port BAR (a notify per TX batch, stop, reset), config space
+    ALLOW(SYS_pread64),    // config space (bus mastering off at ixy_close), in sysfs or the VFIO device file
+    ALLOW(SYS_read),       // the interrupt eventfds, after a wake-up
+    ALLOW(SYS_write),      // stdout and stderr (rates, totals, messages), ixy-pcap's file (on fflush)
+    ALLOW(SYS_fstat),      // stdio asks what stdout is before its first print, to choose its buffering (older libcs)
+    ALLOW(SYS_newfstatat), // the same in glibc: newfstatat(1, "", AT_EMPTY_PATH)
+    ALLOW(SYS_lseek),      // a stream's position (fclose, ftell)
+    ALLOW(SYS_close),      // teardown: the devices' files, the eventfds, the epoll instance, ixy-pcap's file
+    // Waiting for interrupts (src/interrupts.c), clocks (the vDSO's calls where it cannot) and sleeps.
+    ALLOW(SYS_epoll_wait),      // on the eventfds
+    ALLOW(SYS_epoll_pwait),     // the same; glibc may make this one
+    ALLOW(SYS_clock_gettime),   // the rates' ticker, ixy-pcap's timestamps
+    ALLOW(SYS_gettimeofday),    // the time of day, for libc
+    ALLOW(SYS_clock_nanosleep), // usleep in glibc: the drivers' waits in stop and reset
+    ALLOW(SYS_nanosleep),       // usleep in other libcs
+    // Memory: malloc and free, and freeing DMA memory and BARs at close.
+    ALLOW(SYS_brk),     // the heap
+    ALLOW(SYS_munmap),  // large blocks; DMA memory and BARs at close
+    ALLOW(SYS_madvise), // trimming the heap
+    ALLOW(SYS_mremap),  // realloc of large blocks
+    // Signals, and abort() (ixy_panic: it blocks signals, resets SIGABRT's action and raises it with tgkill below).
+    ALLOW(SYS_rt_sigreturn),    // returning from the SIGINT/SIGTERM handler
+    ALLOW(SYS_restart_syscall), // a sleep interrupted by SIGSTOP/SIGCONT going on
+    ALLOW(SYS_rt_sigprocmask),  // abort()
+    ALLOW(SYS_rt_sigaction),    // abort()
+    ALLOW(SYS_sigaltstack),     // the thread's own: AddressSanitizer asks before each call that does not return
+    // Who the process is: nothing it does not know.
+    ALLOW(SYS_getpid),  // abort() and raise(): the process to signal
+    ALLOW(SYS_gettid),  // and its thread
+    ALLOW(SYS_getuid),  // the library's message once the filter is in
+    ALLOW(SYS_geteuid), // its own ids
+    ALLOW(SYS_getgid),  // its own ids
+    ALLOW(SYS_getegid), // its own ids
+    // The end.
+    ALLOW(SYS_exit_group), // of the process
+    ALLOW(SYS_exit),       // of a thread
+    // Anonymous memory only (malloc's large blocks), never executable: a file (a device's BAR, /dev/mem) is refused.
+    ALLOW_IF(SYS_mmap, ANY_BIT(ARG(3), MAP_ANONYMOUS), NO_BIT(ARG(2), PROT_EXEC)), // flags, prot
+    // glibc's malloc changes the protection of its arenas' memory, never to executable.
+    ALLOW_IF(SYS_mprotect, NO_BIT(ARG(2), PROT_EXEC)), // prot
+    // vfio_free when DMA memory is freed through VFIO, and isatty (stdio line-buffers a terminal). Not
+    // VFIO_IOMMU_MAP_DMA: no new memory for the devices.
+    ALLOW_IF(SYS_ioctl, IS_EITHER(ARG(1), VFIO_IOMMU_UNMAP_DMA, TCGETS)), // request
+    // AF_XDP devices (driver/xdp.c), on the sockets opened before: the wake-up kicks of the packet path, sendto only
+    // with no address (NULL: both halves of the pointer); what is sent is not checked (a kick sends no data, but write
+    // could anyway).
+    ALLOW_IF(SYS_sendto, IS(ARG(4), 0), IS(ARG_HIGH(4), 0)), // dest_addr
+    ALLOW(SYS_recvfrom),                                     // the RX kick
+    ALLOW(SYS_getsockopt),                                   // the sockets' statistics and options (read_stats)
+    // Waiting and waking on the process's own private words only, for glibc's internal locks when contended between
+    // threads (ixy-fwd --queues): a thread that ends takes the lock of the stack cache, malloc and stdio take theirs;
+    // refused, glibc aborts. Not the shared operations (pthread_join waits on a thread's id with one: threads must not
+    // be joined under the filter), requeue or priority inheritance (where the kernel's futex bugs were, CVE-2014-3153).
+    ALLOW_IF(SYS_futex, IS_EITHER(ARG(1), FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE)), // futex_op
+    // Signals at this process only (abort() raising SIGABRT), not at others.
+    ALLOW_IF(SYS_tgkill, IS_OWN_PID(ARG(0))), // thread group
+};
+
+// The longest program the rules can make: each rule compares the number, loads a word and makes up to two
+// comparisons per check, then refuses or allows; the architecture check, the number's load and the last refusal.
+#define LONGEST_RULE (1 + MAX_CHECKS * 3 + 2)
+_Static_assert(sizeof(rules) / sizeof(rules[0]) * LONGEST_RULE + 5 <= IXY_SANDBOX_FILTER_MAX,
+	       "IXY_SANDBOX_FILTER_MAX is too small for the rules");
+
+// The instructions other than jumps: load a 32 bit word of struct seccomp_data into the accumulator, return.
+#define LOAD(word) ((struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (word)))
+#define RET(action) ((struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (action)))
+#define RET_ALLOW RET(SECCOMP_RET_ALLOW)
+#define RET_DENY RET(SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+
+// The program being written; len is where the next instruction goes.
+struct program {
+	struct sock_filter* insns;
+	size_t len;
+};
+
+static void emit(struct program* p, struct sock_filter insn) {
+	p->insns[p->len] = insn;
+	p->len++;
+}
+
+// A comparison of the accumulator with k (op: BPF_JEQ or BPF_JSET), to the instruction at index if_true or if_false
+// (forward only, as classic BPF jumps, counted from the next instruction).
+static void jump(struct program* p, uint16_t op, uint32_t k, size_t if_true, size_t if_false) {
+	emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | op | BPF_K, k, if_true - p->len - 1, if_false - p->len - 1));
+}
+
+static size_t check_length(const struct check* check) {
+	return check->test == TEST_IS_EITHER ? 3 : 2;
+}
+
+// One check: its word loaded and compared, then on to the instruction at index pass if the check holds, deny if not.
+static void emit_check(struct program* p, const struct check* check, size_t pass, size_t deny, pid_t pid) {
+	emit(p, LOAD(check->word));
+	switch (check->test) {
+		case TEST_ANY_BIT:
+			jump(p, BPF_JSET, check->values[0], pass, deny);
+			break;
+		case TEST_NO_BIT:
+			jump(p, BPF_JSET, check->values[0], deny, pass);
+			break;
+		case TEST_IS_EITHER:
+			jump(p, BPF_JEQ, check->values[0], pass, p->len + 1);
+			jump(p, BPF_JEQ, check->values[1], pass, deny);
+			break;
+		case TEST_IS:
+			jump(p, BPF_JEQ, check->values[0], pass, deny);
+			break;
+		case TEST_IS_OWN_PID:
+			jump(p, BPF_JEQ, (uint32_t)pid, pass, deny);
+			break;
+		case TEST_NONE: // not a check: emit_rule stops before it
+			break;
+	}
+}
+
+// One rule, with the number in the accumulator: another number jumps past the rule's block to the next rule. The
+// block allows the call, or makes its checks one after the other and ends in a refusal and an allowance: a failed
+// check goes to the refusal, the last check's pass to the allowance.
+static void emit_rule(struct program* p, const struct rule* rule, pid_t pid) {
+	size_t checks = 0;
+	size_t length = 0;
+	while (checks < MAX_CHECKS && rule->checks[checks].test != TEST_NONE) {
+		length += check_length(&rule->checks[checks]);
+		checks++;
+	}
+	size_t block = p->len + 1;
+	if (checks == 0) {
+		jump(p, BPF_JEQ, rule->nr, block, block + 1);
+		emit(p, RET_ALLOW);
+		return;
+	}
+	size_t deny = block + length;
+	size_t allow = deny + 1;
+	jump(p, BPF_JEQ, rule->nr, block, allow + 1);
+	for (size_t i = 0; i < checks; i++) {
+		size_t next = p->len + check_length(&rule->checks[i]);
+		emit_check(p, &rule->checks[i], i + 1 < checks ? next : allow, deny, pid);
+	}
+	emit(p, RET_DENY);
+	emit(p, RET_ALLOW);
+}
+
+size_t ixy_sandbox_filter(struct sock_filter* program, pid_t pid) {
+	struct program p = {.insns = program, .len = 0};
+	// A call through another ABI (i386's int 0x80 on an x86-64 kernel) has other numbers: the rules would mean
+	// something else. Kill.
+	emit(&p, LOAD(offsetof(struct seccomp_data, arch)));
+	jump(&p, BPF_JEQ, SANDBOX_AUDIT_ARCH, p.len + 2, p.len + 1);
+	emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
+	// x32 calls share the architecture but have bit 30 set in the number (__X32_SYSCALL_BIT): every rule compares
+	// the whole number, so none matches one and they end at the last instruction, refused.
+	emit(&p, LOAD(offsetof(struct seccomp_data, nr)));
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		emit_rule(&p, &rules[i], pid);
+	}
+	// Everything else: open, openat, execve, socket, connect, fork, clone, ptrace, mount, kill, setuid, prctl,
+	// seccomp, ioctl requests that map DMA memory or reset devices, ... fail with EPERM.
+	emit(&p, RET_DENY);
+	return p.len;
+}
+
 static int install_filter(void) {
-	struct sock_filter filter[] = {
-	    // A call through another ABI (i386's int 0x80 on an x86-64 kernel) has other numbers: the list below would
-	    // mean something else. Kill.
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_AUDIT_ARCH, 1, 0),
-	    RET(SECCOMP_RET_KILL_PROCESS),
-	    // x32 calls share the architecture but have bit 30 set in the number (__X32_SYSCALL_BIT): every rule below
-	    // compares the whole number, so none matches one and they end at the last rule, refused.
-	    LOAD_NR,
-	    // I/O on files the process has open: the legacy VirtIO transport's IO-port BAR (every TX batch notifies
-	    // with pwrite64; stop and reset write it too), config space (bus mastering off at ixy_close: pread64 and
-	    // pwrite64 on the sysfs config file or the VFIO device file), the interrupt eventfds (read after a
-	    // wake-up), stdout and stderr (rates, totals, messages: write), ixy-pcap's file (write, on fflush).
-	    // No call below can open a file, so these reach only what was open before.
-	    ALLOW_NR(SYS_pwrite64),
-	    ALLOW_NR(SYS_pread64),
-	    ALLOW_NR(SYS_read),
-	    ALLOW_NR(SYS_write),
-	    // stdio asks what stdout is the first time an app prints to it (glibc: newfstatat(1, "", AT_EMPTY_PATH);
-	    // older ones fstat), to choose its buffering; lseek for a stream's position (fclose, ftell).
-	    ALLOW_NR(SYS_fstat),
-	    ALLOW_NR(SYS_newfstatat),
-	    ALLOW_NR(SYS_lseek),
-	    // Teardown: the devices' files, the eventfds, the epoll instance and ixy-pcap's file are closed.
-	    ALLOW_NR(SYS_close),
-	    // Waiting for interrupts (src/interrupts.c): epoll_wait on the eventfds (glibc may use epoll_pwait).
-	    ALLOW_NR(SYS_epoll_wait),
-	    ALLOW_NR(SYS_epoll_pwait),
-	    // Clocks (vDSO normally, the system call where the vDSO cannot) and sleeps: the rates' ticker, ixy-pcap's
-	    // timestamps, the drivers' waits in stop and reset (usleep: clock_nanosleep in glibc, nanosleep in others).
-	    ALLOW_NR(SYS_clock_gettime),
-	    ALLOW_NR(SYS_gettimeofday),
-	    ALLOW_NR(SYS_clock_nanosleep),
-	    ALLOW_NR(SYS_nanosleep),
-	    // Memory: malloc and free (brk for the heap, munmap and madvise for large blocks and trimming, mremap for
-	    // realloc), and freeing DMA memory and BARs at close (munmap). mmap and mprotect are allowed below with
-	    // conditions.
-	    ALLOW_NR(SYS_brk),
-	    ALLOW_NR(SYS_munmap),
-	    ALLOW_NR(SYS_madvise),
-	    ALLOW_NR(SYS_mremap),
-	    // Signals: returning from the SIGINT/SIGTERM handler, a sleep interrupted by SIGSTOP/SIGCONT going on, and
-	    // abort() (ixy_panic: blocks signals, resets SIGABRT's action, raises it at itself with tgkill below).
-	    ALLOW_NR(SYS_rt_sigreturn),
-	    ALLOW_NR(SYS_restart_syscall),
-	    ALLOW_NR(SYS_rt_sigprocmask),
-	    ALLOW_NR(SYS_rt_sigaction),
-	    // The thread's own signal stack: AddressSanitizer asks for it before each call that does not return.
-	    ALLOW_NR(SYS_sigaltstack),
-	    // Who the process is: nothing it does not know (abort() and raise() ask for the ids of the process and
-	    // the thread to signal; the library's message below asks for the user).
-	    ALLOW_NR(SYS_getpid),
-	    ALLOW_NR(SYS_gettid),
-	    ALLOW_NR(SYS_getuid),
-	    ALLOW_NR(SYS_geteuid),
-	    ALLOW_NR(SYS_getgid),
-	    ALLOW_NR(SYS_getegid),
-	    // The end.
-	    ALLOW_NR(SYS_exit_group),
-	    ALLOW_NR(SYS_exit),
-	    // mmap: anonymous memory only (malloc's large blocks), never executable. Mapping a file (a device's BAR,
-	    // /dev/mem) or code is refused.
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, 6),
-	    LOAD_ARG(3), // flags
-	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_ANONYMOUS, 0, 3),
-	    LOAD_ARG(2), // prot
-	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 1, 0),
-	    ALLOW,
-	    DENY,
-	    // mprotect: never to executable (glibc's malloc changes the protection of its arenas' memory).
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mprotect, 0, 4),
-	    LOAD_ARG(2), // prot
-	    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
-	    DENY,
-	    ALLOW,
-	    // ioctl: two requests. VFIO_IOMMU_UNMAP_DMA when DMA memory is freed through VFIO (vfio_free), and TCGETS
-	    // (isatty), with which stdio decides to line-buffer a terminal. Not VFIO_IOMMU_MAP_DMA: no new memory for
-	    // the devices.
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 5),
-	    LOAD_ARG(1), // request
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, VFIO_IOMMU_UNMAP_DMA, 2, 0),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TCGETS, 1, 0),
-	    DENY,
-	    ALLOW,
-	    // AF_XDP devices (driver/xdp.c): the wake-up kicks of the packet path (sendto with no address, recvfrom),
-	    // and getsockopt for the sockets' statistics and options (read_stats). No call here can open or
-	    // connect a socket, so these reach only the sockets opened before, as write and read do. sendto to an
-	    // address is refused; what is sent is not checked (a kick sends no data, but write could anyway).
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendto, 0, 6),
-	    LOAD_ARG(4), // dest_addr: NULL, both halves of the pointer
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
-	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[4]) + 4),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
-	    DENY,
-	    ALLOW,
-	    ALLOW_NR(SYS_recvfrom),
-	    ALLOW_NR(SYS_getsockopt),
-	    // futex: only waiting and waking on the process's own private words (FUTEX_WAIT_PRIVATE,
-	    // FUTEX_WAKE_PRIVATE),
-	    // for glibc's internal locks when contended between threads (ixy-fwd --queues): a thread that ends takes
-	    // the lock of the stack cache, malloc and stdio take theirs; refused, glibc aborts. Not the shared
-	    // operations
-	    // (pthread_join waits on a thread's id with one: threads must not be joined under the filter), requeue or
-	    // priority inheritance (where the kernel's futex bugs were, CVE-2014-3153).
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 0, 5),
-	    LOAD_ARG(1), // futex_op
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAIT_PRIVATE, 2, 0),
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FUTEX_WAKE_PRIVATE, 1, 0),
-	    DENY,
-	    ALLOW,
-	    // tgkill: only at this process (abort() raising SIGABRT), not at others.
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4),
-	    LOAD_ARG(0), // thread group
-	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)getpid(), 1, 0),
-	    DENY,
-	    ALLOW,
-	    // Everything else: open, openat, execve, socket, connect, fork, clone, ptrace, mount, kill, setuid, prctl,
-	    // seccomp, ioctl requests that map DMA memory or reset devices, ... fail with EPERM.
-	    DENY,
-	};
-	struct sock_fprog program = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
+	struct sock_filter filter[IXY_SANDBOX_FILTER_MAX];
+	struct sock_fprog program = {.len = (unsigned short)ixy_sandbox_filter(filter, getpid()), .filter = filter};
 	// no_new_privs first: the kernel lets a process without CAP_SYS_ADMIN install a filter only with it, and an
 	// execve can then never grant privileges (setuid binaries, file capabilities).
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -313,6 +395,12 @@ static int install_filter(void) {
 	return 0;
 }
 #else
+size_t ixy_sandbox_filter(struct sock_filter* program, pid_t pid) {
+	(void)program;
+	(void)pid;
+	return 0;
+}
+
 static int install_filter(void) {
 	ixy_error("ixy's seccomp filter is written for x86-64 only, not for this architecture. The app stops; run it "
 		  "with --no-sandbox to go on without the filter");

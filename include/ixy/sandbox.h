@@ -57,4 +57,12 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 // print "sandbox probe=1 open_errno=<n> execve_errno=<n>" on stdout (EPERM, 1, under the filter).
 int ixy_sandbox_enter(const struct ixy_sandbox_config* config);
 
+// The seccomp filter's classic BPF program as ixy_sandbox_enter installs it in process pid (tgkill is allowed only at
+// pid), written into program (room for IXY_SANDBOX_FILTER_MAX instructions) without installing anything; returns its
+// length in instructions. For tests and the book (test/unit/test_sandbox.c compares it with the listing in
+// docs/book/14-least-privilege.md). x86-64 only: elsewhere there is no filter, and the length is 0.
+#define IXY_SANDBOX_FILTER_MAX 512
+struct sock_filter;
+size_t ixy_sandbox_filter(struct sock_filter* program, pid_t pid);
+
 #endif

@@ -4,13 +4,18 @@
 // kernel's own answer (a pread on a pipe: ESPIPE), so that removing any rule fails a check. The state the kernel
 // reports is read from /proc/self/status (NoNewPrivs, Seccomp, for a thread started before too), and a call through
 // the i386 ABI must kill. Then, as root, the same with --user's drop to nobody: ids, groups and capabilities. Each
-// child counts its failed checks into its exit status; the parent prints them.
+// child counts its failed checks into its exit status; the parent prints them. First, the filter's program
+// (ixy_sandbox_filter, nothing installed) must be the listing in the book; test_sandbox --print-filter prints it.
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/futex.h>
+#include <linux/seccomp.h>
 #include <linux/vfio.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -53,9 +58,15 @@ static void forbidden_calls_fail(pid_t parent) {
 	if (child > 0) {
 		waitpid(child, NULL, 0);
 	}
-	// Executable memory, by mmap and by mprotect.
+	// Executable memory, by mmap and by mprotect (of memory mapped without PROT_EXEC, as the filter allows).
 	void* code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK_EQ(ERRNO_OF(code == MAP_FAILED), EPERM);
+	void* data = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(data != MAP_FAILED);
+	if (data != MAP_FAILED) {
+		CHECK_EQ(ERRNO_OF(mprotect(data, 4096, PROT_READ | PROT_EXEC) != 0), EPERM);
+		CHECK_EQ(munmap(data, 4096), 0);
+	}
 	// A file mapping (stdin, whatever it is: the filter refuses before the kernel looks at the file).
 	void* file = mmap(NULL, 4096, PROT_READ, MAP_SHARED, 0, 0);
 	CHECK_EQ(ERRNO_OF(file == MAP_FAILED), EPERM);
@@ -372,6 +383,163 @@ static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, 
 	return pid > 0 ? child_result(pid) : 100;
 }
 
+// The filter's program as the book lists it (docs/book/14-least-privilege.md, between its two marker lines), so
+// that a rule changed in src/sandbox.c and not in the book fails here. The program is generated for LISTING_PID, which
+// the listing shows as "pid" (tgkill's rule compares the thread group with the process's own id).
+#define LISTING_PID 4194303 // the largest pid Linux gives (PID_MAX_LIMIT - 1): no constant of the filter
+#define LISTING_BEGIN "<!-- begin: the seccomp filter's program, as test_sandbox --print-filter prints it -->\n"
+#define LISTING_END "<!-- end: the seccomp filter's program -->\n"
+
+// The system calls the filter names, by their x86-64 numbers (a call missing here is listed by number only).
+#define CALL(name)                                                                                                     \
+	{ SYS_##name, #name }
+static const struct {
+	uint32_t nr;
+	const char* name;
+} calls[] = {
+    CALL(pwrite64),        CALL(pread64),      CALL(read),          CALL(write),
+    CALL(fstat),           CALL(newfstatat),   CALL(lseek),         CALL(close),
+    CALL(epoll_wait),      CALL(epoll_pwait),  CALL(clock_gettime), CALL(gettimeofday),
+    CALL(clock_nanosleep), CALL(nanosleep),    CALL(brk),           CALL(munmap),
+    CALL(madvise),         CALL(mremap),       CALL(rt_sigreturn),  CALL(restart_syscall),
+    CALL(rt_sigprocmask),  CALL(rt_sigaction), CALL(sigaltstack),   CALL(getpid),
+    CALL(gettid),          CALL(getuid),       CALL(geteuid),       CALL(getgid),
+    CALL(getegid),         CALL(exit_group),   CALL(exit),          CALL(mmap),
+    CALL(mprotect),        CALL(ioctl),        CALL(sendto),        CALL(recvfrom),
+    CALL(getsockopt),      CALL(futex),        CALL(tgkill),
+};
+
+static const char* call_name(uint32_t nr) {
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (calls[i].nr == nr) {
+			return calls[i].name;
+		}
+	}
+	return "";
+}
+
+// The 32 bit word of struct seccomp_data at offset: nr, arch, or an argument's low or high half.
+static void print_word(FILE* out, uint32_t offset) {
+	if (offset == offsetof(struct seccomp_data, nr)) {
+		fprintf(out, "[nr]");
+	} else if (offset == offsetof(struct seccomp_data, arch)) {
+		fprintf(out, "[arch]");
+	} else if (offset >= offsetof(struct seccomp_data, args[0])) {
+		uint32_t arg = offset - offsetof(struct seccomp_data, args[0]);
+		fprintf(out, "[args[%u]%s]", arg / 8, arg % 8 ? " high" : "");
+	} else {
+		fprintf(out, "[%u]", offset);
+	}
+}
+
+static void print_return(FILE* out, uint32_t action) {
+	if (action == SECCOMP_RET_ALLOW) {
+		fprintf(out, "ALLOW");
+	} else if (action == SECCOMP_RET_KILL_PROCESS) {
+		fprintf(out, "KILL_PROCESS");
+	} else if (action == (SECCOMP_RET_ERRNO | EPERM)) {
+		fprintf(out, "ERRNO(EPERM)");
+	} else {
+		fprintf(out, "%#x", action);
+	}
+}
+
+// A comparison at index i with the word loaded (to name a system call's number), its targets as indices.
+static void print_jump(FILE* out, const struct sock_filter* insn, size_t i, uint32_t loaded) {
+	char operand[64];
+	if (loaded == offsetof(struct seccomp_data, nr)) {
+		snprintf(operand, sizeof(operand), "#%u %s", insn->k, call_name(insn->k));
+	} else if (insn->k == LISTING_PID) {
+		snprintf(operand, sizeof(operand), "#pid");
+	} else {
+		snprintf(operand, sizeof(operand), "#%#x", insn->k);
+	}
+	const char* op = BPF_OP(insn->code) == BPF_JEQ ? "jeq" : BPF_OP(insn->code) == BPF_JSET ? "jset" : "j?";
+	fprintf(out, "%-4s %-24s jt %-3zu jf %zu", op, operand, i + 1 + insn->jt, i + 1 + insn->jf);
+}
+
+// One instruction a line: its index, then loads ("ld [word]"), comparisons ("jeq #k", "jset #mask", with the indices
+// they go to) and returns ("ret ALLOW"). Which word a comparison tests is followed along the jumps (classic BPF jumps
+// only forward), so that a comparison with the number can name its system call.
+static void print_filter(FILE* out) {
+	struct sock_filter program[IXY_SANDBOX_FILTER_MAX];
+	uint32_t loaded[IXY_SANDBOX_FILTER_MAX + 256]; // a jump goes at most 255 past the next instruction
+	memset(loaded, 0xff, sizeof(loaded));
+	size_t len = ixy_sandbox_filter(program, LISTING_PID);
+	for (size_t i = 0; i < len; i++) {
+		const struct sock_filter* insn = &program[i];
+		fprintf(out, "%3zu  ", i);
+		if (insn->code == (BPF_LD | BPF_W | BPF_ABS)) {
+			fprintf(out, "ld   ");
+			print_word(out, insn->k);
+			loaded[i + 1] = insn->k;
+		} else if (BPF_CLASS(insn->code) == BPF_JMP && BPF_SRC(insn->code) == BPF_K) {
+			print_jump(out, insn, i, loaded[i]);
+			loaded[i + 1 + insn->jt] = loaded[i];
+			loaded[i + 1 + insn->jf] = loaded[i];
+		} else if (insn->code == (BPF_RET | BPF_K)) {
+			fprintf(out, "ret  ");
+			print_return(out, insn->k);
+		} else {
+			fprintf(out, "code %#x jt %u jf %u k %#x", insn->code, insn->jt, insn->jf, insn->k);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+// Prints the first line in which the book's listing and the program's differ, if one does.
+static void print_difference(const char* path, const char* book, const char* listing) {
+	size_t line = 1;
+	size_t start = 0;
+	size_t i = 0;
+	for (; book[i] == listing[i] && book[i] != '\0'; i++) {
+		if (book[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	}
+	if (book[i] != listing[i]) {
+		fprintf(stderr,
+			"%s: the seccomp filter's listing differs in its line %zu\n  book: %.*s\n  code: %.*s\n", path,
+			line, (int)strcspn(book + start, "\n"), book + start, (int)strcspn(listing + start, "\n"),
+			listing + start);
+		fprintf(stderr, "(test_sandbox --print-filter prints the program for the book)\n");
+	}
+}
+
+// The listing in the book (a fenced block between LISTING_BEGIN and LISTING_END) is print_filter's.
+static void filter_as_in_book(const char* path) {
+	char* listing = NULL;
+	size_t listing_size = 0;
+	FILE* out = open_memstream(&listing, &listing_size);
+	CHECK(out != NULL);
+	if (!out) {
+		return;
+	}
+	fprintf(out, "```text\n");
+	print_filter(out);
+	fprintf(out, "```\n");
+	fclose(out);
+	static char book[1 << 20];
+	FILE* in = fopen(path, "r");
+	CHECK(in != NULL);
+	size_t n = in ? fread(book, 1, sizeof(book) - 1, in) : 0;
+	book[n] = '\0';
+	if (in) {
+		fclose(in);
+	}
+	char* begin = strstr(book, LISTING_BEGIN);
+	char* end = begin ? strstr(begin, LISTING_END) : NULL;
+	CHECK(begin && end);
+	if (begin && end) {
+		begin += strlen(LISTING_BEGIN);
+		*end = '\0';
+		print_difference(path, begin, listing);
+		CHECK(strcmp(begin, listing) == 0);
+	}
+	free(listing);
+}
+
 // A call through the i386 ABI (int 0x80) under the filter: the process is killed with SIGSYS. Returns the status.
 static int i386_call(void) {
 	pid_t pid = fork();
@@ -389,7 +557,12 @@ static int i386_call(void) {
 	return status;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+	if (argc > 1 && strcmp(argv[1], "--print-filter") == 0) {
+		print_filter(stdout);
+		return 0;
+	}
+	filter_as_in_book(IXY_BOOK_SANDBOX_CHAPTER);
 	struct ixy_sandbox_config filter_only = {0};
 	int failed = in_child(&filter_only, false, false);
 	printf("filter: %d check(s) failed in the child\n", failed);
