@@ -4,8 +4,9 @@
 // The filter is classic BPF (Documentation/userspace-api/seccomp_filter.rst, Documentation/networking/filter.rst):
 // for each system call the kernel runs it on a struct seccomp_data (number, architecture, arguments) and acts on the
 // value it returns. Nothing here is on the packet path: receiving and sending are loads and stores to the rings and
-// MMIO registers, which the kernel never sees. Only the legacy VirtIO transport makes a system call per batch (a
-// pwrite on its IO-port BAR to notify the device), and pwrite64 is the first call on the filter's list.
+// MMIO registers, which the kernel never sees. Two drivers make a system call per batch: the legacy VirtIO transport
+// (a pwrite on its IO-port BAR to notify the device; pwrite64 is the first call on the filter's list) and AF_XDP (its
+// wake-up kicks, sendto and recvfrom on its sockets).
 //
 // Refused calls fail with EPERM rather than killing the process. Through sysfs, the process's own teardown (ixy_stop:
 // reset; ixy_close: bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the

@@ -1,7 +1,7 @@
 // Least privilege once the devices run (the paper's section 3.6): after every device is up and every pool
 // allocated, an app needs no new files, no new mappings of devices, no other programs and, through sysfs, no root.
 // ixy_sandbox_enter() takes all of that away for the rest of the process's life (src/sandbox.c; the book's chapter
-// on VFIO says what each step protects against and what it does not).
+// 14, least privilege, says what each step protects against and what it does not).
 //
 // Use:
 //   struct ixy_sandbox_config sandbox = {0};
