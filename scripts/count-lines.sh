@@ -6,7 +6,7 @@
 # as issue 20 says ("RSS setup in ixgbe.c and the threads of ixy-fwd are on it"), ixy-fwd's threads for --queues
 # (apps/fwd_queues.h), the RSS configuration (include/ixy/rss.h) and the 82599's RSS setup (src/driver/intel_rss.c).
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
-# from the datasheet), the other drivers, AF_XDP (src/driver/xdp*), VFIO, interrupts, the register trace, the checks
+# from the datasheet), the other drivers, AF_XDP (src/driver/xdp*, src/xdp_memory.*), VFIO, interrupts, the register trace, the checks
 # of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
 # scaling apart from the above (rss.c past ixy_rss_default: the hash in software, for apps, tests and models;
 # virtio_rss.c: VirtIO's queue pairs and RSS commands). Of rss.c the forwarder runs ixy_rss_default and its key
@@ -43,7 +43,7 @@ fi
 
 registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
 other_drivers=$(ls src/driver/igb*.[ch] src/driver/virtio*.[ch] | grep -v -e _interrupts -e _rss)
-af_xdp=$(ls src/driver/xdp*.[ch])
+af_xdp="$(ls src/driver/xdp*.[ch]) src/xdp_memory.c src/xdp_memory.h"
 vfio="src/vfio.c src/vfio.h"
 interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls src/driver/*_interrupts.[ch])"
 trace="src/trace.c src/trace.h src/driver/trace_io.h"
@@ -54,7 +54,7 @@ rss="src/rss.c src/driver/virtio_rss.c src/driver/virtio_rss.h"
 # The apps/common files ixy-fwd includes: each "common/x.h" named in the app's sources, and its x.c.
 common=$(grep -ho '#include "common/[a-z_]*\.h"' apps/ixy-fwd.c apps/fwd.h | sed 's/.*"\(common\/.*\)\.h"/apps\/\1/' |
 	sort -u | while read -r f; do echo "$f.h"; [ -f "$f.c" ] && echo "$f.c"; done)
-core=$(ls src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $vfio $interrupts $trace $checks $sandbox $rss)")
+core=$(ls src/*.c src/*.h | grep -v -x -F "$(printf '%s\n' $af_xdp $vfio $interrupts $trace $checks $sandbox $rss)")
 files="apps/ixy-fwd.c apps/fwd.h apps/fwd_queues.h $common include/ixy/ixy.h include/ixy/memory.h include/ixy/rss.h $core
 	src/driver/driver.h src/driver/ixgbe.c src/driver/intel_rss.c src/driver/intel_rss.h"
 
