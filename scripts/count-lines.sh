@@ -6,12 +6,12 @@
 # as issue 20 says ("RSS setup in ixgbe.c and the threads of ixy-fwd are on it"), ixy-fwd's threads for --queues
 # (apps/fwd_queues.h), the RSS configuration (include/ixy/rss.h) and the 82599's RSS setup (src/driver/intel_rss.c).
 # Not counted, each part printed on a line of its own: the register and descriptor definitions (offsets and bits
-# from the datasheet), the other drivers, AF_XDP (src/driver/xdp*, src/xdp_memory.*), VFIO, interrupts, the register trace, the checks
-# of checks.c and failsafe.c, least privilege (sandbox.c: the seccomp filter and dropping root), and receive side
-# scaling apart from the above (rss.c past ixy_rss_default: the hash in software, for apps, tests and models;
-# virtio_rss.c: VirtIO's queue pairs and RSS commands). Of rss.c the forwarder runs ixy_rss_default and its key
-# (intel_rss.c takes the default table from it): rss.c keeps them first, and the lines up to the end of
-# ixy_rss_default are counted (as src/rss.c:default).
+# from the datasheet), the other drivers, AF_XDP (src/driver/xdp*, src/xdp_memory.*), VFIO, interrupts, the register
+# trace (src/trace.*, src/driver/*_trace.c), the checks of checks.c and failsafe.c, least privilege (sandbox.c: the
+# seccomp filter and dropping root), and receive side scaling apart from the above (rss.c past ixy_rss_default: the
+# hash in software, for apps, tests and models; virtio_rss.c: VirtIO's queue pairs and RSS commands). Of rss.c the
+# forwarder runs ixy_rss_default and its key (intel_rss.c takes the default table from it): rss.c keeps them first,
+# and the lines up to the end of ixy_rss_default are counted (as src/rss.c:default).
 #
 # The paper's claim is a forwarder with its whole driver in less than 1000 lines (BUDGET). The tree is above it
 # (issue 18 is open); CEILING is where it stands, and the count may only go down until it reaches BUDGET. History:
@@ -42,11 +42,11 @@ if ! command -v cloc >/dev/null 2>&1; then
 fi
 
 registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
-other_drivers=$(ls src/driver/igb*.[ch] src/driver/virtio*.[ch] | grep -v -e _interrupts -e _rss)
+other_drivers=$(ls src/driver/igb*.[ch] src/driver/virtio*.[ch] | grep -v -e _interrupts -e _rss -e _trace)
 af_xdp="$(ls src/driver/xdp*.[ch]) src/xdp_memory.c src/xdp_memory.h"
 vfio="src/vfio.c src/vfio.h"
 interrupts="src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h $(ls src/driver/*_interrupts.[ch])"
-trace="src/trace.c src/trace.h src/driver/trace_io.h"
+trace="src/trace.c src/trace.h src/driver/trace_io.h $(ls src/driver/*_trace.c)"
 checks="src/checks.c src/checks.h src/failsafe.c src/failsafe.h"
 sandbox="src/sandbox.c include/ixy/sandbox.h"
 rss="src/rss.c src/driver/virtio_rss.c src/driver/virtio_rss.h"
