@@ -24,7 +24,7 @@ interrupts         298 src/interrupts.c include/ixy/interrupts.h src/pci_interru
 options            115 apps/common/options.[ch]
 fail-safety        366 src/checks.[ch] src/failsafe.[ch]
 trace              160 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
-af-xdp             908 src/driver/xdp*.[ch]
+af-xdp             908 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         538 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 other-apps         900 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch]

@@ -1,5 +1,5 @@
 // The register trace for students (trace.c): with IXY_TRACE=1 in the environment, every register access of the ixgbe
-// and igb drivers prints one line on stderr, named from the driver's register table, e.g.
+// and igb drivers prints one line on stderr, named from the names the driver passes (src/driver/*_trace.c), e.g.
 //   ixy: trace 0000:03:00.0 ixgbe CTRL[0x00000] <- 0x04000008
 //   ixy: trace 0000:03:00.0 ixgbe RXDCTL(0)[0x01028] -> 0x02000000
 // so that an init sequence can be read next to the datasheet. The VirtIO transports trace their registers too
@@ -23,17 +23,24 @@ struct ixy_reg_name {
 	uint32_t stride; // bytes between two of them
 };
 
+// A register block's names, which its driver passes to ixy_trace_bar (the tables: src/driver/*_trace.c). The trace
+// knows no driver: each line names the block by `driver`.
+struct ixy_reg_names {
+	const char* driver;              // as the trace lines name it: "ixgbe", "virtio-modern"
+	const struct ixy_reg_name* regs; // ends with a NULL name
+};
+
 // True once a BAR was mapped with the trace requested.
 extern bool ixy_trace_on;
 
 // Whether the BARs mapped from now on are traced: ixy_init (device.c) sets it from config->trace (IXY_TRACE=1).
 void ixy_trace_request(bool on);
-// A driver mapped a device's BAR: remembers it, and the driver's register names, if the trace is requested.
-void ixy_trace_bar(const char* pci_addr, const char* driver, const uint8_t* bar, size_t size);
+// A driver mapped a device's BAR: remembers it, and the names of its registers, if the trace is requested.
+void ixy_trace_bar(const char* pci_addr, const struct ixy_reg_names* names, const uint8_t* bar, size_t size);
 // Prints one register access through bar (a BAR ixy_trace_bar saw; others are ignored).
 void ixy_trace_access(const uint8_t* bar, uint32_t reg, uint32_t value, bool write);
-// The name of a register of a driver ("RDT(3)"), or NULL if its table has none. For tests.
-const char* ixy_trace_reg_name(const char* driver, uint32_t reg, char buf[32]);
+// The name of register reg in names ("RDT(3)", written to buf), or NULL if names has none.
+const char* ixy_trace_reg_name(const struct ixy_reg_names* names, uint32_t reg, char buf[32]);
 
 // For register accessors that are not the ones of src/driver/trace_io.h (the VirtIO transports): traces one access
 // of `value` at `offset` of the structure registered as `key` with ixy_trace_bar, in builds with -DIXY_TRACE=ON;

@@ -435,7 +435,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	}
 	dev->pci = pci;
 	dev->bar = bar;
-	ixy_trace_bar(pci->addr, "igb", bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	ixy_trace_bar(pci->addr, &igb_reg_names, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci->addr,
 	    .driver_name = "igb",

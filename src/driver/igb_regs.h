@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "../trace.h" // struct ixy_reg_names
+
 #include "intel_adv_desc.h" // the advanced RX/TX descriptors, shared with the 82599 (ixgbe)
 
 // PCI device IDs (vendor 0x8086) of the NICs igb.c drives: the copper 82576 ports, which the 82576 datasheet
@@ -152,51 +154,7 @@ _Static_assert(IGB_RDH(1) - IGB_RDBAL(1) == IGB_RING_HEAD && IGB_TDH(1) - IGB_TD
 _Static_assert(IGB_RDT(1) - IGB_RDBAL(1) == IGB_RING_TAIL && IGB_TDT(1) - IGB_TDBAL(1) == IGB_RING_TAIL,
 	       "RX and TX rings: same tail offset");
 
-// The names of these registers for the register trace (src/trace.c, IXY_TRACE): name, offset (of queue 0 for the
-// per-queue ones), count, stride in bytes.
-// clang-format off
-#define IGB_REG_NAMES \
-	{"CTRL", IGB_CTRL, 1, 0}, \
-	{"STATUS", IGB_STATUS, 1, 0}, \
-	{"EECD", IGB_EECD, 1, 0}, \
-	{"MDIC", IGB_MDIC, 1, 0}, \
-	{"IMC", IGB_IMC, 1, 0}, \
-	{"EIMC", IGB_EIMC, 1, 0}, \
-	{"EIMS", IGB_EIMS, 1, 0}, \
-	{"EIAC", IGB_EIAC, 1, 0}, \
-	{"EIAM", IGB_EIAM, 1, 0}, \
-	{"EITR", IGB_EITR(0), 25, 4}, \
-	{"GPIE", IGB_GPIE, 1, 0}, \
-	{"IVAR", IGB_IVAR(0), 8, 4}, \
-	{"RCTL", IGB_RCTL, 1, 0}, \
-	{"RDBAL", IGB_RDBAL(0), 16, 0x40}, \
-	{"RDBAH", IGB_RDBAH(0), 16, 0x40}, \
-	{"RDLEN", IGB_RDLEN(0), 16, 0x40}, \
-	{"SRRCTL", IGB_SRRCTL(0), 16, 0x40}, \
-	{"RDH", IGB_RDH(0), 16, 0x40}, \
-	{"RDT", IGB_RDT(0), 16, 0x40}, \
-	{"RXDCTL", IGB_RXDCTL(0), 16, 0x40}, \
-	{"RQDPC", IGB_RQDPC(0), 16, 0x40}, \
-	{"RAL0", IGB_RAL0, 1, 0}, \
-	{"RAH0", IGB_RAH0, 1, 0}, \
-	{"RXCSUM", IGB_RXCSUM, 1, 0}, \
-	{"MRQC", IGB_MRQC, 1, 0}, \
-	{"RETA", IGB_RETA(0), 32, 4}, \
-	{"RSSRK", IGB_RSSRK(0), 10, 4}, \
-	{"TCTL", IGB_TCTL, 1, 0}, \
-	{"TDBAL", IGB_TDBAL(0), 16, 0x40}, \
-	{"TDBAH", IGB_TDBAH(0), 16, 0x40}, \
-	{"TDLEN", IGB_TDLEN(0), 16, 0x40}, \
-	{"TDH", IGB_TDH(0), 16, 0x40}, \
-	{"TDT", IGB_TDT(0), 16, 0x40}, \
-	{"TXDCTL", IGB_TXDCTL(0), 16, 0x40}, \
-	{"MPC", IGB_MPC, 1, 0}, \
-	{"GPRC", IGB_GPRC, 1, 0}, \
-	{"GPTC", IGB_GPTC, 1, 0}, \
-	{"GORCL", IGB_GORCL, 1, 0}, \
-	{"GORCH", IGB_GORCH, 1, 0}, \
-	{"GOTCL", IGB_GOTCL, 1, 0}, \
-	{"GOTCH", IGB_GOTCH, 1, 0}
-// clang-format on
+// The names of these registers for the register trace (igb_trace.c): igb.c passes them to ixy_trace_bar.
+extern const struct ixy_reg_names igb_reg_names;
 
 #endif

@@ -424,7 +424,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	}
 	dev->pci = pci;
 	dev->bar = bar;
-	ixy_trace_bar(pci->addr, "ixgbe", bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	ixy_trace_bar(pci->addr, &ixgbe_reg_names, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci->addr,
 	    .driver_name = "ixgbe",

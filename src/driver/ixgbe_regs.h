@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "../trace.h" // struct ixy_reg_names
+
 #include "intel_adv_desc.h" // the advanced RX/TX descriptors, shared with the 82576 (igb)
 
 // PCI device IDs (vendor 0x8086) of the NICs ixgbe.c drives: 82599 (the first 16), X540 (0x1528, 0x1560), X550
@@ -163,61 +165,7 @@ _Static_assert(IXGBE_RDH(1) - IXGBE_RDBAL(1) == IXGBE_RING_HEAD && IXGBE_TDH(1) 
 _Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) - IXGBE_TDBAL(1) == IXGBE_RING_TAIL,
 	       "RX and TX rings: same tail offset");
 
-// The names of these registers for the register trace (src/trace.c, IXY_TRACE): name, offset (of queue 0 for the
-// per-queue ones), count, stride in bytes.
-// clang-format off
-#define IXGBE_REG_NAMES \
-	{"CTRL", IXGBE_CTRL, 1, 0}, \
-	{"CTRL_EXT", IXGBE_CTRL_EXT, 1, 0}, \
-	{"EEC", IXGBE_EEC, 1, 0}, \
-	{"EIMC", IXGBE_EIMC, 1, 0}, \
-	{"EIAC", IXGBE_EIAC, 1, 0}, \
-	{"EITR", IXGBE_EITR(0), 24, 4}, \
-	{"GPIE", IXGBE_GPIE, 1, 0}, \
-	{"IVAR", IXGBE_IVAR(0), 64, 4}, \
-	{"EIMS_EX", IXGBE_EIMS_EX(0), 2, 4}, \
-	{"EIMC_EX", IXGBE_EIMC_EX(0), 2, 4}, \
-	{"EIAM_EX", IXGBE_EIAM_EX(0), 2, 4}, \
-	{"FCTRL", IXGBE_FCTRL, 1, 0}, \
-	{"RAL0", IXGBE_RAL0, 1, 0}, \
-	{"RAH0", IXGBE_RAH0, 1, 0}, \
-	{"MRQC", IXGBE_MRQC, 1, 0}, \
-	{"RETA", IXGBE_RETA(0), 32, 4}, \
-	{"RSSRK", IXGBE_RSSRK(0), 10, 4}, \
-	{"RDBAL", IXGBE_RDBAL(0), 64, 0x40}, \
-	{"RDBAH", IXGBE_RDBAH(0), 64, 0x40}, \
-	{"RDLEN", IXGBE_RDLEN(0), 64, 0x40}, \
-	{"DCA_RXCTRL", IXGBE_DCA_RXCTRL(0), 64, 0x40}, \
-	{"RDH", IXGBE_RDH(0), 64, 0x40}, \
-	{"SRRCTL", IXGBE_SRRCTL(0), 64, 0x40}, \
-	{"RDT", IXGBE_RDT(0), 64, 0x40}, \
-	{"RXDCTL", IXGBE_RXDCTL(0), 64, 0x40}, \
-	{"QPRDC", IXGBE_QPRDC(0), 16, 0x40}, \
-	{"RDRXCTL", IXGBE_RDRXCTL, 1, 0}, \
-	{"RXCTRL", IXGBE_RXCTRL, 1, 0}, \
-	{"RXPBSIZE", IXGBE_RXPBSIZE(0), 8, 4}, \
-	{"SECRXCTRL", IXGBE_SECRXCTRL, 1, 0}, \
-	{"SECRXSTAT", IXGBE_SECRXSTAT, 1, 0}, \
-	{"TDBAL", IXGBE_TDBAL(0), 64, 0x40}, \
-	{"TDBAH", IXGBE_TDBAH(0), 64, 0x40}, \
-	{"TDLEN", IXGBE_TDLEN(0), 64, 0x40}, \
-	{"TDH", IXGBE_TDH(0), 64, 0x40}, \
-	{"TDT", IXGBE_TDT(0), 64, 0x40}, \
-	{"TXDCTL", IXGBE_TXDCTL(0), 64, 0x40}, \
-	{"RTTDCS", IXGBE_RTTDCS, 1, 0}, \
-	{"DMATXCTL", IXGBE_DMATXCTL, 1, 0}, \
-	{"DTXMXSZRQ", IXGBE_DTXMXSZRQ, 1, 0}, \
-	{"TXPBSIZE", IXGBE_TXPBSIZE(0), 8, 4}, \
-	{"HLREG0", IXGBE_HLREG0, 1, 0}, \
-	{"AUTOC", IXGBE_AUTOC, 1, 0}, \
-	{"LINKS", IXGBE_LINKS, 1, 0}, \
-	{"MPC", IXGBE_MPC(0), 8, 4}, \
-	{"GPRC", IXGBE_GPRC, 1, 0}, \
-	{"GPTC", IXGBE_GPTC, 1, 0}, \
-	{"GORCL", IXGBE_GORCL, 1, 0}, \
-	{"GORCH", IXGBE_GORCH, 1, 0}, \
-	{"GOTCL", IXGBE_GOTCL, 1, 0}, \
-	{"GOTCH", IXGBE_GOTCH, 1, 0}
-// clang-format on
+// The names of these registers for the register trace (ixgbe_trace.c): ixgbe.c passes them to ixy_trace_bar.
+extern const struct ixy_reg_names ixgbe_reg_names;
 
 #endif

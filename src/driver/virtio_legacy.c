@@ -196,6 +196,6 @@ struct virtio_transport* virtio_legacy_open(struct pci_device* pci) {
 		return NULL;
 	}
 	// The register trace (IXY_TRACE=1, src/trace.h) knows the register block by this transport's address.
-	ixy_trace_bar(pci->addr, "virtio-legacy", (const uint8_t*)t, REG_DEVICE_CONFIG + 8);
+	ixy_trace_bar(pci->addr, &virtio_legacy_reg_names, (const uint8_t*)t, REG_DEVICE_CONFIG + 8);
 	return &t->transport;
 }

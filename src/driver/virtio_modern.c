@@ -362,9 +362,9 @@ int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transpo
 	m->notify_off_multiplier = found[CAP_TYPE_NOTIFY].notify_off_multiplier;
 	m->device_config_len = found[CAP_TYPE_DEVICE].length;
 	// The register trace (IXY_TRACE=1, src/trace.h): the three structures, each with its own names.
-	ixy_trace_bar(pci_addr, "virtio-modern", (const uint8_t*)m->common, common->length);
-	ixy_trace_bar(pci_addr, "virtio-notify", (const uint8_t*)m->notify_base, m->notify_len);
-	ixy_trace_bar(pci_addr, "virtio-net-config", (const uint8_t*)m->device_config, m->device_config_len);
+	ixy_trace_bar(pci_addr, &virtio_common_reg_names, (const uint8_t*)m->common, common->length);
+	ixy_trace_bar(pci_addr, &virtio_notify_reg_names, (const uint8_t*)m->notify_base, m->notify_len);
+	ixy_trace_bar(pci_addr, &virtio_net_config_reg_names, (const uint8_t*)m->device_config, m->device_config_len);
 	*transport = &m->transport;
 	return 0;
 }

@@ -1,9 +1,10 @@
 // The registers of the two VirtIO PCI transports: the legacy interface's block in the IO-port BAR0 (VirtIO 1.0,
 // 4.1.4.8, virtio_legacy.c) and the modern interface's common configuration structure (4.1.4.3, virtio_modern.c),
-// with their names for the register trace (src/trace.h), as the ixgbe and igb drivers have theirs.
+// with their names for the register trace (virtio_trace.c), as the ixgbe and igb drivers have theirs.
 #ifndef IXY_VIRTIO_REGS_H
 #define IXY_VIRTIO_REGS_H
 
+#include "../trace.h" // struct ixy_reg_names
 #include "virtio_spec.h"
 
 // 4.1.4.8 Legacy Interfaces: the register block in the IO-port BAR0. Width, access, meaning.
@@ -35,40 +36,9 @@
 #define COMMON_QUEUE_AVAIL 0x28           // 64 bit RW: available ring ("driver area")
 #define COMMON_QUEUE_USED 0x30            // 64 bit RW: used ring ("device area")
 
-// Names for the trace: the legacy register block (with the network device's configuration after it), the common
-// configuration (64 bit fields are written as two halves: (0) low, (1) high), the network device's configuration of
-// the modern interface (5.1.4), and the notification structure (QEMU: one 4 byte slot per queue).
-// clang-format off
-#define VIRTIO_LEGACY_REG_NAMES \
-	{"HOST_FEATURES", REG_HOST_FEATURES, 1, 0}, \
-	{"GUEST_FEATURES", REG_GUEST_FEATURES, 1, 0}, \
-	{"QUEUE_PFN", REG_QUEUE_PFN, 1, 0}, \
-	{"QUEUE_SIZE", REG_QUEUE_SIZE, 1, 0}, \
-	{"QUEUE_SELECT", REG_QUEUE_SELECT, 1, 0}, \
-	{"QUEUE_NOTIFY", REG_QUEUE_NOTIFY, 1, 0}, \
-	{"STATUS", REG_STATUS, 1, 0}, \
-	{"MAC", REG_DEVICE_CONFIG + VIRTIO_NET_CONFIG_MAC, 6, 1}, \
-	{"NET_STATUS", REG_DEVICE_CONFIG + VIRTIO_NET_CONFIG_STATUS, 1, 0}
-#define VIRTIO_COMMON_REG_NAMES \
-	{"DEVICE_FEATURE_SELECT", COMMON_DEVICE_FEATURE_SELECT, 1, 0}, \
-	{"DEVICE_FEATURE", COMMON_DEVICE_FEATURE, 1, 0}, \
-	{"DRIVER_FEATURE_SELECT", COMMON_DRIVER_FEATURE_SELECT, 1, 0}, \
-	{"DRIVER_FEATURE", COMMON_DRIVER_FEATURE, 1, 0}, \
-	{"DEVICE_STATUS", COMMON_DEVICE_STATUS, 1, 0}, \
-	{"CONFIG_GENERATION", COMMON_CONFIG_GENERATION, 1, 0}, \
-	{"QUEUE_SELECT", COMMON_QUEUE_SELECT, 1, 0}, \
-	{"QUEUE_SIZE", COMMON_QUEUE_SIZE, 1, 0}, \
-	{"QUEUE_MSIX_VECTOR", COMMON_QUEUE_MSIX_VECTOR, 1, 0}, \
-	{"QUEUE_ENABLE", COMMON_QUEUE_ENABLE, 1, 0}, \
-	{"QUEUE_NOTIFY_OFF", COMMON_QUEUE_NOTIFY_OFF, 1, 0}, \
-	{"QUEUE_DESC", COMMON_QUEUE_DESC, 2, 4}, \
-	{"QUEUE_DRIVER", COMMON_QUEUE_AVAIL, 2, 4}, \
-	{"QUEUE_DEVICE", COMMON_QUEUE_USED, 2, 4}
-#define VIRTIO_NET_CONFIG_NAMES \
-	{"MAC", VIRTIO_NET_CONFIG_MAC, 6, 1}, \
-	{"NET_STATUS", VIRTIO_NET_CONFIG_STATUS, 1, 0}, \
-	{"SPEED", VIRTIO_NET_CONFIG_SPEED, 1, 0}
-#define VIRTIO_NOTIFY_NAMES {"QUEUE_NOTIFY", 0, 8, 4}
-// clang-format on
+// The names of these registers for the register trace (virtio_trace.c): of the legacy register block, and of the
+// modern interface's common configuration, network device's configuration and notification structure.
+extern const struct ixy_reg_names virtio_legacy_reg_names, virtio_common_reg_names;
+extern const struct ixy_reg_names virtio_net_config_reg_names, virtio_notify_reg_names;
 
 #endif

@@ -928,28 +928,3 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 }
 
 const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init};
-
-// ---- DMA memory of a process that has only AF_XDP devices ----
-
-static int xdp_memory_allocate(size_t size, struct dma_memory* mem) {
-	// Ordinary pages, present from the start (MAP_POPULATE, zero-filled). The kernel pins a UMEM's pages when it is
-	// registered; nothing needs their physical addresses.
-	void* virt = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (virt == MAP_FAILED) {
-		ixy_error("cannot map %zu bytes of memory: %s", size, strerror(errno));
-		return -1;
-	}
-	*mem = (struct dma_memory){.virt = virt, .phy = (uintptr_t)virt, .size = size};
-	return 0;
-}
-
-static void xdp_memory_free(struct dma_memory* mem) {
-	if (munmap(mem->virt, mem->size) != 0) {
-		ixy_warn("munmap of memory failed: %s", strerror(errno));
-	}
-}
-
-const struct pci_access xdp_memory_access = {.name = "AF_XDP (ordinary memory, no PCI devices)",
-					     .iommu = true,
-					     .allocate = xdp_memory_allocate,
-					     .free = xdp_memory_free};

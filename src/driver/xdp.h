@@ -10,18 +10,13 @@
 #include <ixy/ixy.h>
 
 #include "../pci.h"
+#include "../xdp_memory.h" // xdp_memory_access: the DMA memory of a process with AF_XDP devices only
 
 #define XDP_NAME_PREFIX "xdp:"
 
 // The device's operations (driver.h declares it): init is called with pci NULL. It has no huge_pages_needed: the
 // process's UMEM is sized for all its AF_XDP devices together (struct xdp_plan).
 extern const struct ixy_driver xdp_driver;
-// The DMA memory of a process with AF_XDP devices only, the UMEM and the app's own pools: ordinary pages, no
-// physical addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual address. Only allocate and free
-// are set. A process that also reaches PCI devices takes its way's DMA memory for the UMEM instead (checks.c decides:
-// ixy_check_configs picks the PCI way when any of the app's devices is PCI); a PCI device cannot join once this
-// memory was chosen (check_taking refuses it).
-extern const struct pci_access xdp_memory_access;
 
 // What the process's AF_XDP devices need together, gathered by the checks before the first of them is opened. All
 // their sockets share one UMEM (xdp.c), so it must hold every frame their rings can give the kernel, and all of them

@@ -9,6 +9,8 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "driver/igb_regs.h"
+#include "driver/ixgbe_regs.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "trace.h"
@@ -111,10 +113,10 @@ static void test_trace_of_init_and_close(void) {
 	}
 	CHECK(first + 1 < n && strcmp(lines[first].name, "EIMC") == 0 && strcmp(lines[first + 1].name, "CTRL") == 0);
 	char buf[32];
-	CHECK(strcmp(ixy_trace_reg_name("ixgbe", 0x01018 + 3 * 0x40, buf), "RDT(3)") == 0);
-	CHECK(ixy_trace_reg_name("ixgbe", 0x00004, buf) == NULL);
-	CHECK(strcmp(ixy_trace_reg_name("igb", 0x00100, buf), "RCTL") == 0); // the igb's table too
-	CHECK(strcmp(ixy_trace_reg_name("igb", 0x0E018 + 2 * 0x40, buf), "TDT(2)") == 0);
+	CHECK(strcmp(ixy_trace_reg_name(&ixgbe_reg_names, 0x01018 + 3 * 0x40, buf), "RDT(3)") == 0);
+	CHECK(ixy_trace_reg_name(&ixgbe_reg_names, 0x00004, buf) == NULL);
+	CHECK(strcmp(ixy_trace_reg_name(&igb_reg_names, 0x00100, buf), "RCTL") == 0); // the igb's table too
+	CHECK(strcmp(ixy_trace_reg_name(&igb_reg_names, 0x0E018 + 2 * 0x40, buf), "TDT(2)") == 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
 }

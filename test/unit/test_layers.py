@@ -1,43 +1,55 @@
 #!/usr/bin/env python3
-"""The layers of src/: who includes whom, who calls whom, and that no file calls or includes upwards.
+"""The floors of src/, include/ixy/ and apps/: who includes whom, who calls whom, and that no file calls or includes
+upwards.
 
 Usage: test_layers.py SOURCE_DIR LIBIXY_A
 
 Include graph: the #include "..." lines of src/, include/ixy/ and apps/. Call graph: per object file of libixy.a
 (nm), the symbols it leaves undefined, each joined to the object that defines it; a reference to a table of
-function pointers (struct pci_access, struct ixy_driver) counts as a call. The layers, top to bottom:
+function pointers (struct pci_access, struct ixy_driver) counts as a call. One call nm cannot see is added: the
+process's way to its devices (access.c) is a struct pci_access chosen at run time, and dma_provider.c calls its
+allocate and free, so it calls every file that defines a struct pci_access. The floors, top to bottom:
 
-  4 apps          apps/
-  3 dispatch      src/device.c, the rest of the device API (stats.c, interrupts.c, sandbox.c) and the public headers
-  2 drivers       src/driver/, and the checks device.c asks before it takes a device (checks.c, failsafe.c)
-  1 pci, memory   pci, VFIO, the process's way to its devices (access.c), DMA memory, pools, the trace
-  0 definitions   log.h and the register and descriptor headers (constants and types only)
+  5 apps                apps/
+  4 API                 include/ixy/, the public headers
+  3 dispatch            src/device.c and the rest of the device API (stats.c, interrupts.c, sandbox.c), and the
+                        checks ixy_init makes before it takes a device (checks.c, failsafe.c)
+  2 drivers             src/driver/: the drivers, their register and descriptor headers, their register names for
+                        the trace (*_trace.c)
+  1 pci, vfio, memory   the rest of src/: the ways to devices (sysfs: pci.c, VFIO: vfio.c, AF_XDP's memory:
+                        xdp_memory.c) and the process's choice of one (access.c), DMA memory and pools, the software
+                        RSS hash, the register trace (trace.c, which knows no driver)
+  0 log                 src/log.h
 
 Fails on a call between files that are in a cycle (a file calling a file that calls it back, however far round),
-on a call from a lower layer to a higher one, and on an include from a lower layer of a higher one's header. One
-exception: include/ixy/ holds the types every layer shares (struct ixy_device, struct ixy_config, struct
-dma_memory); any file may include it, and it includes only itself. Prints both graphs.
+on a call from a lower floor to a higher one, and on an include from a lower floor of a higher one's header. One
+exception: include/ixy/ holds the types every floor shares (struct ixy_device, struct ixy_config, struct
+dma_memory); any file may include it, and it includes only itself. Prints the floors and both graphs.
 """
 import os
 import re
 import subprocess
 import sys
+import textwrap
 
-DEFINITIONS = re.compile(r"(^src/log\.h|_regs\.h|/virtio_spec\.h|/intel_adv_desc\.h)$")
-LAYER_NAMES = {0: "definitions", 1: "pci, memory", 2: "drivers", 3: "dispatch", 4: "apps"}
+FLOOR_NAMES = {0: "log", 1: "pci, vfio, memory", 2: "drivers", 3: "dispatch", 4: "API", 5: "apps"}
+DISPATCH = re.compile(r"^src/(device|stats|interrupts|sandbox)\.c$|^src/(checks|failsafe)\.[ch]$")
+# The calls through the process's struct pci_access (see above): the caller, and how a table is defined.
+WAY_CALLER = "src/dma_provider.c"
+WAY_DEFINITION = re.compile(r"^const struct pci_access \w+", re.MULTILINE)
 
 
-def layer(path):
-    if DEFINITIONS.search(path):
-        return 0
+def floor(path):
     if path.startswith("apps/"):
-        return 4
+        return 5
     if path.startswith("include/ixy/"):
+        return 4
+    if DISPATCH.match(path):
         return 3
-    if path in ("src/device.c", "src/stats.c", "src/interrupts.c", "src/sandbox.c"):
-        return 3
-    if path.startswith("src/driver/") or re.match(r"src/(checks|failsafe)\.[ch]$", path):
+    if path.startswith("src/driver/"):
         return 2
+    if path == "src/log.h":
+        return 0
     if path.startswith("src/"):
         return 1
     return None
@@ -98,6 +110,11 @@ def call_graph(root, library, files):
         graph[source] = sorted({defined[s] for s in symbols if s in defined and defined[s] != source})
     for source in set(defined.values()):
         graph.setdefault(source, [])
+    # The calls through the process's way to its devices (see above), to each file that defines a way.
+    for path in files:
+        with open(os.path.join(root, path)) as f:
+            if path != WAY_CALLER and WAY_DEFINITION.search(f.read()):
+                graph[WAY_CALLER] = sorted(set(graph.get(WAY_CALLER, [])) | {path})
     return graph
 
 
@@ -132,10 +149,18 @@ def cycles(graph):
     return result
 
 
+def print_floors(files):
+    print("floors (include/ixy/ holds the types every floor shares: any file may include it):")
+    for number in sorted(FLOOR_NAMES, reverse=True):
+        names = [p for p in files if floor(p) == number]
+        head = "  %d %-18s " % (number, FLOOR_NAMES[number])
+        print(textwrap.fill(", ".join(names), width=120, initial_indent=head, subsequent_indent=" " * len(head)))
+
+
 def print_graph(title, graph):
     print(title)
-    for source in sorted(graph, key=lambda p: (-layer(p), p)):
-        print("  [%d] %-32s -> %s" % (layer(source), source, ", ".join(graph[source]) or "-"))
+    for source in sorted(graph, key=lambda p: (-floor(p), p)):
+        print("  [%d] %-32s -> %s" % (floor(source), source, ", ".join(graph[source]) or "-"))
 
 
 def main():
@@ -145,31 +170,29 @@ def main():
     files = source_files(root)
     problems = []
     for path in files:
-        if layer(path) is None:
-            problems.append("%s has no layer" % path)
+        if floor(path) is None:
+            problems.append("%s has no floor" % path)
     includes = include_graph(root, files)
     calls = call_graph(root, library, files)
-    print_graph("include graph ([layer] file -> files it includes):", includes)
-    print_graph("call graph of libixy ([layer] file -> files whose functions or tables it uses):", calls)
+    print_floors(files)
+    print_graph("include graph ([floor] file -> files it includes):", includes)
+    print_graph("call graph of libixy ([floor] file -> files whose functions or tables it uses):", calls)
 
     for source, targets in includes.items():
         for target in targets:
-            public = target.startswith("include/ixy/")
-            if public and source.startswith("include/ixy/"):
-                continue
-            if public and not source.startswith("include/ixy/"):
-                continue  # the shared types: allowed from every layer
-            if source.startswith("include/ixy/") or layer(target) > layer(source):
+            if target.startswith("include/ixy/"):
+                continue  # the shared types: allowed from every floor
+            if source.startswith("include/ixy/") or floor(target) > floor(source):
                 problems.append(
                     "%s (%s) includes %s (%s)"
-                    % (source, LAYER_NAMES[layer(source)], target, LAYER_NAMES[layer(target)])
+                    % (source, FLOOR_NAMES[floor(source)], target, FLOOR_NAMES[floor(target)])
                 )
     for source, targets in calls.items():
         for target in targets:
-            if layer(target) > layer(source):
+            if floor(target) > floor(source):
                 problems.append(
                     "%s (%s) calls up into %s (%s)"
-                    % (source, LAYER_NAMES[layer(source)], target, LAYER_NAMES[layer(target)])
+                    % (source, FLOOR_NAMES[floor(source)], target, FLOOR_NAMES[floor(target)])
                 )
     for component in cycles(calls):
         problems.append("call cycle between %s" % ", ".join(component))

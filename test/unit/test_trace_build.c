@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../check.h"
+#include "driver/ixgbe_regs.h"
 #include "trace.h"
 
 #define NO_TRACE_LINE "ixy: this build has no register trace; configure with -DIXY_TRACE=ON\n"
@@ -22,8 +23,8 @@ int main(void) {
 	fflush(stderr);
 	CHECK(dup2(fileno(out), STDERR_FILENO) >= 0);
 	ixy_trace_request(true);
-	ixy_trace_bar("0000:08:00.0", "ixgbe", bar, sizeof(bar)); // two NICs: the word comes once
-	ixy_trace_bar("0000:09:00.0", "ixgbe", bar + 0x10000, 0x10000);
+	ixy_trace_bar("0000:08:00.0", &ixgbe_reg_names, bar, sizeof(bar)); // two NICs: the word comes once
+	ixy_trace_bar("0000:09:00.0", &ixgbe_reg_names, bar + 0x10000, 0x10000);
 	if (ixy_trace_on) {
 		ixy_trace_access(bar, 0x00000, 0x04000008, true);
 	}
