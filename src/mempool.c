@@ -11,21 +11,14 @@
 // map to the same few L1 cache sets, and their metadata lines would keep evicting each other (see docs/benchmark.md).
 #define DEFAULT_BUF_SIZE (2048 + 64)
 
-// Pools ixy can lay out: at least one buffer, buffers of whole 64 byte lines with at least one line of data, and
-// none larger than a huge page (a buffer never spans two). False with a message otherwise.
-static bool pool_fits(uint32_t num_entries, uint32_t buf_size) {
+// 0 with a message for a pool ixy cannot lay out: no buffers, buffers not of whole 64 byte lines or without a line
+// of data, or larger than a huge page (a buffer never spans two; issue 28: this divided by zero).
+uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
 	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
 	    buf_size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
 			  num_entries, buf_size);
-		return false;
-	}
-	return true;
-}
-
-uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
-	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
-	if (!pool_fits(num_entries, buf_size)) {
 		return 0;
 	}
 	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
@@ -36,7 +29,8 @@ uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
 // Buffers of a page never span two huge pages: those need not be physically contiguous.
 struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
 				  size_t stride) {
-	if (!pool_fits(num_entries, buf_size)) {
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+	if (memory_mempool_huge_pages(num_entries, buf_size) == 0) { // the sizes it refuses, with its message
 		return NULL;
 	}
 	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
