@@ -7,8 +7,8 @@
 // register access goes through driver.h, so tests can run this file against a software model of the NIC.
 //
 // Where to start reading (the order of docs/book/04-the-ixgbe-driver.md): ixgbe_init() at the bottom, which calls
-// reset_device(), init_rx(), init_tx() and start_rx(); then the packet path, ixgbe_rx_batch() and ixgbe_tx_batch();
-// then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
+// reset_device(), init_link(), init_rx(), init_tx() and start_rx(); then the packet path, ixgbe_rx_batch() and
+// ixgbe_tx_batch(); then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
 #include <stdlib.h>
 
 #include "driver.h"
