@@ -11,18 +11,26 @@
 // map to the same few L1 cache sets, and their metadata lines would keep evicting each other (see docs/benchmark.md).
 #define DEFAULT_BUF_SIZE (2048 + 64)
 
+// 0 with a message for a pool ixy cannot lay out: no buffers, buffers not of whole 64 byte lines or without a line
+// of data, or larger than a huge page (a buffer never spans two; issue 28: this divided by zero).
 uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
-	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / (buf_size ? buf_size : DEFAULT_BUF_SIZE);
-	return (num_entries + bufs_per_page - 1) / bufs_per_page;
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
+	    buf_size > IXY_HUGE_PAGE_SIZE) {
+		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
+			  num_entries, buf_size);
+		return 0;
+	}
+	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
+	// Rounded up without adding first: num_entries + bufs_per_page - 1 wraps near UINT32_MAX entries (issue 28).
+	return num_entries / bufs_per_page + (num_entries % bufs_per_page != 0);
 }
 
 // Buffers of a page never span two huge pages: those need not be physically contiguous.
 struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
 				  size_t stride) {
-	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
-	    buf_size > IXY_HUGE_PAGE_SIZE) {
-		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
-			  num_entries, buf_size);
+	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
+	if (memory_mempool_huge_pages(num_entries, buf_size) == 0) { // the sizes it refuses, with its message
 		return NULL;
 	}
 	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
@@ -50,15 +58,16 @@ struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_ent
 	return mempool;
 }
 
+// Checks the sizes (memory_mempool_huge_pages), takes the huge pages, lays the buffers out in them.
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size) {
 	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
-	// No memory for sizes memory_mempool_in refuses: it only prints why.
-	size_t pages =
-	    buf_size % 64 || buf_size > IXY_HUGE_PAGE_SIZE ? 0 : memory_mempool_huge_pages(num_entries, buf_size);
-	struct dma_memory mem = {0};
-	struct mempool* mempool = NULL;
-	if ((pages == 0 || memory_allocate_dma(pages * IXY_HUGE_PAGE_SIZE, false, &mem) == 0) &&
-	    !(mempool = memory_mempool_in(&mem, num_entries, buf_size, 0, buf_size))) {
+	uint32_t pages = memory_mempool_huge_pages(num_entries, buf_size);
+	struct dma_memory mem;
+	if (pages == 0 || memory_allocate_dma((size_t)pages * IXY_HUGE_PAGE_SIZE, false, &mem) != 0) {
+		return NULL;
+	}
+	struct mempool* mempool = memory_mempool_in(&mem, num_entries, buf_size, 0, buf_size);
+	if (!mempool) {
 		memory_free_dma(&mem);
 	}
 	return mempool;

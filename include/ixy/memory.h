@@ -62,13 +62,14 @@ struct mempool {
 // Creates a pool of num_entries buffers of buf_size bytes each, metadata line included (0: 2048 + 64). buf_size must
 // be a multiple of 64 and at most a huge page. Returns NULL (with a message) on failure.
 struct mempool* memory_allocate_mempool(uint32_t num_entries, uint32_t buf_size);
-// A pool of num_entries buffers in mem, for memory_allocate_mempool and for buffers laid out otherwise (an AF_XDP
-// UMEM's frames, src/driver/xdp.c). Buffer i lies at offset first + (i % n) * stride in huge page i / n of mem, n = 2
-// MiB / stride; stride >= buf_size, and the last buffer must end inside mem. The pool owns mem from then on
-// (memory_free_mempool frees it with memory_free_dma). NULL with a message if it cannot; mem then stays the caller's.
+// A pool of num_entries buffers in mem (buf_size as above), for memory_allocate_mempool and for buffers laid out
+// otherwise (an AF_XDP UMEM's frames, src/driver/xdp.c). Buffer i lies at offset first + (i % n) * stride in huge page
+// i / n of mem, n = 2 MiB / stride; stride >= buf_size, and the last buffer must end inside mem. The pool owns mem
+// from then on (memory_free_mempool frees it with memory_free_dma). NULL with a message if it cannot; mem then stays
+// the caller's.
 struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_entries, uint32_t buf_size, size_t first,
 				  size_t stride);
-// Huge pages such a pool takes.
+// Huge pages such a pool takes; 0, with a message, for sizes memory_allocate_mempool refuses.
 uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size);
 // Frees the pool and its DMA memory. All buffers should be back; the pool is freed even if some are not.
 void memory_free_mempool(struct mempool* mempool);

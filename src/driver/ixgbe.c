@@ -7,8 +7,8 @@
 // register access goes through driver.h, so tests can run this file against a software model of the NIC.
 //
 // Where to start reading (the order of docs/book/04-the-ixgbe-driver.md): ixgbe_init() at the bottom, which calls
-// reset_device(), init_rx(), init_tx() and start_rx(); then the packet path, ixgbe_rx_batch() and ixgbe_tx_batch();
-// then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
+// reset_device(), init_link(), init_rx(), init_tx() and start_rx(); then the packet path, ixgbe_rx_batch() and
+// ixgbe_tx_batch(); then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
 #include <stdlib.h>
 
 #include "driver.h"
@@ -57,7 +57,7 @@ struct ixgbe_device {
 	struct ixy_device ixy;
 	struct pci_device* pci; // ixy.pci_addr points to its address
 	uint8_t* bar;           // BAR0: the NIC's registers
-	uint16_t ring_size;     // descriptors per ring, a power of two
+	uint16_t ring_size;     // descriptors per ring, a power of two: any index & (ring_size - 1) lies in the ring
 	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
 	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
 	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
@@ -75,10 +75,6 @@ static bool wait_for_reg(const struct ixgbe_device* dev, uint32_t reg, uint32_t 
 	}
 	ixy_warn("%s: timeout after %u ms waiting for %s", dev->ixy.pci_addr, timeout_ms, what);
 	return false;
-}
-
-static uint32_t ring_index(uint32_t index, uint32_t ring_size) {
-	return index & (ring_size - 1); // ring sizes are powers of two
 }
 
 // 4.6.3.1 and 4.6.3.2: mask all interrupts (ixy polls), reset the whole device, mask them again, then wait until
@@ -217,7 +213,7 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 		// The tail is the last descriptor given back: the NIC may fill everything before it. One descriptor
 		// always stays with the driver, so head == tail means "ring empty" to the NIC, never "full".
 		set_reg32(dev->bar, IXGBE_RDT(queue_id), index - 1);
-		queue->rx_index = (uint16_t)ring_index(index, dev->ring_size);
+		queue->rx_index = (uint16_t)(index & (dev->ring_size - 1u));
 		queue->in_multi_desc_packet = !frame_end_bit;
 	}
 	return received;
@@ -227,10 +223,10 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
 static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 	// clean_index stays a multiple of TX_CLEAN_BATCH, which divides every ring size (64 .. 4096): no batch wraps.
-	while (ring_index(queue->tx_index - queue->clean_index, ring_size) >= TX_CLEAN_BATCH &&
+	while (((queue->tx_index - queue->clean_index) & (ring_size - 1)) >= TX_CLEAN_BATCH &&
 	       (queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status & ADV_TXD_STAT_DD)) {
 		pkt_buf_free_batch(&queue->bufs[queue->clean_index], TX_CLEAN_BATCH);
-		queue->clean_index = ring_index(queue->clean_index + TX_CLEAN_BATCH, ring_size);
+		queue->clean_index = (queue->clean_index + TX_CLEAN_BATCH) & (ring_size - 1);
 	}
 }
 
@@ -285,8 +281,24 @@ static void* setup_ring(struct ixgbe_device* dev, uint32_t base_reg, struct dma_
 	return ring->virt;
 }
 
+// 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation; copper X540/X550 negotiate in their PHY.
+// Then 4.6.5: reading the statistics clears them. Always true: the link may take seconds, and ixgbe_init waits for
+// it last.
+static bool init_link(struct ixgbe_device* dev) {
+	uint32_t autoc = get_reg32(dev->bar, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK;
+	set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL);
+	set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL | IXGBE_AUTOC_AN_RESTART);
+	ixgbe_read_stats(&dev->ixy, &(struct device_stats){0});
+	return true;
+}
+
 // 4.6.7: global receive setup and each queue's registers. The receiver stays off (RXEN = 0) until start_rx().
 static bool init_rx(struct ixgbe_device* dev) {
+	// Without DCB or virtualisation all traffic goes through packet buffer 0 (4.6.11.3.4): 128 KB for RX, and the
+	// other seven buffers get no memory.
+	for (int i = 0; i < 8; i++) {
+		set_reg32(dev->bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
+	}
 	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	set_flags32(dev->bar, IXGBE_HLREG0, IXGBE_HLREG0_RXCRCSTRP);
 	set_flags32(dev->bar, IXGBE_RDRXCTL, IXGBE_RDRXCTL_CRCSTRIP);
@@ -333,6 +345,10 @@ static bool start_rx(struct ixgbe_device* dev) {
 
 // 4.6.8: global transmit setup, each queue's registers, then the transmit path on and each queue enabled.
 static bool init_tx(struct ixgbe_device* dev) {
+	// As for RX (4.6.11.3.4): 160 KB in packet buffer 0, none in the other seven.
+	for (int i = 0; i < 8; i++) {
+		set_reg32(dev->bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
+	}
 	set_flags32(dev->bar, IXGBE_HLREG0, IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
 	// The descriptor arbiter is off while the DMA configuration changes (4.6.8).
 	set_flags32(dev->bar, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
@@ -387,7 +403,7 @@ static void ixgbe_stop(struct ixy_device* ixy) {
 	}
 	for (uint16_t i = 0; i < ixy->num_tx_queues; i++) {
 		struct ixgbe_tx_queue* queue = &dev->tx_queues[i];
-		for (uint32_t d = queue->clean_index; d != queue->tx_index; d = ring_index(d + 1, dev->ring_size)) {
+		for (uint32_t d = queue->clean_index; d != queue->tx_index; d = (d + 1) & (dev->ring_size - 1u)) {
 			pkt_buf_free(queue->bufs[d]);
 		}
 	}
@@ -441,25 +457,11 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link, statistics, RX (and RSS, intel_rss.c), TX,
-	// and RX started last.
-	bool ok = reset_device(dev);
-	if (ok) {
-		// 4.6.4: 10 Gb/s serial link (SFI/KR), then restart auto-negotiation. Copper X540/X550 negotiate in
-		// their PHY.
-		uint32_t autoc = get_reg32(dev->bar, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK;
-		set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL);
-		set_reg32(dev->bar, IXGBE_AUTOC, autoc | IXGBE_AUTOC_LMS_10G_SERIAL | IXGBE_AUTOC_AN_RESTART);
-		ixgbe_read_stats(&dev->ixy, &(struct device_stats){0}); // 4.6.5: reading clears the counters
-		// Without DCB or virtualisation all traffic goes through packet buffer 0 (4.6.11.3.4): 128 KB for RX,
-		// 160 KB for TX; the other seven buffers get no memory.
-		for (int i = 0; i < 8; i++) {
-			set_reg32(dev->bar, IXGBE_RXPBSIZE(i), i == 0 ? 128 << 10 : 0);
-			set_reg32(dev->bar, IXGBE_TXPBSIZE(i), i == 0 ? 160 << 10 : 0);
-		}
-		ok = init_rx(dev) && intel_setup_rss(dev->bar, config, &intel_rss_82599) && init_tx(dev) &&
-		     ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
-	}
+	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX (and RSS, intel_rss.c),
+	// TX, interrupts (ixgbe_interrupts.c), and RX started last.
+	bool ok = reset_device(dev) && init_link(dev) && init_rx(dev) &&
+		  intel_setup_rss(dev->bar, config, &intel_rss_82599) && init_tx(dev) &&
+		  ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);
 		ixgbe_close(&dev->ixy); // stops the NIC and frees what init allocated

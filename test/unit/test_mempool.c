@@ -189,6 +189,19 @@ static void test_bad_arguments(void) {
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 }
 
+// Issue 28: the huge pages of a pool. Buffers larger than a huge page are refused (the count divided by zero, SIGFPE),
+// and nearly UINT32_MAX buffers take their true number of pages (rounding up wrapped around to 0 pages).
+static void test_huge_pages(void) {
+	CHECK_EQ(memory_mempool_huge_pages(1024, 2048), 1);
+	CHECK_EQ(memory_mempool_huge_pages(1025, 2048), 2);
+	CHECK_EQ(memory_mempool_huge_pages(992, 0), 1); // 2048 + 64 bytes: 992 fit in a page
+	CHECK_EQ(memory_mempool_huge_pages(UINT32_MAX, 2048), UINT32_MAX / 1024 + 1);
+	CHECK(memory_allocate_mempool(UINT32_MAX, 2048) == NULL); // 8 TiB: no such memory
+	CHECK_EQ(memory_mempool_huge_pages(10, 4 << 20), 0);
+	CHECK(memory_allocate_mempool(10, 4 << 20) == NULL);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+}
+
 int main(void) {
 	test_layout_and_single_alloc();
 	test_batch_and_exhaustion();
@@ -198,5 +211,6 @@ int main(void) {
 	test_free_batch_of_two_pools();
 	test_double_free_panics();
 	test_bad_arguments();
+	test_huge_pages();
 	return check_summary();
 }
