@@ -58,21 +58,22 @@ struct pci_device {
 	size_t bar_sizes[PCI_NUM_BARS];
 };
 
-// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c) and the VFIO way (vfio.c).
-extern const struct pci_access pci_sysfs_access, vfio_access;
+// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c). The VFIO way is vfio_access (vfio.h).
+extern const struct pci_access pci_sysfs_access;
 // The sysfs way's open (root only); the caller unbinds the kernel driver first.
 struct pci_device* pci_open_sysfs(const char* pci_addr);
 // The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
 int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
 void hugetlbfs_free(struct dma_memory* mem);
 
-// Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
+// Maps memory BAR `bar`, 0 to 5 (a BAR index the device names is bounded where it is read), once: later calls return
+// the same mapping. Stores its length in *size.
 static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
-	if (bar < PCI_NUM_BARS && !dev->bars[bar]) {
+	if (!dev->bars[bar]) {
 		dev->bars[bar] = dev->access->map_bar(dev, bar, &dev->bar_sizes[bar]);
 	}
-	*size = bar < PCI_NUM_BARS ? dev->bar_sizes[bar] : 0;
-	return bar < PCI_NUM_BARS ? dev->bars[bar] : NULL;
+	*size = dev->bar_sizes[bar];
+	return dev->bars[bar];
 }
 
 // Sets or clears Bus Master Enable in the command register (PCI Local Bus 3.0, 6.2.2): a function may only start
