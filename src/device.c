@@ -61,12 +61,13 @@ struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 		return driver->init(&config, NULL);
 	}
 	// Takes the device: unbinds its kernel driver, if it has one (through VFIO it has none to unbind: it stays
-	// bound to vfio-pci), opens it and lets it master the bus, so that the driver can start its DMA.
+	// bound to vfio-pci), opens it, maps its registers and lets it master the bus, so that the driver can start its
+	// DMA.
 	if (plan.kernel_driver[0] && pci_unbind_driver(config.pci_addr) != 0) {
 		return NULL;
 	}
 	struct pci_device* pci = plan.access->open(config.pci_addr);
-	if (pci && pci_set_bus_master(pci, true) != 0) {
+	if (pci && (pci_map_bar0(pci) != 0 || pci_set_bus_master(pci, true) != 0)) {
 		pci_close(pci);
 		pci = NULL;
 	}
