@@ -13,6 +13,8 @@
 #include "driver/xdp.h"
 #include "vfio.h"
 
+#define PCI_BASE_CLASS_NETWORK 0x02 // the class code's base class of a network controller (PCI 3.0, appendix D)
+
 bool check_xdp_name(const char* s) {
 	size_t prefix = strlen(XDP_NAME_PREFIX);
 	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
@@ -94,18 +96,18 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 }
 
 // The device is a network controller and driver drives it.
-static bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-			 const struct ixy_driver* const drivers[]) {
+static bool check_device(const struct ixy_config* config, const struct check_plan* plan) {
 	const char* pci_addr = config->pci_addr;
+	const struct pci_ids* ids = &plan->ids;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
 		return false;
 	}
-	if (!driver) {
+	if (!plan->driver) {
 		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
 			  ids->vendor_id, ids->device_id);
-		for (const struct ixy_driver* const* d = drivers; *d; d++) {
+		for (const struct ixy_driver* const* d = plan->drivers; *d; d++) {
 			for (size_t i = 0; i < (*d)->num_device_ids; i++) {
 				fprintf(stderr, " %04x:%04x", (*d)->vendor_id, (*d)->device_ids[i]);
 			}
@@ -137,10 +139,8 @@ static bool check_xdp_taking(const struct ixy_config* config, struct check_plan*
 	return true;
 }
 
-static bool check_pci_taking(const struct ixy_config* config, const struct pci_ids* ids,
-			     const struct ixy_driver* driver, struct check_plan* plan) {
-	if (!check_device(config, ids, driver, plan->drivers) ||
-	    failsafe_check_device(config, plan->kernel_driver) != 0) {
+static bool check_pci_taking(const struct ixy_config* config, struct check_plan* plan) {
+	if (!check_device(config, plan) || failsafe_check_device(config, plan->kernel_driver) != 0) {
 		return false;
 	}
 	if (access_of_process() == &xdp_memory_access) {
@@ -162,19 +162,17 @@ static bool check_pci_taking(const struct ixy_config* config, const struct pci_i
 		return false;
 	}
 	plan->access = access;
-	plan->huge_pages += driver->huge_pages_needed(config);
+	plan->huge_pages += plan->driver->huge_pages_needed(config);
 	return true;
 }
 
-bool check_taking(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		  struct check_plan* plan) {
-	bool ok = driver == &xdp_driver ? check_xdp_taking(config, plan) : check_pci_taking(config, ids, driver, plan);
-	if (ok) {
-		plan->num_devices++;
-		plan->pci_addr = config->pci_addr;
-		plan->driver = driver;
+bool check_taking(const struct ixy_config* config, struct check_plan* plan) {
+	if (plan->driver == &xdp_driver ? !check_xdp_taking(config, plan) : !check_pci_taking(config, plan)) {
+		return false;
 	}
-	return ok;
+	plan->num_devices++;
+	plan->pci_addr = config->pci_addr;
+	return true;
 }
 
 bool check_memory(const struct check_plan* plan) {
@@ -202,8 +200,6 @@ bool check_mixed(const struct check_plan* plan) {
 	return access_choose(plan->pci_addr, plan->access) == 0;
 }
 
-bool check_init(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		struct check_plan* plan) {
-	return check_taking(config, ids, driver, plan) && check_memory(plan) &&
-	       access_choose(config->pci_addr, plan->access) == 0;
+bool check_init(const struct ixy_config* config, struct check_plan* plan) {
+	return check_taking(config, plan) && check_memory(plan) && access_choose(config->pci_addr, plan->access) == 0;
 }

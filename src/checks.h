@@ -34,17 +34,20 @@ struct check_plan {
 	struct xdp_plan xdp_plan;                // what the AF_XDP devices need together (driver/xdp.h)
 	uint32_t umem_huge_pages; // their UMEM's, if the process has none yet: huge pages unless AF_XDP only
 	size_t num_devices;
-	const char* pci_addr; // the last device's address, driver and kernel driver ("" through VFIO)
+	// The device checked last: its IDs and driver (found by device.c's find_driver, NULL if none drives it), its
+	// address, and its kernel driver, which ixy_init unbinds ("" if none, and through VFIO: the device stays bound
+	// to vfio-pci).
+	struct pci_ids ids;
 	const struct ixy_driver* driver;
+	const char* pci_addr;
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
 };
-// Fails with a message unless this process may take the device for driver (found by its IDs, NULL if none): it is a
-// network controller that driver drives (for a VirtIO NIC without the legacy interface, config->virtio_legacy is
-// off; the message for a NIC no driver drives lists the IDs of all drivers), the machine lets this process take it
+// Fails with a message unless this process may take the device of plan->ids and plan->driver: it is a network
+// controller that driver drives (for a VirtIO NIC without the legacy interface, config->virtio_legacy is off; the
+// message for a NIC no driver drives lists the IDs of all drivers), the machine lets this process take it
 // (failsafe.c), and it is reached the same way as the plan's other devices or, for the first, the process's
 // (access.c). Then adds the device to plan.
-bool check_taking(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		  struct check_plan* plan);
+bool check_taking(const struct ixy_config* config, struct check_plan* plan);
 // Fails with a message unless the huge pages of the plan's devices and the app can be had (failsafe.c).
 bool check_memory(const struct check_plan* plan);
 // For ixy_check_configs: the process's UMEM, if it has none yet, is made for all the app's AF_XDP devices
@@ -54,8 +57,7 @@ bool check_memory(const struct check_plan* plan);
 bool check_mixed(const struct check_plan* plan);
 // ixy_init's checks of one device, all before it touches the device: check_taking and check_memory; then it makes
 // the device's way the process's way to its devices (access.h). plan then says how to take the device: its access,
-// and the kernel driver to unbind ("" if none, and through VFIO, which takes the device bound to vfio-pci).
-bool check_init(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		struct check_plan* plan);
+// and the kernel driver to unbind.
+bool check_init(const struct ixy_config* config, struct check_plan* plan);
 
 #endif

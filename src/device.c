@@ -10,21 +10,22 @@
 
 static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &virtio_driver, NULL};
 
-// Reads the device's IDs and finds its driver: the first whose ID list has its vendor and device ID (*driver NULL if
-// none). Fails with a message if the IDs cannot be read. Reads nothing for "xdp:<ifname>": the AF_XDP driver.
-static int find_driver(const char* pci_addr, struct pci_ids* ids, const struct ixy_driver** driver) {
+// Reads the device's IDs into plan->ids and finds its driver, plan->driver: the first whose ID list has its vendor and
+// device ID (NULL if none). Fails with a message if the IDs cannot be read. Reads nothing of "xdp:<ifname>": a kernel
+// interface, driven by the AF_XDP driver.
+static int find_driver(const char* pci_addr, struct check_plan* plan) {
 	if (check_xdp_name(pci_addr)) {
-		*driver = &xdp_driver;
+		plan->driver = &xdp_driver;
 		return 0;
 	}
-	*driver = NULL;
-	if (pci_read_ids(pci_addr, ids) != 0) {
+	plan->driver = NULL;
+	if (pci_read_ids(pci_addr, &plan->ids) != 0) {
 		return -1;
 	}
 	for (const struct ixy_driver* const* d = drivers; *d; d++) {
 		for (size_t i = 0; i < (*d)->num_device_ids; i++) {
-			if ((*d)->vendor_id == ids->vendor_id && (*d)->device_ids[i] == ids->device_id) {
-				*driver = *d;
+			if ((*d)->vendor_id == plan->ids.vendor_id && (*d)->device_ids[i] == plan->ids.device_id) {
+				plan->driver = *d;
 				return 0;
 			}
 		}
@@ -36,10 +37,8 @@ bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, ui
 	struct check_plan plan = {.drivers = drivers, .app_huge_pages = app_huge_pages, .whole_app = true};
 	for (size_t i = 0; i < num_configs; i++) {
 		struct ixy_config config;
-		struct pci_ids ids = {0};
-		const struct ixy_driver* driver;
-		if (!check_config(&configs[i], &config) || find_driver(config.pci_addr, &ids, &driver) != 0 ||
-		    !check_taking(&config, &ids, driver, &plan)) {
+		if (!check_config(&configs[i], &config) || find_driver(config.pci_addr, &plan) != 0 ||
+		    !check_taking(&config, &plan)) {
 			return false;
 		}
 	}
@@ -48,17 +47,15 @@ bool ixy_check_configs(const struct ixy_config configs[], size_t num_configs, ui
 
 struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 	struct ixy_config config;
-	struct pci_ids ids = {0};
-	const struct ixy_driver* driver;
 	struct check_plan plan = {.drivers = drivers};
 	// Looks before touching (checks.c): decides whether and how to take the device, or says why not.
-	if (!check_config(app_config, &config) || find_driver(config.pci_addr, &ids, &driver) != 0 ||
-	    !check_init(&config, &ids, driver, &plan)) {
+	if (!check_config(app_config, &config) || find_driver(config.pci_addr, &plan) != 0 ||
+	    !check_init(&config, &plan)) {
 		return NULL;
 	}
-	if (driver == &xdp_driver) { // AF_XDP (driver/xdp.c): nothing to take, the interface stays the kernel's
+	if (plan.driver == &xdp_driver) { // AF_XDP (driver/xdp.c): nothing to take, the interface stays the kernel's
 		// cppcheck-suppress returnDanglingLifetime ; init copies what it keeps of config (driver.h)
-		return driver->init(&config, NULL);
+		return xdp_driver.init(&config, NULL);
 	}
 	// Takes the device: unbinds its kernel driver, if it has one (through VFIO it has none to unbind: it stays
 	// bound to vfio-pci), opens it, maps its registers and lets it master the bus, so that the driver can start its
@@ -72,9 +69,10 @@ struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 		pci = NULL;
 	}
 	ixy_trace_request(config.trace);
-	struct ixy_device* dev = pci ? driver->init(&config, pci) : NULL; // the driver owns pci now
+	struct ixy_device* dev = pci ? plan.driver->init(&config, pci) : NULL; // the driver owns pci now
 	if (dev) {
-		ixy_info("%s: %s driver, device reached through %s", dev->pci_addr, driver->name, plan.access->name);
+		ixy_info("%s: %s driver, device reached through %s", dev->pci_addr, plan.driver->name,
+			 plan.access->name);
 	} else {
 		failsafe_give_back(config.pci_addr, plan.kernel_driver); // nothing if it had none
 	}

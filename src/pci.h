@@ -68,15 +68,13 @@ void hugetlbfs_free(struct dma_memory* mem);
 // there (bit 0 of the BAR register set, PCI Local Bus 3.0, 6.2.5.1) or none (the register reads 0), which it reaches
 // its own way (driver/virtio_legacy.c, virtio_modern.c). ixy_init calls it when it opens the device.
 static inline int pci_map_bar0(struct pci_device* dev) {
-	uint32_t bar0;
-	if (dev->access->config(dev, &bar0, sizeof(bar0), PCI_BASE_ADDRESS_0, false) != 0) {
-		return -1;
+	uint32_t bar0 = 0;
+	int rc = dev->access->config(dev, &bar0, sizeof(bar0), PCI_BASE_ADDRESS_0, false);
+	if (rc == 0 && bar0 != 0 && !(bar0 & PCI_BASE_ADDRESS_SPACE_IO)) {
+		dev->bar0 = dev->access->map_bar(dev, 0, &dev->bar0_size);
+		rc = dev->bar0 ? 0 : -1;
 	}
-	if (bar0 == 0 || (bar0 & PCI_BASE_ADDRESS_SPACE_IO)) {
-		return 0;
-	}
-	dev->bar0 = dev->access->map_bar(dev, 0, &dev->bar0_size);
-	return dev->bar0 ? 0 : -1;
+	return rc;
 }
 
 // Sets or clears Bus Master Enable in the command register (PCI Local Bus 3.0, 6.2.2): a function may only start
@@ -99,8 +97,6 @@ static inline void pci_close(struct pci_device* dev) {
 }
 
 // ---- Before ixy takes a device (pci.c)
-
-#define PCI_BASE_CLASS_NETWORK 0x02
 
 struct pci_ids {
 	uint16_t vendor_id;
