@@ -14,11 +14,10 @@ static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &
 // device ID (NULL if none). Fails with a message if the IDs cannot be read. Reads nothing of "xdp:<ifname>": a kernel
 // interface, driven by the AF_XDP driver.
 static int find_driver(const char* pci_addr, struct check_plan* plan) {
-	if (check_xdp_name(pci_addr)) {
-		plan->driver = &xdp_driver;
+	plan->driver = check_xdp_name(pci_addr) ? &xdp_driver : NULL;
+	if (plan->driver) {
 		return 0;
 	}
-	plan->driver = NULL;
 	if (pci_read_ids(pci_addr, &plan->ids) != 0) {
 		return -1;
 	}

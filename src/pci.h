@@ -58,8 +58,6 @@ struct pci_device {
 
 // The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c). The VFIO way is vfio_access (vfio.h).
 extern const struct pci_access pci_sysfs_access;
-// The sysfs way's open (root only); the caller unbinds the kernel driver first.
-struct pci_device* pci_open_sysfs(const char* pci_addr);
 // The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
 int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
 void hugetlbfs_free(struct dma_memory* mem);

@@ -661,6 +661,8 @@ static void model_close(struct pci_device* pci) {
 	free(pci);
 }
 
+static struct pci_device* pci_open_sysfs(const char* pci_addr);
+
 // The model's way to reach a device: like sysfs, plus MSI-X where the test offers it (VFIO's interrupts).
 const struct pci_access pci_sysfs_access = {.name = "sysfs (model)",
 					    .open = pci_open_sysfs,
@@ -669,7 +671,7 @@ const struct pci_access pci_sysfs_access = {.name = "sysfs (model)",
 					    .close = model_close,
 					    .enable_interrupts = model_enable_interrupts};
 
-struct pci_device* pci_open_sysfs(const char* pci_addr) {
+static struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	struct pci_device* pci = dev ? calloc(1, sizeof(*pci)) : NULL;
 	if (!pci) {

@@ -27,9 +27,9 @@ static uint32_t r(uint32_t reg) {
 	return ixy_seam_read32(bar, reg);
 }
 
-// The model's pci_open_sysfs, which cannot fail for a device the test added.
+// The model's sysfs open, which cannot fail for a device the test added.
 static struct pci_device* open_pci(const char* addr) {
-	struct pci_device* opened = pci_open_sysfs(addr);
+	struct pci_device* opened = pci_sysfs_access.open(addr);
 	if (!opened) {
 		model_usage_error("the model cannot open %s", addr);
 	}

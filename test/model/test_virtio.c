@@ -1063,7 +1063,7 @@ static void test_model_checks(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
 	model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
-	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
+	struct pci_device* pci = pci_sysfs_access.open(NIC_ADDR);
 	struct virtio_transport* t = NULL;
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
 	if (!pci || !t) {
@@ -1141,7 +1141,7 @@ static void test_model_checks(void) {
 	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them (the device computes them from the
 	// page number).
 	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_LEGACY_ONLY);
-	pci = pci_open_sysfs(NIC_ADDR);
+	pci = pci_sysfs_access.open(NIC_ADDR);
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t == NULL);
 	t = pci ? virtio_legacy_open(pci) : NULL;
 	CHECK(t != NULL && strcmp(t->ops->name, "legacy") == 0);
