@@ -13,6 +13,8 @@
 #include "driver/xdp.h"
 #include "vfio.h"
 
+#define PCI_BASE_CLASS_NETWORK 0x02 // the class code's base class of a network controller (PCI 3.0, appendix D)
+
 bool check_xdp_name(const char* s) {
 	size_t prefix = strlen(XDP_NAME_PREFIX);
 	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
@@ -64,20 +66,16 @@ static struct environment read_environment(void) {
 				    .sandbox_probe = switch_on("IXY_TEST_SANDBOX_PROBE")};
 }
 
-struct ixy_config check_environment(const struct ixy_config* config) {
-	struct environment env = read_environment();
-	struct ixy_config c = *config;
-	c.force |= env.force;
-	c.virtio_legacy |= env.virtio_legacy;
-	c.trace |= env.trace;
-	return c;
-}
-
 bool check_sandbox_probe(void) {
 	return read_environment().sandbox_probe;
 }
 
-bool check_request(const struct ixy_config* config) {
+bool check_config(const struct ixy_config* app_config, struct ixy_config* config) {
+	struct environment env = read_environment();
+	*config = *app_config;
+	config->force |= env.force;
+	config->virtio_legacy |= env.virtio_legacy;
+	config->trace |= env.trace;
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {
 		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0, or "
@@ -97,22 +95,23 @@ bool check_request(const struct ixy_config* config) {
 	return true;
 }
 
-bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		  const struct ixy_driver* const drivers[], size_t num_drivers) {
+// The device is a network controller and driver drives it.
+static bool check_device(const struct ixy_config* config, const struct check_plan* plan) {
 	const char* pci_addr = config->pci_addr;
+	const struct pci_ids* ids = &plan->ids;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
 		return false;
 	}
-	if (!driver) {
+	if (!plan->driver) {
 		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
 			  ids->vendor_id, ids->device_id);
-		for (size_t d = 0; d < num_drivers; d++) {
-			for (size_t i = 0; i < drivers[d]->num_device_ids; i++) {
-				fprintf(stderr, " %04x:%04x", drivers[d]->vendor_id, drivers[d]->device_ids[i]);
+		for (const struct ixy_driver* const* d = plan->drivers; *d; d++) {
+			for (size_t i = 0; i < (*d)->num_device_ids; i++) {
+				fprintf(stderr, " %04x:%04x", (*d)->vendor_id, (*d)->device_ids[i]);
 			}
-			fprintf(stderr, " (%s)\n", drivers[d]->name);
+			fprintf(stderr, " (%s)\n", (*d)->name);
 		}
 		return false;
 	}
@@ -127,23 +126,21 @@ bool check_device(const struct ixy_config* config, const struct pci_ids* ids, co
 	return true;
 }
 
-bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan) {
-	const struct pci_access* way = plan->access ? plan->access : access_of_process();
-	// AF_XDP: its own refusals. With AF_XDP devices only, a process needs no memory with device addresses
-	// (xdp_memory_access); beside PCI devices its UMEM is their DMA memory, so that a PCI NIC can send its frames.
-	if (driver == &xdp_driver) {
-		if (!xdp_check(config, &plan->xdp_plan)) {
-			return false;
-		}
-		plan->access = way ? way : &xdp_memory_access;
-		plan->umem_huge_pages = xdp_umem_huge_pages(&plan->xdp_plan); // one UMEM per process
-		plan->xdp = true;
-		plan->num_devices++;
-		plan->pci_addr = config->pci_addr;
-		plan->driver = driver;
-		return true;
+// AF_XDP: its own refusals. With AF_XDP devices only, a process needs no memory with device addresses
+// (xdp_memory_access); beside PCI devices its UMEM is their DMA memory, so that a PCI NIC can send its frames.
+static bool check_xdp_taking(const struct ixy_config* config, struct check_plan* plan) {
+	if (!xdp_check(config, &plan->xdp_plan)) {
+		return false;
 	}
-	if (!driver || failsafe_check_device(config, plan->kernel_driver) != 0) {
+	const struct pci_access* way = plan->access ? plan->access : access_of_process();
+	plan->access = way ? way : &xdp_memory_access;
+	plan->umem_huge_pages = xdp_umem_huge_pages(&plan->xdp_plan); // one UMEM per process
+	plan->xdp = true;
+	return true;
+}
+
+static bool check_pci_taking(const struct ixy_config* config, struct check_plan* plan) {
+	if (!check_device(config, plan) || failsafe_check_device(config, plan->kernel_driver) != 0) {
 		return false;
 	}
 	if (access_of_process() == &xdp_memory_access) {
@@ -153,18 +150,28 @@ bool check_taking(const struct ixy_config* config, const struct ixy_driver* driv
 			  config->pci_addr);
 		return false;
 	}
-	// A device the administrator bound to vfio-pci (scripts/setup-vfio.sh) is reached through VFIO, any other one
-	// through sysfs after ixy_init unbinds its kernel driver. An AF_XDP device checked before it takes its way.
-	const struct pci_access* access =
-	    strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0 ? &vfio_access : &pci_sysfs_access;
+	// A device the administrator bound to vfio-pci (scripts/setup-vfio.sh) is reached through VFIO, and stays bound
+	// to it (no kernel driver to unbind); any other one through sysfs after ixy_init unbinds its kernel driver. An
+	// AF_XDP device checked before it takes its way.
+	const struct pci_access* access = &pci_sysfs_access;
+	if (strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0) {
+		access = &vfio_access;
+		plan->kernel_driver[0] = '\0';
+	}
 	if (access_check(config->pci_addr, access, plan->access == &xdp_memory_access ? NULL : plan->access) != 0) {
 		return false;
 	}
 	plan->access = access;
-	plan->huge_pages += driver->huge_pages_needed(config);
+	plan->huge_pages += plan->driver->huge_pages_needed(config);
+	return true;
+}
+
+bool check_taking(const struct ixy_config* config, struct check_plan* plan) {
+	if (plan->driver == &xdp_driver ? !check_xdp_taking(config, plan) : !check_pci_taking(config, plan)) {
+		return false;
+	}
 	plan->num_devices++;
 	plan->pci_addr = config->pci_addr;
-	plan->driver = driver;
 	return true;
 }
 
@@ -191,4 +198,8 @@ bool check_mixed(const struct check_plan* plan) {
 		return true; // no AF_XDP device, AF_XDP devices only, or the way is chosen already
 	}
 	return access_choose(plan->pci_addr, plan->access) == 0;
+}
+
+bool check_init(const struct ixy_config* config, struct check_plan* plan) {
+	return check_taking(config, plan) && check_memory(plan) && access_choose(config->pci_addr, plan->access) == 0;
 }

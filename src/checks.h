@@ -1,6 +1,7 @@
 // Refusals before anything is touched (checks.c): what ixy_init and ixy_check_configs check of the request, of the
 // device's IDs, of the way the device is reached and of the DMA memory. Each prints one message naming what is wrong
-// and how to do it right. None changes anything but the check_plan it is given, except check_mixed (below).
+// and how to do it right. None changes anything but the check_plan it is given, except check_mixed and check_init
+// (below): they choose the process's way to its devices.
 #ifndef IXY_CHECKS_H
 #define IXY_CHECKS_H
 
@@ -11,39 +12,42 @@
 #include "failsafe.h"
 #include "pci.h"
 
-// The configuration from the environment, read here and nowhere else: config with the switches of ixy_config
-// whose variable is 1 (IXY_FORCE, IXY_VIRTIO_LEGACY, IXY_TRACE) switched on.
-struct ixy_config check_environment(const struct ixy_config* config);
+// The configuration ixy_init works with: app_config with the switches of ixy_config whose environment variable is 1
+// (IXY_FORCE, IXY_VIRTIO_LEGACY, IXY_TRACE; the environment is read here and nowhere else) switched on. Fails with a
+// message unless the address has the shape of a PCI address (or is "xdp:<ifname>") and the queue counts and the
+// ring size are in range: only then may ixy read the device's IDs.
+bool check_config(const struct ixy_config* app_config, struct ixy_config* config);
 // s is "xdp:<ifname>" with a name an interface can have (driver/xdp.c). Prints nothing.
 bool check_xdp_name(const char* s);
 // IXY_TEST_SANDBOX_PROBE=1 (read with the others above), for tests only: ixy_sandbox_enter (sandbox.c) then tries
 // calls its filter forbids.
 bool check_sandbox_probe(void);
-// The address has the shape of a PCI address, the queue counts and the ring size are in range.
-bool check_request(const struct ixy_config* config);
-// The device is a network controller and driver (found by its IDs, NULL if none) drives it; if not, the message
-// lists the IDs of all drivers. Also refuses config->virtio_legacy (IXY_VIRTIO_LEGACY=1) for a modern-only VirtIO NIC.
-bool check_device(const struct ixy_config* config, const struct pci_ids* ids, const struct ixy_driver* driver,
-		  const struct ixy_driver* const drivers[], size_t num_drivers);
 
 // The devices an app will take, as checked so far: the way they are reached and the huge pages they need.
 struct check_plan {
-	uint32_t app_huge_pages;         // the app's own pools (ixy_check_configs)
-	bool whole_app;                  // ixy_check_configs: messages name the app, not the one device
-	const struct pci_access* access; // NULL before the first device
-	uint64_t huge_pages;             // the devices' so far
-	bool xdp;                        // an AF_XDP device is among them
-	struct xdp_plan xdp_plan;        // what the AF_XDP devices need together (driver/xdp.h)
-	uint32_t umem_huge_pages;        // their UMEM's, if the process has none yet: huge pages unless AF_XDP only
+	const struct ixy_driver* const* drivers; // the PCI drivers, NULL-terminated: named when none drives a NIC
+	uint32_t app_huge_pages;                 // the app's own pools (ixy_check_configs)
+	bool whole_app;                          // ixy_check_configs: messages name the app, not the one device
+	const struct pci_access* access;         // NULL before the first device
+	uint64_t huge_pages;                     // the devices' so far
+	bool xdp;                                // an AF_XDP device is among them
+	struct xdp_plan xdp_plan;                // what the AF_XDP devices need together (driver/xdp.h)
+	uint32_t umem_huge_pages; // their UMEM's, if the process has none yet: huge pages unless AF_XDP only
 	size_t num_devices;
-	const char* pci_addr; // the last device's address, driver and kernel driver
+	// The device checked last: its IDs and driver (found by device.c's find_driver, NULL if none drives it), its
+	// address, and its kernel driver, which ixy_init unbinds ("" if none, and through VFIO: the device stays bound
+	// to vfio-pci).
+	struct pci_ids ids;
 	const struct ixy_driver* driver;
+	const char* pci_addr;
 	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
 };
-// Fails with a message unless this process may take the device for driver (failsafe.c), reached the same way as the
-// plan's other devices or, for the first, the process's (access.c). Then adds the device to plan. Fails without a
-// word if driver is NULL (no driver: the caller printed why).
-bool check_taking(const struct ixy_config* config, const struct ixy_driver* driver, struct check_plan* plan);
+// Fails with a message unless this process may take the device of plan->ids and plan->driver: it is a network
+// controller that driver drives (for a VirtIO NIC without the legacy interface, config->virtio_legacy is off; the
+// message for a NIC no driver drives lists the IDs of all drivers), the machine lets this process take it
+// (failsafe.c), and it is reached the same way as the plan's other devices or, for the first, the process's
+// (access.c). Then adds the device to plan.
+bool check_taking(const struct ixy_config* config, struct check_plan* plan);
 // Fails with a message unless the huge pages of the plan's devices and the app can be had (failsafe.c).
 bool check_memory(const struct check_plan* plan);
 // For ixy_check_configs: the process's UMEM, if it has none yet, is made for all the app's AF_XDP devices
@@ -51,5 +55,9 @@ bool check_memory(const struct check_plan* plan);
 // first, so that its UMEM is DMA memory a PCI NIC can reach. This chooses that way for the process (access.h) if
 // none is chosen yet; it changes nothing for other apps. Fails with a message if it cannot.
 bool check_mixed(const struct check_plan* plan);
+// ixy_init's checks of one device, all before it touches the device: check_taking and check_memory; then it makes
+// the device's way the process's way to its devices (access.h). plan then says how to take the device: its access,
+// and the kernel driver to unbind.
+bool check_init(const struct ixy_config* config, struct check_plan* plan);
 
 #endif

@@ -106,7 +106,8 @@ static void sysfs_close(struct pci_device* dev) {
 	free(dev);
 }
 
-struct pci_device* pci_open_sysfs(const char* pci_addr) {
+// The sysfs way's open (root only); ixy_init unbound the kernel driver first.
+static struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct sysfs_device* dev = calloc(1, sizeof(*dev));
 	if (!dev) {
 		ixy_error("PCI device %s: out of memory", pci_addr);

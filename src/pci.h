@@ -12,7 +12,7 @@
 #define IXY_PCI_H
 
 #include <errno.h>
-#include <linux/pci_regs.h> // PCI_COMMAND and its bit PCI_COMMAND_MASTER (PCI Local Bus spec 3.0, 6.1, 6.2.2)
+#include <linux/pci_regs.h> // PCI_COMMAND, PCI_BASE_ADDRESS_0 and their bits (PCI Local Bus spec 3.0, 6.1, 6.2)
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +22,6 @@
 #include <ixy/memory.h>
 
 #include "log.h"
-
-#define PCI_NUM_BARS 6
 
 struct pci_device;
 
@@ -38,9 +36,9 @@ struct pci_access {
 	void (*free)(struct dma_memory* mem);
 	// Reads or writes len bytes of config space at offset.
 	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
-	// Maps memory BAR `bar` with mmap; *size receives its length.
+	// Maps memory BAR `bar` with mmap; *size receives its length. NULL with a message.
 	uint8_t* (*map_bar)(struct pci_device* dev, unsigned bar, size_t* size);
-	// Closes what the access opened and frees dev (pci_close unmapped the BARs).
+	// Closes what the access opened and frees dev (pci_close unmapped BAR 0).
 	void (*close)(struct pci_device* dev);
 	// Routes the device's MSI-X vectors 0 .. count-1 to new eventfds, stored in fds[0 .. count-1]; closed with the
 	// device, and returns 1; 0 without a word if the device has fewer than count MSI-X vectors; -1 with a message
@@ -54,25 +52,27 @@ struct pci_access {
 struct pci_device {
 	char addr[sizeof("0000:00:00.0")];
 	const struct pci_access* access;
-	uint8_t* bars[PCI_NUM_BARS]; // memory BARs mapped by pci_map_bar
-	size_t bar_sizes[PCI_NUM_BARS];
+	uint8_t* bar0; // memory BAR 0, mapped by pci_map_bar0: ixgbe's and igb's registers (NULL for VirtIO)
+	size_t bar0_size;
 };
 
-// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c) and the VFIO way (vfio.c).
-extern const struct pci_access pci_sysfs_access, vfio_access;
-// The sysfs way's open (root only); the caller unbinds the kernel driver first.
-struct pci_device* pci_open_sysfs(const char* pci_addr);
+// The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c). The VFIO way is vfio_access (vfio.h).
+extern const struct pci_access pci_sysfs_access;
 // The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
 int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
 void hugetlbfs_free(struct dma_memory* mem);
 
-// Maps memory BAR `bar` (once; later calls return the same mapping) and stores its length in *size.
-static inline uint8_t* pci_map_bar(struct pci_device* dev, unsigned bar, size_t* size) {
-	if (bar < PCI_NUM_BARS && !dev->bars[bar]) {
-		dev->bars[bar] = dev->access->map_bar(dev, bar, &dev->bar_sizes[bar]);
+// Maps BAR 0 into dev->bar0 if it is a memory BAR (ixgbe and igb have their registers there); VirtIO has an I/O BAR
+// there (bit 0 of the BAR register set, PCI Local Bus 3.0, 6.2.5.1) or none (the register reads 0), which it reaches
+// its own way (driver/virtio_legacy.c, virtio_modern.c). ixy_init calls it when it opens the device.
+static inline int pci_map_bar0(struct pci_device* dev) {
+	uint32_t bar0 = 0;
+	int rc = dev->access->config(dev, &bar0, sizeof(bar0), PCI_BASE_ADDRESS_0, false);
+	if (rc == 0 && bar0 != 0 && !(bar0 & PCI_BASE_ADDRESS_SPACE_IO)) {
+		dev->bar0 = dev->access->map_bar(dev, 0, &dev->bar0_size);
+		rc = dev->bar0 ? 0 : -1;
 	}
-	*size = bar < PCI_NUM_BARS ? dev->bar_sizes[bar] : 0;
-	return bar < PCI_NUM_BARS ? dev->bars[bar] : NULL;
+	return rc;
 }
 
 // Sets or clears Bus Master Enable in the command register (PCI Local Bus 3.0, 6.2.2): a function may only start
@@ -86,19 +86,15 @@ static inline int pci_set_bus_master(struct pci_device* dev, bool enable) {
 	return dev->access->config(dev, &command, sizeof(command), PCI_COMMAND, true);
 }
 
-// Unmaps the BARs, closes the device and frees dev.
+// Unmaps BAR 0, closes the device and frees dev.
 static inline void pci_close(struct pci_device* dev) {
-	for (int bar = 0; bar < PCI_NUM_BARS; bar++) {
-		if (dev->bars[bar] && munmap(dev->bars[bar], dev->bar_sizes[bar]) != 0) {
-			ixy_warn("%s: unmapping BAR %d failed: %s", dev->addr, bar, strerror(errno));
-		}
+	if (dev->bar0 && munmap(dev->bar0, dev->bar0_size) != 0) {
+		ixy_warn("%s: unmapping BAR 0 failed: %s", dev->addr, strerror(errno));
 	}
 	dev->access->close(dev);
 }
 
 // ---- Before ixy takes a device (pci.c)
-
-#define PCI_BASE_CLASS_NETWORK 0x02
 
 struct pci_ids {
 	uint16_t vendor_id;

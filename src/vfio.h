@@ -12,12 +12,13 @@
 // The Linux driver a device must be bound to for ixy to use VFIO.
 #define VFIO_PCI_DRIVER "vfio-pci"
 
-// vfio_access (pci.h), the VFIO way to reach devices:
+// The VFIO way to reach devices (struct pci_access, pci.h):
 //   open: a device bound to vfio-pci; its IOMMU group joins the process's one container (type 1 IOMMU) and the
 //     device is reached through its VFIO file. NULL with a message that says why not: no IOMMU, group not viable
 //     (names the devices in it), /dev/vfio/<group> not accessible (says who owns it), group in use by another process.
 //   allocate/free: huge pages (no hugetlbfs mount needed) mapped into the container at IO virtual address == virtual
 //     address, unmapped before they are freed. The mapping pins the pages; it counts against RLIMIT_MEMLOCK.
 //   enable_interrupts: MSI-X vectors routed to eventfds.
+extern const struct pci_access vfio_access;
 
 #endif

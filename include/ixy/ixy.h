@@ -98,8 +98,8 @@ struct ixy_config {
 	// Receive side scaling (ixy/rss.h): how the NIC spreads packets over more than one RX queue. NULL: the default
 	// (ixy_rss_default) when rx_queues > 1; with one RX queue RSS is off. The driver copies what it needs.
 	const struct ixy_rss* rss;
-	// Switches an app may set; ixy_init also switches each on if its environment variable is 1 (src/device.c
-	// reads them, nowhere else does).
+	// Switches an app may set; ixy_init also switches each on if its environment variable is 1 (check_config in
+	// src/checks.c reads them, nowhere else does).
 	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)
 	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
 	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)

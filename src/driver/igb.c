@@ -423,9 +423,9 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		pci_close(pci);
 		return NULL;
 	}
-	size_t bar_size;
+	size_t bar_size = pci->bar0_size;
 	struct igb_device* dev = calloc(1, sizeof(*dev));
-	uint8_t* bar = dev ? pci_map_bar(pci, 0, &bar_size) : NULL; // pci_map_bar prints why if it fails
+	uint8_t* bar = dev ? pci->bar0 : NULL; // mapped by ixy_init (pci_map_bar0)
 	if (!bar) {
 		ixy_error("%s: igb init failed%s", pci->addr, dev ? "" : ": out of memory");
 		free(dev);

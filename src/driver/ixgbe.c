@@ -428,9 +428,9 @@ static void ixgbe_close(struct ixy_device* ixy) {
 }
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
-	size_t bar_size;
+	size_t bar_size = pci->bar0_size;
 	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
-	uint8_t* bar = dev ? pci_map_bar(pci, 0, &bar_size) : NULL; // pci_map_bar prints why if it fails
+	uint8_t* bar = dev ? pci->bar0 : NULL; // mapped by ixy_init (pci_map_bar0)
 	if (!bar) {
 		ixy_error("%s: ixgbe init failed%s", pci->addr, dev ? "" : ": out of memory");
 		free(dev);

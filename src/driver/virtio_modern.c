@@ -6,9 +6,11 @@
 // (the ISR status, 4.1.4.5, only matters with interrupts, which ixy does not use). Every register is a plain load or
 // store in the mapped BAR: a notification costs no system call. See virtio_transport.h.
 // Read it after virtio.c: start at virtio_modern_open() at the bottom, then modern_ops and the functions it names.
+#include <errno.h>
 #include <linux/pci_regs.h> // PCI_STATUS, PCI_CAPABILITY_LIST, PCI_CAP_ID_VNDR (PCI Local Bus 3.0, 6.7)
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <ixy/ixy.h> // IXY_MAX_QUEUES
 
@@ -31,6 +33,7 @@
 #define CAP_MIN_LENGTH 16        // struct virtio_pci_cap
 #define NOTIFY_CAP_MIN_LENGTH 20 // struct virtio_pci_notify_cap
 #define MAX_CAPABILITIES 48      // a capability is at least 4 bytes of the 192 after the header: ends a looping list
+#define NUM_BARS 6               // BARs 0 to 5 (PCI 3.0, 6.2.5.1); a capability naming another is ignored (4.1.4.1)
 
 #define COMMON_CFG_MIN_LENGTH 0x38
 // RX and TX queues 0 .. MAX_QUEUES - 1 (IXY_MAX_QUEUES pairs, 5.1.2), and one queue beyond: the control queue, which
@@ -41,6 +44,8 @@
 
 struct modern_transport {
 	struct virtio_transport transport;
+	uint8_t* bars[NUM_BARS]; // the BARs the structures lie in, each mapped once (map_structure)
+	size_t bar_sizes[NUM_BARS];
 	volatile uint8_t* common;        // struct virtio_pci_common_cfg
 	volatile uint8_t* device_config; // the network device's configuration (5.1.4)
 	size_t device_config_len;
@@ -246,7 +251,13 @@ static int write_config(struct virtio_transport* t, uint32_t offset, const void*
 }
 
 static void close_transport(struct virtio_transport* t) {
-	free(t); // the BARs stay mapped until the device is closed (pci_close)
+	struct modern_transport* m = modern(t);
+	for (int bar = 0; bar < NUM_BARS; bar++) {
+		if (m->bars[bar] && munmap(m->bars[bar], m->bar_sizes[bar]) != 0) {
+			ixy_warn("%s: unmapping BAR %d failed: %s", t->pci->addr, bar, strerror(errno));
+		}
+	}
+	free(m);
 }
 
 static const struct virtio_transport_ops modern_ops = {
@@ -293,7 +304,7 @@ static int find_structures(struct pci_device* pci, struct structure_location fou
 		unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
 		if (config[at] == PCI_CAP_ID_VNDR && type >= CAP_TYPE_COMMON && type <= CAP_TYPE_DEVICE &&
 		    found[type].length == 0 && cap_len >= needed && at + cap_len <= sizeof(config) &&
-		    config[at + CAP_BAR] < PCI_NUM_BARS) {
+		    config[at + CAP_BAR] < NUM_BARS) {
 			found[type] = (struct structure_location){
 			    .bar = config[at + CAP_BAR],
 			    .offset = le32_at(&config[at + CAP_OFFSET]),
@@ -312,13 +323,16 @@ static int find_structures(struct pci_device* pci, struct structure_location fou
 // of their width (4.1.3.1; 4.1.4.4: notifications 2 byte aligned; 4.1.4.6: device configuration 4 byte aligned).
 static volatile uint8_t* map_structure(struct modern_transport* m, const struct structure_location* where,
 				       uint32_t align, const char* name) {
-	const char* pci_addr = m->transport.pci->addr;
-	size_t bar_size;
-	uint8_t* bar = pci_map_bar(m->transport.pci, where->bar, &bar_size); // once per BAR; prints why it failed
+	struct pci_device* pci = m->transport.pci;
+	if (!m->bars[where->bar]) { // where->bar < NUM_BARS (find_structures)
+		m->bars[where->bar] = pci->access->map_bar(pci, where->bar, &m->bar_sizes[where->bar]); // says why not
+	}
+	uint8_t* bar = m->bars[where->bar];
+	size_t bar_size = m->bar_sizes[where->bar];
 	if (bar && ((uint64_t)where->offset + where->length > bar_size || where->offset % align != 0)) {
 		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes) or is not "
 			  "%u byte aligned",
-			  pci_addr, name, where->length, where->offset, where->bar, bar_size, align);
+			  pci->addr, name, where->length, where->offset, where->bar, bar_size, align);
 		return NULL;
 	}
 	return bar ? bar + where->offset : NULL;

@@ -271,6 +271,8 @@ bool model_dma_ok(uintptr_t addr, size_t len) {
 
 #define MAX_DEVICES 16
 
+#define MODEL_BARS 6 // BARs 0 to 5 (PCI 3.0, 6.2.5.1)
+
 struct model_pci_device {
 	char addr[16];
 	uint16_t vendor_id;
@@ -279,7 +281,8 @@ struct model_pci_device {
 	const struct model_pci_ops* ops;
 	void* model;
 	bool bus_master;
-	unsigned mapped; // a bit per BAR
+	unsigned mapped;                 // a bit per BAR
+	size_t mapped_sizes[MODEL_BARS]; // the sizes model_map_bar gave the driver
 	bool unbound;
 	unsigned touches;
 	bool offers_msix;
@@ -292,7 +295,7 @@ static struct model_pci_device devices[MAX_DEVICES];
 static void close_vectors(struct model_pci_device* dev);
 static unsigned num_devices;
 static bool deny_permissions;
-// BAR b of device i is slice i * PCI_NUM_BARS + b (MODEL_BAR0_SIZE bytes each) of this region. It is mapped without
+// BAR b of device i is slice i * MODEL_BARS + b (MODEL_BAR0_SIZE bytes each) of this region. It is mapped without
 // any access rights: a driver that bypasses the register seam and touches it directly crashes at once.
 static uint8_t* bar_region;
 
@@ -377,6 +380,11 @@ bool model_pci_bar_mapped(const struct model_pci_device* dev) {
 	return dev->mapped;
 }
 
+uint8_t* model_pci_bar(const struct model_pci_device* dev, unsigned bar) {
+	bool mapped = bar < MODEL_BARS && (dev->mapped & (1u << bar));
+	return mapped ? bar_region + ((size_t)(dev - devices) * MODEL_BARS + bar) * MODEL_BAR0_SIZE : NULL;
+}
+
 bool model_pci_unbound(const struct model_pci_device* dev) {
 	return dev->unbound;
 }
@@ -412,7 +420,7 @@ void* model_pci_model(const char* pci_addr, const struct model_pci_ops* ops) {
 	return NULL;
 }
 
-#define BAR_REGION_SIZE ((size_t)MAX_DEVICES * PCI_NUM_BARS * MODEL_BAR0_SIZE)
+#define BAR_REGION_SIZE ((size_t)MAX_DEVICES * MODEL_BARS * MODEL_BAR0_SIZE)
 
 // The device, BAR and offset an address in bar_region belongs to; NULL if it is in no device's slices.
 static struct model_pci_device* locate(const volatile uint8_t* address, unsigned* bar, uint32_t* offset) {
@@ -420,12 +428,12 @@ static struct model_pci_device* locate(const volatile uint8_t* address, unsigned
 		return NULL;
 	}
 	size_t at = (size_t)(address - bar_region);
-	*bar = (unsigned)(at / MODEL_BAR0_SIZE % PCI_NUM_BARS);
+	*bar = (unsigned)(at / MODEL_BAR0_SIZE % MODEL_BARS);
 	*offset = (uint32_t)(at % MODEL_BAR0_SIZE);
-	return at / MODEL_BAR0_SIZE / PCI_NUM_BARS < num_devices ? &devices[at / MODEL_BAR0_SIZE / PCI_NUM_BARS] : NULL;
+	return at / MODEL_BAR0_SIZE / MODEL_BARS < num_devices ? &devices[at / MODEL_BAR0_SIZE / MODEL_BARS] : NULL;
 }
 
-// The device behind a BAR0 pointer handed out by pci_map_bar, or NULL.
+// The device behind a BAR0 pointer handed out by pci_map_bar0, or NULL.
 static struct model_pci_device* device_of_bar(const uint8_t* bar) {
 	unsigned index;
 	uint32_t offset;
@@ -514,6 +522,14 @@ static int model_config(struct pci_device* pci, void* buf, size_t len, uint32_t 
 		memcpy(buf, config + offset, len);
 		return 0;
 	}
+	// BAR 0's register (PCI 3.0, 6.2.5.1), which ixy_init reads before it maps BAR 0 (pci_map_bar0): a 32 bit
+	// memory BAR for a device without configuration space of its own (the 82599's and the 82576's models).
+	uint32_t bar0 = 0xfe000000;
+	if (dev && dev->ops && !write && offset == PCI_BASE_ADDRESS_0 && len == sizeof(bar0)) {
+		dev->touches++;
+		memcpy(buf, &bar0, sizeof(bar0));
+		return 0;
+	}
 	if (!dev || offset != PCI_COMMAND || len != sizeof(command)) {
 		model_violation(pci->addr,
 				"config space access at 0x%x, %zu bytes: the model has only the command register",
@@ -563,8 +579,9 @@ static uint8_t* model_map_bar(struct pci_device* pci, unsigned bar_index, size_t
 		bar_region = region;
 	}
 	dev->mapped |= 1u << bar_index;
-	*size = dev->ops->bar_size ? bar_size : MODEL_BAR0_SIZE;
-	return bar_region + ((size_t)(dev - devices) * PCI_NUM_BARS + bar_index) * MODEL_BAR0_SIZE;
+	dev->mapped_sizes[bar_index] = dev->ops->bar_size ? bar_size : MODEL_BAR0_SIZE;
+	*size = dev->mapped_sizes[bar_index];
+	return bar_region + ((size_t)(dev - devices) * MODEL_BARS + bar_index) * MODEL_BAR0_SIZE;
 }
 
 void model_pci_offer_msix(struct model_pci_device* dev, bool offer) {
@@ -618,27 +635,23 @@ static void close_vectors(struct model_pci_device* dev) {
 	dev->num_vectors = 0;
 }
 
-// The driver gives the device up: its BAR0 was unmapped.
+// The driver gives the device up: it unmapped its BARs (pci_close BAR 0, the VirtIO transport the ones it mapped).
 static void model_close(struct pci_device* pci) {
 	struct model_pci_device* dev = find_device(pci->addr);
 	if (dev) {
 		close_vectors(dev); // as VFIO does when the device is closed
 	}
-	bool unmapped = false;
-	for (unsigned bar = 0; dev && bar < PCI_NUM_BARS; bar++) {
-		if (pci->bars[bar] && !(dev->mapped & (1u << bar))) {
-			model_violation(dev->addr, "BAR%u unmapped, but it is not mapped", bar);
-		}
-		unmapped |= pci->bars[bar] != NULL;
-		// pci_close unmapped the slice: reserve it again at once, or the next mapping of the process (a
-		// thread's stack) could land in the hole, and the device's next pci_close would unmap that.
-		if (pci->bars[bar] &&
-		    mmap(pci->bars[bar], pci->bar_sizes[bar], PROT_NONE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != pci->bars[bar]) {
-			model_usage_error("cannot reserve BAR%u's slice again: %s", bar, strerror(errno));
+	for (unsigned bar = 0; dev && bar < MODEL_BARS; bar++) {
+		// The driver unmapped the slice: reserve it again at once, or the next mapping of the process (a
+		// thread's stack) could land in the hole, and the device's next close would unmap that.
+		uint8_t* slice = bar_region + ((size_t)(dev - devices) * MODEL_BARS + bar) * MODEL_BAR0_SIZE;
+		if ((dev->mapped & (1u << bar)) &&
+		    mmap(slice, dev->mapped_sizes[bar], PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0) != slice) {
+			model_violation(dev->addr, "BAR%u still mapped when the device is closed", bar);
 		}
 	}
-	if (dev && unmapped) {
+	if (dev && dev->mapped) {
 		dev->touches++;
 		if (dev->ops && dev->ops->unmapped) {
 			dev->ops->unmapped(dev->model);
@@ -648,6 +661,8 @@ static void model_close(struct pci_device* pci) {
 	free(pci);
 }
 
+static struct pci_device* pci_open_sysfs(const char* pci_addr);
+
 // The model's way to reach a device: like sysfs, plus MSI-X where the test offers it (VFIO's interrupts).
 const struct pci_access pci_sysfs_access = {.name = "sysfs (model)",
 					    .open = pci_open_sysfs,
@@ -656,7 +671,7 @@ const struct pci_access pci_sysfs_access = {.name = "sysfs (model)",
 					    .close = model_close,
 					    .enable_interrupts = model_enable_interrupts};
 
-struct pci_device* pci_open_sysfs(const char* pci_addr) {
+static struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);
 	struct pci_device* pci = dev ? calloc(1, sizeof(*pci)) : NULL;
 	if (!pci) {

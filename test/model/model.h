@@ -1,7 +1,7 @@
 // The world a driver sees in test builds: fake PCI devices, a virtual clock, DMA checks and a list of violations.
 //
-// Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), pci_map_bar() and friends look
-// devices up in a table the test fills (model_pci_add), and every register access and delay of a driver
+// Test builds link this instead of src/pci.c and real hardware: pci_read_ids(), the sysfs way (struct pci_access) and
+// friends look devices up in a table the test fills (model_pci_add), and every register access and delay of a driver
 // (src/driver/driver.h with IXY_SEAM) arrives here and is passed to the device model behind the BAR.
 //
 // Time is virtual: it advances only when the driver sleeps (ixy_usleep) or reads a register (an uncached read
@@ -88,7 +88,7 @@ struct model_pci_device;
 struct model_pci_ops {
 	uint32_t (*read32)(void* model, uint32_t reg);
 	void (*write32)(void* model, uint32_t reg, uint32_t value);
-	// The driver unmapped BAR0 (pci_unmap_bar): it can no longer reach the device.
+	// The driver unmapped its BARs (and closed the device: pci_close): it can no longer reach the device.
 	void (*unmapped)(void* model);
 	// DMA memory [start, start + size) is about to be freed.
 	void (*dma_freed)(void* model, uintptr_t start, size_t size);
@@ -123,6 +123,8 @@ void model_pci_remove_all(void);
 bool model_pci_bus_master(const struct model_pci_device* dev);
 // True while any of its BARs is mapped.
 bool model_pci_bar_mapped(const struct model_pci_device* dev);
+// Where BAR `bar` (0 to 5) of the device is mapped; NULL while it is not.
+uint8_t* model_pci_bar(const struct model_pci_device* dev, unsigned bar);
 bool model_pci_unbound(const struct model_pci_device* dev);
 const char* model_pci_addr(const struct model_pci_device* dev);
 // Number of pci_* calls (other than pci_read_ids) made for the device: 0 means the driver never touched it.

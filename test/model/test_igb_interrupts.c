@@ -71,9 +71,8 @@ static struct nic open_nic(bool offer_msix) {
 	writes = num_eims = num_eimc = 0;
 	struct nic nic = {model_pci_add(NIC_ADDR, 0x8086, 0x10c9, 0x020000, &bar_ops, NULL), NULL, NULL};
 	model_pci_offer_msix(nic.model, offer_msix);
-	nic.pci = pci_open_sysfs(NIC_ADDR);
-	size_t bar_size = 0;
-	nic.bar = nic.pci ? pci_map_bar(nic.pci, 0, &bar_size) : NULL;
+	nic.pci = pci_sysfs_access.open(NIC_ADDR);
+	nic.bar = nic.pci && pci_map_bar0(nic.pci) == 0 ? nic.pci->bar0 : NULL;
 	CHECK(nic.bar != NULL);
 	return nic;
 }

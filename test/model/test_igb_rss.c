@@ -51,9 +51,8 @@ static uint8_t* open_bar(void) {
 	writes = 0;
 	regs[REG_RXCSUM / 4] = 0x300; // IPOFLD and TUOFLD, as after reset: the driver must keep them
 	model_pci_add(NIC_ADDR, 0x8086, 0x10c9, 0x020000, &bar_ops, NULL);
-	pci = pci_open_sysfs(NIC_ADDR);
-	size_t bar_size = 0;
-	uint8_t* bar = pci ? pci_map_bar(pci, 0, &bar_size) : NULL;
+	pci = pci_sysfs_access.open(NIC_ADDR);
+	uint8_t* bar = pci && pci_map_bar0(pci) == 0 ? pci->bar0 : NULL;
 	CHECK(bar != NULL);
 	return bar;
 }

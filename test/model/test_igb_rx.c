@@ -37,9 +37,8 @@ static struct pkt_buf* ring_bufs[RING_SIZE];
 
 static struct pci_device* open_device(void) {
 	model_pci_add(NIC_ADDR, 0x8086, 0x10c9, 0x020000, &bar_ops, NULL);
-	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
-	size_t bar_size = 0;
-	dev.bar = pci ? pci_map_bar(pci, 0, &bar_size) : NULL;
+	struct pci_device* pci = pci_sysfs_access.open(NIC_ADDR);
+	dev.bar = pci && pci_map_bar0(pci) == 0 ? pci->bar0 : NULL;
 	dev.ring_size = RING_SIZE;
 	struct igb_rx_queue* queue = &dev.rx_queues[0];
 	queue->descriptors = ring;

@@ -38,10 +38,9 @@ static uint32_t pack4(const uint8_t* bytes) {
 static void test_model_hash(void) {
 	model_test_begin(__func__);
 	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
-	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
+	struct pci_device* pci = pci_sysfs_access.open(NIC_ADDR);
 	CHECK(pci != NULL);
-	size_t bar_size;
-	uint8_t* bar = pci ? pci_map_bar(pci, 0, &bar_size) : NULL;
+	uint8_t* bar = pci && pci_map_bar0(pci) == 0 ? pci->bar0 : NULL;
 	CHECK(bar != NULL);
 	if (!bar) {
 		model_pci_remove_all();

@@ -27,9 +27,9 @@ static uint32_t r(uint32_t reg) {
 	return ixy_seam_read32(bar, reg);
 }
 
-// The model's pci_open_sysfs, which cannot fail for a device the test added.
+// The model's sysfs open, which cannot fail for a device the test added.
 static struct pci_device* open_pci(const char* addr) {
-	struct pci_device* opened = pci_open_sysfs(addr);
+	struct pci_device* opened = pci_sysfs_access.open(addr);
 	if (!opened) {
 		model_usage_error("the model cannot open %s", addr);
 	}
@@ -40,7 +40,9 @@ static struct model_ixgbe* open_nic(const char* addr) {
 	struct model_ixgbe* nic = model_ixgbe_add(addr);
 	pci = open_pci(addr);
 	CHECK_EQ(pci_set_bus_master(pci, true), 0);
-	bar = pci_map_bar(pci, 0, &bar_size);
+	CHECK_EQ(pci_map_bar0(pci), 0);
+	bar = pci->bar0;
+	bar_size = pci->bar0_size;
 	CHECK(bar != NULL);
 	CHECK_EQ(bar_size, MODEL_BAR0_SIZE);
 	return nic;
@@ -143,15 +145,15 @@ static void test_pci(void) {
 	CHECK_EQ(pci_read_ids("0000:09:00.0", &ids), -1);
 	size_t size;
 	struct pci_device* sata = open_pci("0000:02:00.0");
-	CHECK(pci_map_bar(sata, 0, &size) == NULL);
+	CHECK(sata->access->map_bar(sata, 0, &size) == NULL);
 	CHECK_VIOLATION("no ixy driver handles");
 	CHECK_EQ(model_violation_count(), 0);
 	pci_close(sata);
 	pci = open_pci("0000:01:00.0");
-	uint8_t* mapped = pci_map_bar(pci, 0, &size);
-	CHECK(mapped != NULL);
-	bar = mapped;
-	bar_size = size;
+	CHECK_EQ(pci_map_bar0(pci), 0);
+	CHECK(pci->bar0 != NULL);
+	bar = pci->bar0;
+	bar_size = pci->bar0_size;
 	CHECK_EQ(r(R_STATUS) & (3u << 2), 0); // LAN ID 0 for function 0
 	r(0x00002);
 	CHECK_VIOLATION("not an aligned offset");
@@ -575,9 +577,9 @@ static void test_freeing_and_unmapping(void) {
 	// unmapping while RX is on
 	pci_close(pci);
 	CHECK_VIOLATION("BAR0 unmapped while RX queue 0 is enabled");
-	size_t size;
 	pci = open_pci("0000:01:00.0");
-	bar = pci_map_bar(pci, 0, &size);
+	CHECK_EQ(pci_map_bar0(pci), 0);
+	bar = pci->bar0;
 	reset_and_wait();
 	memory_free_dma(&m.tx_ring);
 	memory_free_dma(&m.buffers);

@@ -1063,7 +1063,7 @@ static void test_model_checks(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
 	model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
-	struct pci_device* pci = pci_open_sysfs(NIC_ADDR);
+	struct pci_device* pci = pci_sysfs_access.open(NIC_ADDR);
 	struct virtio_transport* t = NULL;
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t != NULL);
 	if (!pci || !t) {
@@ -1073,7 +1073,7 @@ static void test_model_checks(void) {
 	const struct virtio_transport_ops* ops = t->ops;
 	// The registers themselves (QEMU's layout: everything in BAR4): a field read with the wrong width, a queue
 	// notified at another queue's address (and before DRIVER_OK), a load where no structure is.
-	volatile uint8_t* bar4 = pci->bars[4];
+	volatile uint8_t* bar4 = model_pci_bar(model_virtio_pci(nic), 4);
 	CHECK(bar4 != NULL);
 	if (bar4) {
 		ixy_seam_mmio_read(bar4 + 0x14, 4); // device_status is 8 bits
@@ -1133,7 +1133,7 @@ static void test_model_checks(void) {
 	CHECK(model_virtio_queue_ready(nic, 0));
 	ops->close(t);
 	CHECK_NO_NEW_VIOLATIONS();
-	pci_close(pci); // unmaps the BARs: the driver gives the modern interface up
+	pci_close(pci); // the transport unmapped the BARs: the driver gives the modern interface up
 	CHECK_VIOLATION("transport closed in status 0x0b");
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -1141,7 +1141,7 @@ static void test_model_checks(void) {
 	// The legacy interface: no FEATURES_OK, and the rings where 2.4.2 puts them (the device computes them from the
 	// page number).
 	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_LEGACY_ONLY);
-	pci = pci_open_sysfs(NIC_ADDR);
+	pci = pci_sysfs_access.open(NIC_ADDR);
 	CHECK(pci && virtio_modern_open(pci, &t) == 0 && t == NULL);
 	t = pci ? virtio_legacy_open(pci) : NULL;
 	CHECK(t != NULL && strcmp(t->ops->name, "legacy") == 0);

@@ -20,8 +20,8 @@ void ixy_seam_usleep(uint32_t us);
 uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg);
 void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value);
 // The VirtIO transports (src/driver/virtio_modern.c, virtio_legacy.c) in test builds.
-// Modern: a load or store of `width` bytes (1, 2 or 4) at `address`, anywhere inside a memory BAR that pci_map_bar
-// returned.
+// Modern: a load or store of `width` bytes (1, 2 or 4) at `address`, anywhere inside a memory BAR that the access's
+// map_bar returned.
 uint32_t ixy_seam_mmio_read(const volatile uint8_t* address, size_t width);
 void ixy_seam_mmio_write(volatile uint8_t* address, size_t width, uint32_t value);
 // Legacy: the IO-port BAR0 of the device at pci_addr, as the sysfs resource file the real transport opens: a handle
