@@ -84,6 +84,32 @@ static struct ixy_waiter* capture_waiter(struct ixy_device* dev, uint16_t n) {
 	return waiter;
 }
 
+// Once a second: each queue's rate with several queues, then the device's, then the file is flushed.
+static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap, struct device_stats stats[2],
+			uint64_t elapsed_ns) {
+	for (uint16_t q = 0; q < n && n > 1; q++) {
+		print_queue_rate(stdout, dev->pci_addr, q, cap->received[q], &cap->received_at_rates[q], elapsed_ns);
+	}
+	ixy_read_stats(dev, &stats[0]);
+	print_stats_diff(stdout, &stats[0], &stats[1], elapsed_ns);
+	stats[1] = stats[0];
+	(void)fflush(stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
+	cap->failed = cap->failed || pcap_flush(&cap->pcap) != 0;
+}
+
+// The totals: with several queues a line per queue, then the device's. captured: packets written into the file;
+// not_written: received after the n-th or after a write error; write_failed=1: the file is incomplete.
+static void print_totals(struct ixy_device* dev, uint16_t n, const struct capture* cap, struct device_stats* stats) {
+	ixy_read_stats(dev, stats);
+	for (uint16_t q = 0; q < n && n > 1; q++) {
+		printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
+		       dev->pci_addr, q, cap->received[q], cap->captured[q]);
+	}
+	print_stats_totals(stdout, "ixy-pcap", stats);
+	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap->pcap.packets_written,
+	       cap->not_captured, cap->failed);
+}
+
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.wait_ms = 1000, .queues = 1};
 	int first = arg_options("ixy-pcap", options, argc, argv, &opt);
@@ -124,37 +150,19 @@ int main(int argc, char* argv[]) {
 	int locked_out = ixy_sandbox_enter(&opt.sandbox) != 0; // the filter cannot be installed: stop and close
 
 	// Capture until stopped or n packets are written; print the rates once a second.
-	struct device_stats stats, stats_old;
-	stats_init(&stats, dev);
-	stats_init(&stats_old, dev);
+	struct device_stats stats[2]; // now, and at the last rates
+	stats_init(&stats[0], dev);
+	stats_init(&stats[1], dev);
 	uint64_t last_ns = monotonic_time_ns(), elapsed_ns;
 	for (uint64_t round = 1; !locked_out && !stop_requested() && capturing(&cap); round++) {
 		bool slept = ixy_waiter_round(waiter, capture_round(dev, n, &cap)); // then the clock moved on
 		if (second_passed(&last_ns, &elapsed_ns, round, slept)) {
-			for (uint16_t q = 0; q < n && n > 1; q++) { // with several queues, each's rate first
-				print_queue_rate(stdout, pci_addr, q, cap.received[q], &cap.received_at_rates[q],
-						 elapsed_ns);
-			}
-			ixy_read_stats(dev, &stats);
-			print_stats_diff(stdout, &stats, &stats_old, elapsed_ns);
-			stats_old = stats;
-			(void)fflush(
-			    stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
-			cap.failed = cap.failed || pcap_flush(&cap.pcap) != 0;
+			print_rates(dev, n, &cap, stats, elapsed_ns);
 		}
 	}
 
 	cap.failed = pcap_close(&cap.pcap) != 0 || cap.failed;
-	ixy_read_stats(dev, &stats);
-	// captured: packets written into the file; not_written: received after the n-th or after a write error;
-	// write_failed=1: the file is incomplete.
-	for (uint16_t q = 0; q < n && n > 1; q++) {
-		printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n", pci_addr, q,
-		       cap.received[q], cap.captured[q]);
-	}
-	print_stats_totals(stdout, "ixy-pcap", &stats);
-	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap.pcap.packets_written,
-	       cap.not_captured, cap.failed);
+	print_totals(dev, n, &cap, &stats[0]);
 	if (cap.failed) {
 		fprintf(stderr, "ixy-pcap: writing %s failed: the file is incomplete\n", path);
 	}
