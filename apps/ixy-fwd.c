@@ -12,6 +12,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <ixy/checks.h>
+
 #include "common/options.h"
 #include "common/rates.h"
 #include "common/signals.h"

@@ -19,6 +19,8 @@
 
 #include <ixy/interrupts.h>
 
+#include <ixy/checks.h>
+
 #include "common/options.h"
 #include "common/pcap.h"
 #include "common/queue_rate.h"

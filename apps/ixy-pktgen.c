@@ -11,6 +11,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <ixy/checks.h>
+
 #include "common/options.h"
 #include "common/generator.h"
 #include "common/rates.h"

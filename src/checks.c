@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ixy/checks.h>
+
 #include "access.h"
 #include "checks.h"
 #include "driver/virtio_spec.h"

@@ -1,6 +1,7 @@
 // ixy_init(): from a PCI address to a running device. Picks the driver by PCI vendor and device ID, takes the device
 // and starts the driver. A name "xdp:<ifname>" instead is a kernel interface, driven through AF_XDP sockets
 // (driver/xdp.c).
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 
 #include "checks.h"

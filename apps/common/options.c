@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 
 #include "options.h"

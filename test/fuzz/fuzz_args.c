@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 
 #include "common/options.h"

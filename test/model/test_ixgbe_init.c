@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 
 #include "../check.h"

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 
 #include "../check.h"

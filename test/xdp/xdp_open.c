@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ixy/checks.h>
 #include <ixy/ixy.h>
 #include <ixy/memory.h>
 
