@@ -19,9 +19,15 @@ struct igb_interrupts {
 	int fds[IGB_MAX_RX_VECTORS]; // fds[i]: the eventfd of vector i, that of RX queue i
 };
 
-// Vector i is bit i of EIMS (enable) and EIMC (mask) in MSI-X mode (8.8).
+// Vector i is bit i of EIMS (enable) and EIMC (mask) in MSI-X mode (8.8). As on the 82599 (ixgbe_interrupts.c),
+// arming first clears the queue's cause, latched by the packets the app polled while the vector was masked, so that
+// it does not fire at once; the waiter's last look after arming makes that safe. EICR is write-1-to-clear, a bit per
+// vector in MSI-X mode (8.8).
 static void igb_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool armed) {
 	const struct igb_interrupts* irq = (const struct igb_interrupts*)dev->interrupts;
+	if (armed) {
+		set_reg32(irq->bar, IGB_EICR, 1u << queue_id);
+	}
 	set_reg32(irq->bar, armed ? IGB_EIMS : IGB_EIMC, 1u << queue_id); // uncached: done when the function returns
 }
 
