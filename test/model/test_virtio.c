@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/memory.h>
 
 #include "../check.h"
+#include "driver/driver.h"
 #include "driver/virtio_spec.h"
 #include "driver/virtio_transport.h"
 #include "model_test.h"
@@ -383,7 +385,10 @@ static void test_config_changes_during_read(void) {
 	}
 }
 
-// The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum.
+// The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum,
+// but no more than the 1024 descriptors the huge page estimate (virtio_driver.huge_pages_needed, which
+// ixy_check_configs adds up before any device is unbound) counted on: a device with larger queues must not need
+// more memory than the check promised.
 static void test_ring_sizes(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
@@ -399,6 +404,21 @@ static void test_ring_sizes(void) {
 	CHECK(dev != NULL);
 	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
 	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 1024);
+	close_nic(nic, dev);
+
+	model_test_begin("test_ring_sizes (device offers 4096)");
+	dma_before = seam_dma_live_allocations();
+	size_t bytes_before = seam_dma_live_bytes();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_set_queue_max(nic, 4096);
+	struct ixy_config default_size = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1};
+	dev = ixy_init_config(&default_size);
+	CHECK(dev != NULL);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), 1024);
+	size_t pages = (seam_dma_live_bytes() - bytes_before) / IXY_HUGE_PAGE_SIZE;
+	printf("DMA memory: %zu huge pages, estimated %u\n", pages, virtio_driver.huge_pages_needed(&default_size));
+	CHECK(pages <= virtio_driver.huge_pages_needed(&default_size));
 	close_nic(nic, dev);
 
 	// More than the device has: its maximum, with a warning.
