@@ -276,33 +276,48 @@ static uint32_t le32_at(const uint8_t* bytes) {
 	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
 }
 
-// Walks the capability list of the configuration space (PCI 3.0, 6.7) and records the first VirtIO capability of
-// each type the driver can use (4.1.4.1). All of it is device input: every pointer has its lowest two bits masked
-// (reserved, PCI 3.0 6.7), so that a capability header always lies inside the 256 bytes read; a capability counts
-// only if it is whole (cap_len covers its structure, 4.1.4, and ends inside the configuration space) and names a
-// BAR that exists (0 to 5; the driver ignores others, 4.1.4.1); MAX_CAPABILITIES ends a list that loops.
-static int find_structures(struct pci_device* pci, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
-	uint8_t config[256];
-	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
-		return -1;
-	}
+// Walks the capability list of the configuration space (PCI 3.0, 6.7) for the first VirtIO capability of one type
+// that the driver can use (4.1.4.1: the first it can support; a later one of the same type will do if an earlier one
+// cannot be used). All of it is device input: every pointer has its lowest two bits masked (reserved, PCI 3.0 6.7),
+// so that a capability header always lies inside the 256 bytes read; a capability counts only if it is whole
+// (cap_len covers its structure, 4.1.4, and ends inside the configuration space), describes a structure of some
+// length, and names a BAR that exists (0 to 5; the driver ignores others, 4.1.4.1) and can be mapped (pci_map_bar
+// prints why not); MAX_CAPABILITIES ends a list that loops.
+static void find_structure(struct pci_device* pci, const uint8_t config[256], unsigned type,
+			   struct structure_location* found) {
 	uint16_t status = (uint16_t)(config[PCI_STATUS] | config[PCI_STATUS + 1] << 8);
 	unsigned at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] & ~3u : 0;
+	unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
 	for (int n = 0; at >= 0x40 && n < MAX_CAPABILITIES; n++) {
-		unsigned type = config[at + CAP_CFG_TYPE], cap_len = config[at + CAP_LEN];
-		unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
-		if (config[at] == PCI_CAP_ID_VNDR && type >= CAP_TYPE_COMMON && type <= CAP_TYPE_DEVICE &&
-		    found[type].length == 0 && cap_len >= needed && at + cap_len <= sizeof(config) &&
-		    config[at + CAP_BAR] < PCI_NUM_BARS) {
-			found[type] = (struct structure_location){
-			    .bar = config[at + CAP_BAR],
+		unsigned cap_len = config[at + CAP_LEN], bar = config[at + CAP_BAR];
+		size_t bar_size;
+		if (config[at] == PCI_CAP_ID_VNDR && config[at + CAP_CFG_TYPE] == type && cap_len >= needed &&
+		    at + cap_len <= 256 && le32_at(&config[at + CAP_LENGTH]) != 0 && bar < PCI_NUM_BARS &&
+		    pci_map_bar(pci, bar, &bar_size) != NULL) {
+			*found = (struct structure_location){
+			    .bar = (uint8_t)bar,
 			    .offset = le32_at(&config[at + CAP_OFFSET]),
 			    .length = le32_at(&config[at + CAP_LENGTH]),
 			    .notify_off_multiplier =
 				type == CAP_TYPE_NOTIFY ? le32_at(&config[at + CAP_NOTIFY_OFF_MULTIPLIER]) : 0,
 			};
+			return;
 		}
 		at = config[at + 1] & ~3u; // the next pointer
+	}
+}
+
+// The structures the driver uses, each from the first capability of its type it can use (find_structure). The
+// common configuration first: without it there is no modern interface, and the walk maps no other BAR.
+static int find_structures(struct pci_device* pci, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
+	uint8_t config[256];
+	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
+		return -1;
+	}
+	find_structure(pci, config, CAP_TYPE_COMMON, &found[CAP_TYPE_COMMON]);
+	if (found[CAP_TYPE_COMMON].length != 0) {
+		find_structure(pci, config, CAP_TYPE_NOTIFY, &found[CAP_TYPE_NOTIFY]);
+		find_structure(pci, config, CAP_TYPE_DEVICE, &found[CAP_TYPE_DEVICE]);
 	}
 	return 0;
 }
