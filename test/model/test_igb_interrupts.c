@@ -28,8 +28,9 @@
 #define REG_IVAR(n) (0x01700 + 4 * (n))
 // GPIE (8.8, 7.3): NSICR (bit 0), Multiple_MSIX (bit 4), EIAME (bit 30), PBA_support (bit 31).
 #define DOCUMENTED_GPIE (1u << 0 | 1u << 4 | 1u << 30 | 1u << 31)
-// What the driver must write to EITR (8.8): the documented 50 us (include/ixy/interrupts.h) in 1 us units in
-// Interval (bits 14:2), and CNT_IGNR (bit 31).
+// What the driver must write to EITR: the documented 50 us (include/ixy/interrupts.h) in 1 us units in Interval
+// (bits 14:2; the unit of Linux's igb, IGB_20K_ITR = 49 << 2, and of the I210 datasheet, 8.8.14), and CNT_IGNR
+// (bit 31).
 #define DOCUMENTED_EITR (50u << 2 | 1u << 31)
 // IVAR (8.8): a TX entry the driver must leave alone; the test puts it in every IVAR before the driver runs.
 #define IVAR_TX_ENTRIES 0x83008100u // TX queue n+8 -> vector 3 (bits 31:24), TX queue n -> vector 1 (bits 15:8)
