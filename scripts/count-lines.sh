@@ -20,14 +20,14 @@ paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/
 features="
 other-drivers     2010 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
                        src/driver/virtio_transport.h
-registers          390 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
+registers          392 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               352 src/vfio.[ch] src/access.[ch] src/dma_provider.c
-interrupts         298 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
+interrupts         304 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
 af-xdp             982 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         445 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        366 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
 options            141 apps/common/options.[ch]
-trace              279 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
+trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    357 src/sandbox.c include/ixy/sandbox.h
 other-apps         494 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch]

@@ -1,7 +1,6 @@
 // HDR-style latency histogram: see histogram.h.
 #include "histogram.h"
 
-#include <math.h>
 #include <string.h>
 
 void histogram_reset(struct histogram* h) {
@@ -44,12 +43,20 @@ void histogram_add(struct histogram* h, uint64_t value) {
 	h->max = value > h->max ? value : h->max;
 }
 
-uint64_t histogram_percentile(const struct histogram* h, double p) {
+uint64_t histogram_rank(uint64_t total, uint32_t ppm) {
+	// total = q * 10^6 + r, so ppm * total / 10^6 = q * ppm + r * ppm / 10^6: only the second part needs rounding
+	// up, and r * ppm < 10^12 cannot overflow (ppm * total could).
+	uint64_t q = total / 1000000, r = total % 1000000;
+	uint64_t rank = q * ppm + (r * ppm + 999999) / 1000000;
+	return rank < 1 ? 1 : rank;
+}
+
+uint64_t histogram_percentile(const struct histogram* h, uint32_t ppm) {
 	if (h->total == 0) {
 		return 0;
 	}
-	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->total); // 1-based
-	rank = rank < 1 ? 1 : rank > h->total ? h->total : rank;
+	uint64_t rank = histogram_rank(h->total, ppm); // 1-based
+	rank = rank > h->total ? h->total : rank;
 	if (rank == h->total) {
 		return h->max; // the largest value is known exactly
 	}

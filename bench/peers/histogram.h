@@ -24,9 +24,13 @@ uint32_t histogram_bucket(uint64_t value);
 uint64_t histogram_bucket_low(uint32_t bucket);
 uint64_t histogram_bucket_high(uint32_t bucket);
 void histogram_add(struct histogram* h, uint64_t value);
-// The value at percentile p (0 < p <= 100) by nearest rank: the smallest recorded value such that at least p % of
-// all are at or below it, read as the middle of its bucket (clamped to the exact min and max; 100: the exact
+// Percentiles are given in parts per million, as integers: p99.9 is 999000. In doubles, 99.9 / 100 * 1000 is
+// 999.0000000000001, which rounds up to rank 1000 instead of 999; integer ranks are exact.
+// The 1-based nearest rank of ppm (0 < ppm <= 1000000) among total values: ceil(ppm * total / 10^6), at least 1.
+uint64_t histogram_rank(uint64_t total, uint32_t ppm);
+// The value at ppm parts per million by nearest rank: the smallest recorded value such that at least ppm / 10^6 of
+// all are at or below it, read as the middle of its bucket (clamped to the exact min and max; 1000000: the exact
 // max). 0 if empty.
-uint64_t histogram_percentile(const struct histogram* h, double p);
+uint64_t histogram_percentile(const struct histogram* h, uint32_t ppm);
 
 #endif

@@ -181,10 +181,11 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		       "p99 %llu p99.9 %llu p99.99 %llu max %llu\n",
 		       name, run, c->rate_kpps, (unsigned long long)(sent - c->begin_sent),
 		       (unsigned long long)(count - c->begin_count), seconds, (unsigned long long)h->total,
-		       (unsigned long long)histogram_percentile(h, 50), (unsigned long long)histogram_percentile(h, 90),
-		       (unsigned long long)histogram_percentile(h, 99),
-		       (unsigned long long)histogram_percentile(h, 99.9),
-		       (unsigned long long)histogram_percentile(h, 99.99), (unsigned long long)h->max);
+		       (unsigned long long)histogram_percentile(h, 500000),
+		       (unsigned long long)histogram_percentile(h, 900000),
+		       (unsigned long long)histogram_percentile(h, 990000),
+		       (unsigned long long)histogram_percentile(h, 999000),
+		       (unsigned long long)histogram_percentile(h, 999900), (unsigned long long)h->max);
 		double kpps = seconds > 0 ? (double)(count - c->begin_count) / seconds / 1000.0 : 0;
 		if (c->measuring_max && kpps > c->max_kpps) {
 			c->max_kpps = kpps;

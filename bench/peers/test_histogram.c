@@ -1,8 +1,10 @@
 // The latency histogram of host_ends (histogram.h) against exact percentiles: its buckets cover every value once,
-// in order, each at most 1/128 of its values wide, and for data sets of known shape (uniform, a heavy log-normal
-// tail, two modes with a rare slow one, small exact values) each percentile host_ends reports (50, 90, 99, 99.9,
-// 99.99, max) is within 1/256 (0.4 %: half a bucket, histogram.h) of the exact nearest-rank percentile of the sorted
-// data; and on 1..100, where every value has a bucket of its own, the ranks are exact (p50 = 50, p90 = 90, ...).
+// in order, each at most 1/128 of its values wide; its nearest ranks match ranks computed by hand, and meet the
+// definition (the smallest rank at or above ppm / 10^6 of all values) for every total up to 20000; for data sets of
+// known shape (uniform, a heavy log-normal tail, two modes with a rare slow one, small exact values) each percentile
+// host_ends reports (50, 90, 99, 99.9, 99.99, max) is within 1/256 (0.4 %: half a bucket, histogram.h) of the exact
+// nearest-rank percentile of the sorted data; and on 1..100, where every value has a bucket of its own, the ranks
+// are exact (p50 = 50, p90 = 90, ...).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,32 +60,88 @@ static void check_buckets(void) {
 	EXPECT(histogram_bucket(UINT64_MAX) == HIST_BUCKETS - 1, "2^64 - 1 is not in the last bucket");
 }
 
-// Records values[0..n) and compares each percentile with the exact one.
-static void check_percentiles(const char* name, uint64_t* values, size_t n) {
+enum { N = 200000 }; // values in each data set
+
+// The percentiles host_ends reports, in parts per million (histogram.h), and their nearest ranks among N values,
+// computed by hand.
+static const struct {
+	uint32_t ppm;
+	size_t rank_of_n;
+} reported[] = {
+    {500000, 100000}, {900000, 180000}, {990000, 198000}, {999000, 199800}, {999900, 199980}, {1000000, 200000},
+};
+
+// Nearest ranks computed by hand: ceil(ppm * total / 10^6).
+static const struct {
+	uint64_t total;
+	uint32_t ppm;
+	uint64_t rank;
+} hand_ranks[] = {
+    {1000, 999000, 999},  // 999.0: in doubles 999.0000000000001, rounded up to 1000
+    {1000, 999900, 1000}, // 999.9
+    {1000, 500000, 500},
+    {1000, 990000, 990},
+    {2000, 999000, 1998},
+    {10000, 999000, 9990},
+    {10000, 999900, 9999},
+    {100, 999000, 100}, // 99.9
+    {100, 5000, 1},     // 0.5
+    {7, 500000, 4},     // 3.5
+    {3, 333333, 1},     // 0.999999
+    {3, 333334, 2},     // 1.000002
+    {1, 1, 1},
+    {100000000000001ull, 999000, 99900000000001ull}, // ppm * total is past 2^64
+};
+
+static void check_ranks(void) {
+	for (size_t i = 0; i < sizeof(hand_ranks) / sizeof(hand_ranks[0]); i++) {
+		uint64_t got = histogram_rank(hand_ranks[i].total, hand_ranks[i].ppm);
+		EXPECT(got == hand_ranks[i].rank, "rank of %u ppm among %llu is %llu, not %llu", hand_ranks[i].ppm,
+		       (unsigned long long)hand_ranks[i].total, (unsigned long long)got,
+		       (unsigned long long)hand_ranks[i].rank);
+	}
+	// The definition, checked by multiplying instead of dividing: rank * 10^6 reaches ppm * total, rank - 1 does
+	// not.
+	for (uint64_t total = 1; total <= 20000; total++) {
+		for (size_t i = 0; i < sizeof(reported) / sizeof(reported[0]); i++) {
+			uint64_t needed = reported[i].ppm * total, rank = histogram_rank(total, reported[i].ppm);
+			EXPECT(rank * 1000000 >= needed && (rank - 1) * 1000000 < needed,
+			       "rank of %u ppm among %llu is %llu", reported[i].ppm, (unsigned long long)total,
+			       (unsigned long long)rank);
+		}
+	}
+	for (size_t i = 0; i < sizeof(reported) / sizeof(reported[0]); i++) {
+		uint64_t got = histogram_rank(N, reported[i].ppm);
+		EXPECT(got == reported[i].rank_of_n, "rank of %u ppm among %d is %llu, not %zu", reported[i].ppm, N,
+		       (unsigned long long)got, reported[i].rank_of_n);
+	}
+}
+
+// Records values[0..N) and compares each percentile with the exact one.
+static void check_percentiles(const char* name, uint64_t* values) {
 	static struct histogram h;
 	histogram_reset(&h);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < N; i++) {
 		histogram_add(&h, values[i]);
 	}
-	qsort(values, n, sizeof(*values), compare_u64);
-	static const double percentiles[] = {50, 90, 99, 99.9, 99.99, 100};
+	qsort(values, N, sizeof(*values), compare_u64);
 	printf("%-10s", name);
-	for (size_t i = 0; i < sizeof(percentiles) / sizeof(percentiles[0]); i++) {
-		double p = percentiles[i];
-		size_t rank = (size_t)ceil(p / 100.0 * (double)n); // nearest rank, 1-based
-		uint64_t exact = values[rank - 1], got = histogram_percentile(&h, p);
+	for (size_t i = 0; i < sizeof(reported) / sizeof(reported[0]); i++) {
+		uint32_t ppm = reported[i].ppm;
+		size_t rank = reported[i].rank_of_n; // nearest rank, 1-based
+		uint64_t exact = values[rank - 1], got = histogram_percentile(&h, ppm);
 		double error = exact ? fabs((double)got - (double)exact) / (double)exact : (double)got;
-		printf(" p%g %llu/%llu", p, (unsigned long long)got, (unsigned long long)exact);
-		EXPECT(error <= 1.0 / 256, "%s: percentile %g is %llu, exactly %llu (%.2f %% off)", name, p,
+		printf(" p%g %llu/%llu", ppm / 10000.0, (unsigned long long)got, (unsigned long long)exact);
+		EXPECT(error <= 1.0 / 256, "%s: percentile %g is %llu, exactly %llu (%.2f %% off)", name, ppm / 10000.0,
 		       (unsigned long long)got, (unsigned long long)exact, 100 * error);
 	}
 	printf("\n");
-	EXPECT(h.total == n && h.min == values[0] && h.max == values[n - 1], "%s: count, min or max wrong", name);
+	EXPECT(h.total == N && h.min == values[0] && h.max == values[N - 1], "%s: count, min or max wrong", name);
 }
 
 int main(void) {
 	check_buckets();
-	enum { N = 200000 };
+	check_ranks();
 	uint64_t* values = malloc(N * sizeof(*values));
 	if (!values) {
 		return 1;
@@ -91,19 +149,19 @@ int main(void) {
 	for (size_t i = 0; i < N; i++) { // uniform, 1 ns .. 1 ms
 		values[i] = 1 + next_random() % 1000000;
 	}
-	check_percentiles("uniform", values, N);
+	check_percentiles("uniform", values);
 	for (size_t i = 0; i < N; i++) { // log-normal: median 20 us, a long tail into milliseconds
 		values[i] = (uint64_t)(20000.0 * exp(1.2 * normal()));
 	}
-	check_percentiles("lognormal", values, N);
+	check_percentiles("lognormal", values);
 	for (size_t i = 0; i < N; i++) { // 99.95 % near 5 us, 0.05 % near 3 ms (a stall)
 		values[i] = i % 2000 == 7 ? 3000000 + next_random() % 500000 : 4000 + next_random() % 2000;
 	}
-	check_percentiles("bimodal", values, N);
+	check_percentiles("bimodal", values);
 	for (size_t i = 0; i < N; i++) { // small values: exact buckets
 		values[i] = next_random() % 200;
 	}
-	check_percentiles("small", values, N);
+	check_percentiles("small", values);
 	free(values);
 	// Exact ranks: 1..100 once each (in buckets of their own); nearest rank p50 = 50, p90 = 90, p99 = 99; 99.9 and
 	// 99.99 round up to rank 100.
@@ -112,16 +170,26 @@ int main(void) {
 	for (uint64_t v = 100; v >= 1; v--) {
 		histogram_add(&small, v);
 	}
-	static const double ranks[][2] = {{50, 50},     {90, 90},   {99, 99}, {99.9, 100},
-					  {99.99, 100}, {100, 100}, {0.5, 1}};
+	static const uint32_t ranks[][2] = {{500000, 50},  {900000, 90},   {990000, 99}, {999000, 100},
+					    {999900, 100}, {1000000, 100}, {5000, 1}};
 	for (size_t i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
 		uint64_t got = histogram_percentile(&small, ranks[i][0]);
-		EXPECT(got == (uint64_t)ranks[i][1], "1..100: percentile %g is %llu, not %g", ranks[i][0],
+		EXPECT(got == ranks[i][1], "1..100: percentile %g is %llu, not %u", ranks[i][0] / 10000.0,
 		       (unsigned long long)got, ranks[i][1]);
 	}
+	// 1000 values: 998 of 1, one 100, one 120 (all in buckets of their own). p99.9 is rank 999, 100, not the
+	// maximum.
+	histogram_reset(&small);
+	for (int i = 0; i < 998; i++) {
+		histogram_add(&small, 1);
+	}
+	histogram_add(&small, 120);
+	histogram_add(&small, 100);
+	uint64_t p999 = histogram_percentile(&small, 999000);
+	EXPECT(p999 == 100, "1000 values: percentile 99.9 is %llu, not the 999th value 100", (unsigned long long)p999);
 	static struct histogram empty;
 	histogram_reset(&empty);
-	EXPECT(histogram_percentile(&empty, 50) == 0, "an empty histogram's median is not 0");
+	EXPECT(histogram_percentile(&empty, 500000) == 0, "an empty histogram's median is not 0");
 	printf(failures ? "%d failures\n" : "PASS\n", failures);
 	return failures != 0;
 }

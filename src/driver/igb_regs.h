@@ -53,6 +53,7 @@
 
 // Interrupts, 8.8
 #define IGB_IMC                            0x000D8                // WO      Interrupt Mask Clear
+#define IGB_EICR                           0x01580                // RW1C    Extended Interrupt Cause (MSI-X: bit n = vector n)
 #define IGB_EIMC                           0x01528                // WO      Extended Interrupt Mask Clear (MSI-X: bit n = vector n)
 #define   IGB_IRQ_ALL                      0xFFFFFFFFu
 #define IGB_EIMS                           0x01524                // RW      Extended Interrupt Mask Set (MSI-X: bit n = vector n)

@@ -10,6 +10,7 @@ static const struct ixy_reg_name regs[] = {
     {"EECD", IGB_EECD, 1, 0},
     {"MDIC", IGB_MDIC, 1, 0},
     {"IMC", IGB_IMC, 1, 0},
+    {"EICR", IGB_EICR, 1, 0},
     {"EIMC", IGB_EIMC, 1, 0},
     {"EIMS", IGB_EIMS, 1, 0},
     {"EIAC", IGB_EIAC, 1, 0},

@@ -19,7 +19,7 @@ _Static_assert(IGB_MRQC == IXGBE_MRQC && IGB_RETA(0) == IXGBE_RETA(0) && IGB_RSS
 // The 82599's table entries are 4 bits: without DCB or virtualisation RSS reaches queues 0..15; its MRQE 0001b is RSS
 // only (4.6.11.3.4, DCB and VT off). The 82576 has 16 RX queues; RSS here spreads over at most 8, the most Linux's
 // igb driver uses for RSS on an 82576 (an entry's queue lies in its low bits; QEMU's model reads bits 3:0), and its
-// mode 010b is RSS only (0001b would be VMDq); it needs RXCSUM.PCSD: the RSS hash and the packet checksum share a field
+// mode 010b is RSS only (011b would be VMDq); it needs RXCSUM.PCSD: the RSS hash and the packet checksum share a field
 // of the RX descriptor's write-back (QEMU's igb model does no RSS without it).
 const struct intel_rss_nic intel_rss_82599 = {.max_queues = 16, .mrqc_mode = IXGBE_MRQC_MRQE_RSS};
 const struct intel_rss_nic intel_rss_82576 = {

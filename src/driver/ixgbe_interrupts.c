@@ -20,8 +20,16 @@ struct ixgbe_interrupts {
 };
 
 // Vector i is bit i % 32 of EIMS_EX(i / 32) (enable) and EIMC_EX(i / 32) (mask), 8.2.3.5.
+// Arming first clears the queue's cause: every packet the app polled while the vector was masked latched it (7.3.1),
+// and a latched cause fires the moment the vector is enabled, waking an idle app at once for nothing. Clearing it is
+// safe because the waiter looks at the ring once more after arming: a packet that came before the arming is found
+// there, one that comes after latches the cause again and fires. EICR is write-1-to-clear (8.2.3.5.1) and in MSI-X
+// mode holds the causes of vectors 0-15 only (bits 15:0): queues 16-63 have no bit to clear and may still wake once.
 static void ixgbe_set_rx_interrupt(struct ixy_device* dev, uint16_t queue_id, bool armed) {
 	const struct ixgbe_interrupts* irq = (const struct ixgbe_interrupts*)dev->interrupts;
+	if (armed && queue_id < 16) {
+		set_reg32(irq->bar, IXGBE_EICR, 1u << queue_id);
+	}
 	uint32_t reg = armed ? IXGBE_EIMS_EX(queue_id / 32) : IXGBE_EIMC_EX(queue_id / 32);
 	set_reg32(irq->bar, reg, 1u << (queue_id % 32)); // an uncached write: done when the function returns
 }

@@ -35,6 +35,7 @@
 #define   IXGBE_EEC_ARD                    (1u << 9)              //         EEPROM Auto Read Done
 
 // Interrupts, 8.2.3.5
+#define IXGBE_EICR                         0x00800                // RW1C    Extended Interrupt Cause, 8.2.3.5.1 (MSI-X: bits 15:0 = vectors 0-15)
 #define IXGBE_EIMC                         0x00888                // WO      Extended Interrupt Mask Clear
 #define   IXGBE_EIMC_ALL                   0x7FFFFFFFu            //         bits 30:0 (bit 31 is reserved)
 #define IXGBE_EIAC                         0x00810                // RW      Extended Interrupt Auto Clear (MSI-X: bits 15:0 = vectors 0-15)

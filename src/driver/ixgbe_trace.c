@@ -8,6 +8,7 @@ static const struct ixy_reg_name regs[] = {
     {"CTRL", IXGBE_CTRL, 1, 0},
     {"CTRL_EXT", IXGBE_CTRL_EXT, 1, 0},
     {"EEC", IXGBE_EEC, 1, 0},
+    {"EICR", IXGBE_EICR, 1, 0},
     {"EIMC", IXGBE_EIMC, 1, 0},
     {"EIAC", IXGBE_EIAC, 1, 0},
     {"EITR", IXGBE_EITR(0), 24, 4},

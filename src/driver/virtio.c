@@ -51,8 +51,10 @@
 // after the 64 byte header. A constant, so that the packet path bounds the device's lengths with an immediate.
 #define RX_BUF_SIZE (64 + 2048)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
-// The largest RX queue expected when ixy checks the huge pages it will need, before it may ask the device: QEMU's
-// largest (rx_queue_size=1024). A larger queue still works if the huge pages are there.
+// The largest queue the driver takes when the app leaves the size to it (ring_size 0), and so what ixy counts on when
+// it checks the huge pages it will need, before it may ask the device: QEMU's largest (rx_queue_size=1024). A modern
+// device may offer more (up to 32768, 2.4); the legacy interface lets the driver choose nothing, and a legacy queue
+// larger than this works only if the huge pages are there.
 #define LARGEST_EXPECTED_QUEUE 1024
 // How long a control command may take. QEMU answers during the notify write itself.
 #define CTRL_TIMEOUT_US 1000000
@@ -1022,7 +1024,8 @@ static int set_driver_ok(struct virtio_device* dev) {
 }
 
 // Negotiates features and sets up the queues: the steps of 3.1.1 (the legacy interface skips 5 and 6, 3.1.2).
-// config->ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the maximum).
+// config->ring_size: descriptors per RX and TX queue where the transport lets the driver choose (0: the device's
+// maximum, at most LARGEST_EXPECTED_QUEUE).
 static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
 	struct virtio_transport* t = dev->transport;
 	// 1.-3. Reset, then tell the device we noticed it and can drive it.
@@ -1038,8 +1041,9 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	// 7. Device-specific setup: the queue pairs the device has (virtio_rss.c), interrupts, the queues (5.1.2), and
 	// receive buffers in every RX chain (5.1.5).
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
+	uint16_t ring_size = config->ring_size != 0 ? (uint16_t)config->ring_size : LARGEST_EXPECTED_QUEUE;
 	if (virtio_mq_setup(config, t, dev->features, &dev->mq) != 0 || setup_interrupts(dev, config) != 0 ||
-	    setup_queues(dev, (uint16_t)config->ring_size) != 0) {
+	    setup_queues(dev, ring_size) != 0) {
 		return -1;
 	}
 	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.

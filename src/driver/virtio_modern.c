@@ -287,33 +287,57 @@ static uint32_t le32_at(const uint8_t* bytes) {
 	return (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 | (uint32_t)bytes[2] << 16 | (uint32_t)bytes[3] << 24;
 }
 
-// Walks the capability list of the configuration space (PCI 3.0, 6.7) and records the first VirtIO capability of
-// each type the driver can use (4.1.4.1). All of it is device input: every pointer has its lowest two bits masked
-// (reserved, PCI 3.0 6.7), so that a capability header always lies inside the 256 bytes read; a capability counts
-// only if it is whole (cap_len covers its structure, 4.1.4, and ends inside the configuration space) and names a
-// BAR that exists (0 to 5; the driver ignores others, 4.1.4.1); MAX_CAPABILITIES ends a list that loops.
-static int find_structures(struct pci_device* pci, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
-	uint8_t config[256];
-	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
-		return -1;
+// BAR `bar` (< NUM_BARS) of the device, mapped once (close_transport unmaps it); NULL if it cannot be mapped (the
+// access's map_bar says why).
+static uint8_t* transport_bar(struct modern_transport* m, unsigned bar) {
+	if (!m->bars[bar]) {
+		m->bars[bar] = m->transport.pci->access->map_bar(m->transport.pci, bar, &m->bar_sizes[bar]);
 	}
+	return m->bars[bar];
+}
+
+// Walks the capability list of the configuration space (PCI 3.0, 6.7) for the first VirtIO capability of one type
+// that the driver can use (4.1.4.1: the first it can support; a later one of the same type will do if an earlier one
+// cannot be used). All of it is device input: every pointer has its lowest two bits masked (reserved, PCI 3.0 6.7),
+// so that a capability header always lies inside the 256 bytes read; a capability counts only if it is whole
+// (cap_len covers its structure, 4.1.4, and ends inside the configuration space), describes a structure of some
+// length, and names a BAR that exists (0 to 5; the driver ignores others, 4.1.4.1) and can be mapped
+// (transport_bar); MAX_CAPABILITIES ends a list that loops.
+static void find_structure(struct modern_transport* m, const uint8_t config[256], unsigned type,
+			   struct structure_location* found) {
 	uint16_t status = (uint16_t)(config[PCI_STATUS] | config[PCI_STATUS + 1] << 8);
 	unsigned at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] & ~3u : 0;
+	unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
 	for (int n = 0; at >= 0x40 && n < MAX_CAPABILITIES; n++) {
-		unsigned type = config[at + CAP_CFG_TYPE], cap_len = config[at + CAP_LEN];
-		unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
-		if (config[at] == PCI_CAP_ID_VNDR && type >= CAP_TYPE_COMMON && type <= CAP_TYPE_DEVICE &&
-		    found[type].length == 0 && cap_len >= needed && at + cap_len <= sizeof(config) &&
-		    config[at + CAP_BAR] < NUM_BARS) {
-			found[type] = (struct structure_location){
-			    .bar = config[at + CAP_BAR],
+		unsigned cap_len = config[at + CAP_LEN], bar = config[at + CAP_BAR];
+		if (config[at] == PCI_CAP_ID_VNDR && config[at + CAP_CFG_TYPE] == type && cap_len >= needed &&
+		    at + cap_len <= 256 && le32_at(&config[at + CAP_LENGTH]) != 0 && bar < NUM_BARS &&
+		    transport_bar(m, bar) != NULL) {
+			*found = (struct structure_location){
+			    .bar = (uint8_t)bar,
 			    .offset = le32_at(&config[at + CAP_OFFSET]),
 			    .length = le32_at(&config[at + CAP_LENGTH]),
 			    .notify_off_multiplier =
 				type == CAP_TYPE_NOTIFY ? le32_at(&config[at + CAP_NOTIFY_OFF_MULTIPLIER]) : 0,
 			};
+			return;
 		}
 		at = config[at + 1] & ~3u; // the next pointer
+	}
+}
+
+// The structures the driver uses, each from the first capability of its type it can use (find_structure). The
+// common configuration first: without it there is no modern interface, and the walk maps no other BAR.
+static int find_structures(struct modern_transport* m, struct structure_location found[CAP_TYPE_DEVICE + 1]) {
+	struct pci_device* pci = m->transport.pci;
+	uint8_t config[256];
+	if (pci->access->config(pci, config, sizeof(config), 0, false) != 0) {
+		return -1;
+	}
+	find_structure(m, config, CAP_TYPE_COMMON, &found[CAP_TYPE_COMMON]);
+	if (found[CAP_TYPE_COMMON].length != 0) {
+		find_structure(m, config, CAP_TYPE_NOTIFY, &found[CAP_TYPE_NOTIFY]);
+		find_structure(m, config, CAP_TYPE_DEVICE, &found[CAP_TYPE_DEVICE]);
 	}
 	return 0;
 }
@@ -324,10 +348,7 @@ static int find_structures(struct pci_device* pci, struct structure_location fou
 static volatile uint8_t* map_structure(struct modern_transport* m, const struct structure_location* where,
 				       uint32_t align, const char* name) {
 	struct pci_device* pci = m->transport.pci;
-	if (!m->bars[where->bar]) { // where->bar < NUM_BARS (find_structures)
-		m->bars[where->bar] = pci->access->map_bar(pci, where->bar, &m->bar_sizes[where->bar]); // says why not
-	}
-	uint8_t* bar = m->bars[where->bar];
+	uint8_t* bar = transport_bar(m, where->bar); // where->bar < NUM_BARS (find_structures)
 	size_t bar_size = m->bar_sizes[where->bar];
 	if (bar && ((uint64_t)where->offset + where->length > bar_size || where->offset % align != 0)) {
 		ixy_error("%s: the VirtIO %s structure (%u bytes at 0x%x) does not fit BAR %u (%zu bytes) or is not "
@@ -341,14 +362,6 @@ static volatile uint8_t* map_structure(struct modern_transport* m, const struct 
 int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transport) {
 	const char* pci_addr = pci->addr;
 	*transport = NULL;
-	struct structure_location found[CAP_TYPE_DEVICE + 1] = {{0}};
-	if (find_structures(pci, found) != 0) {
-		return -1;
-	}
-	const struct structure_location* common = &found[CAP_TYPE_COMMON];
-	if (common->length == 0) {
-		return 0; // no modern interface
-	}
 	struct modern_transport* m = calloc(1, sizeof(*m));
 	if (!m) {
 		ixy_error("%s: out of memory", pci_addr);
@@ -356,6 +369,13 @@ int virtio_modern_open(struct pci_device* pci, struct virtio_transport** transpo
 	}
 	m->transport =
 	    (struct virtio_transport){.ops = &modern_ops, .pci = pci, .required_features = VIRTIO_F_VERSION_1};
+	struct structure_location found[CAP_TYPE_DEVICE + 1] = {{0}};
+	const struct structure_location* common = &found[CAP_TYPE_COMMON];
+	int rc = find_structures(m, found);
+	if (rc != 0 || common->length == 0) {
+		close_transport(&m->transport);
+		return rc; // 0 without a common configuration: no modern interface (and no BAR was mapped)
+	}
 	// 4.1.4.4: notify_off_multiplier is 0 or an even power of two; an odd one would misalign the notifications.
 	if (common->length < COMMON_CFG_MIN_LENGTH || found[CAP_TYPE_NOTIFY].length == 0 ||
 	    found[CAP_TYPE_DEVICE].length == 0 || found[CAP_TYPE_NOTIFY].notify_off_multiplier % 2 != 0) {

@@ -190,8 +190,9 @@ void xdp_adopt_plan(const struct xdp_plan* plan) {
 	}
 }
 
-// AF_XDP sockets need CAP_NET_RAW, loading the program and its map CAP_BPF (or CAP_SYS_ADMIN), attaching it to an
-// interface CAP_NET_ADMIN.
+// AF_XDP sockets need CAP_NET_RAW, attaching the program to an interface CAP_NET_ADMIN; loading an XDP program (a
+// networking program type) CAP_BPF together with CAP_NET_ADMIN, or CAP_SYS_ADMIN, which stands for both (Linux's
+// bpf_prog_load). Asking for CAP_NET_ADMIN and CAP_BPF (or CAP_SYS_ADMIN) covers all of it.
 static bool check_capabilities(const char* name) {
 	const char* missing = !has_capability(CAP_NET_RAW)     ? "CAP_NET_RAW (for AF_XDP sockets)"
 			      : !has_capability(CAP_NET_ADMIN) ? "CAP_NET_ADMIN (to attach an XDP program)"

@@ -357,6 +357,12 @@ seed("virtio_caps", "device-config-misaligned", caps_input(
     INIT_OPS))
 seed("virtio_caps", "reserved-bar", caps_input(
     0, config_space(0x40, [cap(0x40, 0x50, 1, 9, 0, 0x1000)] + QEMU_CAPS[1:]), QEMU_BARS, INIT_OPS))
+# The first common configuration in BAR 3, which is no memory BAR, a second one after the others in BAR4: the walk
+# passes over the first and takes the second (4.1.4.1).
+seed("virtio_caps", "common-unmappable-then-good", caps_input(
+    0, config_space(0x40, [cap(0x40, 0x50, 1, 3, 0, 0x1000)] + QEMU_CAPS[1:4] + [cap(0x84, 0xA0, 5, 0, 0, 0),
+                                                                               cap(0xA0, 0x00, 1, 4, 0, 0x1000)]),
+    QEMU_BARS, INIT_OPS, INIT_ANSWERS))
 # The device's answers: a queue whose notification offset is far outside the structure, a configuration whose
 # generation changes on every read.
 seed("virtio_caps", "notify-offset-outside", caps_input(

@@ -1276,6 +1276,10 @@ static void ixgbe_write32(void* model, uint32_t reg, uint32_t value) {
 	}
 }
 
+void model_ixgbe_write(struct model_ixgbe* nic, uint32_t reg, uint32_t value) {
+	ixgbe_write32(nic, reg, value);
+}
+
 // ---- transmit engine (7.2) ----
 
 static bool transmitting(const struct model_ixgbe* nic) {

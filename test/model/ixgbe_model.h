@@ -134,6 +134,8 @@ uint64_t model_ixgbe_rx_dropped(const struct model_ixgbe* nic);
 bool model_ixgbe_link_up(const struct model_ixgbe* nic);
 // The register value as the device holds it, without side effects (no clear-on-read, no time passing).
 uint32_t model_ixgbe_peek(const struct model_ixgbe* nic, uint32_t reg);
+// Writes a register as software does, with its side effects: for a test that acts behind the driver's back.
+void model_ixgbe_write(struct model_ixgbe* nic, uint32_t reg, uint32_t value);
 
 // ---- register access log ----
 

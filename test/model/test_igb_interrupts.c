@@ -3,8 +3,8 @@
 // a BAR0 from the PCI model that is a plain register file (every write is kept, a read returns what was written)
 // and MSI-X as VFIO gives it (model_pci_offer_msix: one eventfd per vector). The test checks what the 82576
 // datasheet asks for each RX queue's vector: GPIE's MSI-X mode, the queue's IVAR entry, EIAC and EIAM, and EITR
-// holding the documented moderation; then that arming and disarming a queue writes its bit to EIMS and EIMC, and
-// that each queue's eventfd is its vector's.
+// holding the documented moderation; then that arming a queue clears its latched cause (its bit written to EICR)
+// before it writes its bit to EIMS, that disarming writes it to EIMC, and that each queue's eventfd is its vector's.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 #define NIC_ADDR "0000:06:00.0"
 // Registers of the 82576 (datasheet 8.8), written out here rather than taken from the driver's igb_regs.h.
 #define REG_GPIE 0x01514
+#define REG_EICR 0x01580
 #define REG_EIMS 0x01524
 #define REG_EIMC 0x01528
 #define REG_EIAC 0x0152C
@@ -27,17 +28,20 @@
 #define REG_IVAR(n) (0x01700 + 4 * (n))
 // GPIE (8.8, 7.3): NSICR (bit 0), Multiple_MSIX (bit 4), EIAME (bit 30), PBA_support (bit 31).
 #define DOCUMENTED_GPIE (1u << 0 | 1u << 4 | 1u << 30 | 1u << 31)
-// What the driver must write to EITR (8.8): the documented 50 us (include/ixy/interrupts.h) in 1 us units in
-// Interval (bits 14:2), and CNT_IGNR (bit 31).
+// What the driver must write to EITR: the documented 50 us (include/ixy/interrupts.h) in 1 us units in Interval
+// (bits 14:2; the unit of Linux's igb, IGB_20K_ITR = 49 << 2, and of the I210 datasheet, 8.8.14), and CNT_IGNR
+// (bit 31).
 #define DOCUMENTED_EITR (50u << 2 | 1u << 31)
 // IVAR (8.8): a TX entry the driver must leave alone; the test puts it in every IVAR before the driver runs.
 #define IVAR_TX_ENTRIES 0x83008100u // TX queue n+8 -> vector 3 (bits 31:24), TX queue n -> vector 1 (bits 15:8)
 
-// The register file, and what the driver wrote to the write-only EIMS and EIMC, in order.
+// The register file, and what the driver wrote to the write-only EIMS and EIMC and to EICR, in order; and when it
+// last wrote EICR and EIMS (the count of writes then).
 static uint32_t regs[MODEL_BAR0_SIZE / 4];
 static unsigned writes;
-static uint32_t eims_writes[4], eimc_writes[4];
-static unsigned num_eims, num_eimc;
+static uint32_t eims_writes[4], eimc_writes[4], eicr_writes[4];
+static unsigned num_eims, num_eimc, num_eicr;
+static unsigned last_eicr_write, last_eims_write;
 
 static uint32_t bar_read32(void* model, uint32_t reg) {
 	(void)model;
@@ -49,8 +53,12 @@ static void bar_write32(void* model, uint32_t reg, uint32_t value) {
 	writes++;
 	if (reg == REG_EIMS && num_eims < 4) {
 		eims_writes[num_eims++] = value;
+		last_eims_write = writes;
 	} else if (reg == REG_EIMC && num_eimc < 4) {
 		eimc_writes[num_eimc++] = value;
+	} else if (reg == REG_EICR && num_eicr < 4) {
+		eicr_writes[num_eicr++] = value;
+		last_eicr_write = writes;
 	}
 	regs[reg / 4] = value;
 }
@@ -68,7 +76,7 @@ static struct nic open_nic(bool offer_msix) {
 	for (unsigned n = 0; n < 8; n++) {
 		regs[REG_IVAR(n) / 4] = IVAR_TX_ENTRIES;
 	}
-	writes = num_eims = num_eimc = 0;
+	writes = num_eims = num_eimc = num_eicr = 0;
 	struct nic nic = {model_pci_add(NIC_ADDR, 0x8086, 0x10c9, 0x020000, &bar_ops, NULL), NULL, NULL};
 	model_pci_offer_msix(nic.model, offer_msix);
 	nic.pci = pci_sysfs_access.open(NIC_ADDR);
@@ -134,17 +142,23 @@ static void test_rx_queues(uint16_t rx_queues) {
 		CHECK_EQ(regs[REG_IVAR(n) / 4] & IVAR_TX_ENTRIES, IVAR_TX_ENTRIES);
 	}
 	CHECK_EQ(num_eims, 0); // set up, all masked: nothing armed until the waiter arms a queue
+	CHECK_EQ(num_eicr, 0);
 	CHECK_EQ(irq->timeout_ms, 7);
 
-	// Arming writes the queue's bit (and only it) to EIMS, disarming to EIMC (8.8).
+	// Arming writes the queue's bit (and only it) to EICR, clearing the cause its polled packets latched (write 1
+	// to clear), and then to EIMS; disarming writes it to EIMC (8.8).
 	struct ixy_device dev = {.pci_addr = NIC_ADDR, .num_rx_queues = rx_queues, .interrupts = irq};
 	for (uint16_t q = 0; q < rx_queues; q++) {
-		num_eims = num_eimc = 0;
+		num_eims = num_eimc = num_eicr = 0;
 		irq->set_rx_interrupt(&dev, q, true);
+		CHECK_EQ(num_eicr, 1);
+		CHECK_EQ(eicr_writes[0], 1u << q);
+		CHECK(last_eicr_write < last_eims_write);
 		CHECK_EQ(num_eims, 1);
 		CHECK_EQ(num_eimc, 0);
 		CHECK_EQ(eims_writes[0], 1u << q);
 		irq->set_rx_interrupt(&dev, q, false);
+		CHECK_EQ(num_eicr, 1);
 		CHECK_EQ(num_eims, 1);
 		CHECK_EQ(num_eimc, 1);
 		CHECK_EQ(eimc_writes[0], 1u << q);

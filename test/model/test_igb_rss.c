@@ -1,10 +1,11 @@
-// igb_setup_rss (src/driver/igb_rss.c) against a hand-built igb: igb has no device model, so this test sees the RSS
-// registers the driver writes, in order, on a BAR0 from the PCI model that is a plain register file. It checks them
-// against values written out here from the 82576 datasheet's layout (7.1 and the registers of 8.10): RSSRK(n) holds
-// key bytes 4n..4n+3 with the first in bits 7:0, RETA(n) entries 4n..4n+3 the same way, each a queue number in its
-// low bits; RXCSUM.PCSD (bit 13) set; MRQC's Multiple Receive Queues Enable (bits 2:0) 010b, RSS only, with the hash
-// types TcpIPv4 (bit 16), IPv4 (bit 17) and UdpIPv4 (bit 22); key, table and RXCSUM before MRQC. And nothing with one
-// queue, and refused tables. (QEMU's igb shows the same registers at work: the vm_igb_rss VM test.)
+// intel_setup_rss with intel_rss_82576 (src/driver/intel_rss.c), as igb.c calls it, against a hand-built igb: igb
+// has no device model, so this test sees the RSS registers the driver writes, in order, on a BAR0 from the PCI model
+// that is a plain register file. It checks them against values written out here from the 82576 datasheet's layout
+// (7.1 and the registers of 8.10): RSSRK(n) holds key bytes 4n..4n+3 with the first in bits 7:0, RETA(n) entries
+// 4n..4n+3 the same way, each a queue number in its low bits; RXCSUM.PCSD (bit 13) set; MRQC's Multiple Receive
+// Queues Enable (bits 2:0) 010b, RSS only, with the hash types TcpIPv4 (bit 16), IPv4 (bit 17) and UdpIPv4 (bit 22);
+// key, table and RXCSUM before MRQC. And nothing with one queue, and refused tables. (QEMU's igb shows the same
+// registers at work: the vm_igb_rss VM test.)
 #include <string.h>
 
 #include <ixy/rss.h>

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/memory.h>
 
 #include "../check.h"
+#include "driver/driver.h"
 #include "driver/virtio_spec.h"
 #include "driver/virtio_transport.h"
 #include "model_test.h"
@@ -383,7 +385,10 @@ static void test_config_changes_during_read(void) {
 	}
 }
 
-// The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum.
+// The modern interface lets ixy choose the queue size (at most the device's); the default is the device's maximum,
+// but no more than the 1024 descriptors the huge page estimate (virtio_driver.huge_pages_needed, which
+// ixy_check_configs adds up before any device is unbound) counted on: a device with larger queues must not need
+// more memory than the check promised.
 static void test_ring_sizes(void) {
 	model_test_begin(__func__);
 	struct model_virtio* nic;
@@ -399,6 +404,21 @@ static void test_ring_sizes(void) {
 	CHECK(dev != NULL);
 	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
 	CHECK_EQ(model_virtio_avail_pending(nic, MODEL_VIRTIO_RX), 1024);
+	close_nic(nic, dev);
+
+	model_test_begin("test_ring_sizes (device offers 4096)");
+	dma_before = seam_dma_live_allocations();
+	size_t bytes_before = seam_dma_live_bytes();
+	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_set_queue_max(nic, 4096);
+	struct ixy_config default_size = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1};
+	dev = ixy_init_config(&default_size);
+	CHECK(dev != NULL);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 1024);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), 1024);
+	size_t pages = (seam_dma_live_bytes() - bytes_before) / IXY_HUGE_PAGE_SIZE;
+	printf("DMA memory: %zu huge pages, estimated %u\n", pages, virtio_driver.huge_pages_needed(&default_size));
+	CHECK(pages <= virtio_driver.huge_pages_needed(&default_size));
 	close_nic(nic, dev);
 
 	// More than the device has: its maximum, with a warning.
@@ -1041,6 +1061,62 @@ static void test_bad_capabilities(void) {
 	}
 }
 
+// A capability whose BAR cannot be mapped, followed by a good one of the same type: the driver takes the later one
+// (4.1.4.1: the first it can support). For each structure the driver uses, in QEMU's layout: its capability points
+// to BAR 3, which is no memory BAR, and a copy of it pointing to BAR4, as before, is added at the end of the list.
+// The device works through the modern interface: init, a frame each way, close.
+static void test_later_capability(void) {
+	model_test_begin(__func__);
+	static const struct {
+		const char* what;
+		uint8_t at, cap_len;
+	} structures[] = {{"common configuration", QEMU_CAP_COMMON, 16},
+			  {"device configuration", QEMU_CAP_DEVICE, 16},
+			  {"notification", QEMU_CAP_NOTIFY, 20}};
+	const uint8_t added = 0xa0; // free configuration space after QEMU's last capability
+	for (size_t i = 0; i < sizeof(structures) / sizeof(structures[0]); i++) {
+		fprintf(stderr, "-- %s in BAR 3, then in BAR 4\n", structures[i].what);
+		dma_before = seam_dma_live_allocations();
+		struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+		model_virtio_set_layout(nic, MODEL_VIRTIO_LAYOUT_QEMU); // whatever IXY_MODEL_VIRTIO_LAYOUT says
+		uint8_t at = structures[i].at;
+		for (uint8_t b = 0; b < structures[i].cap_len; b++) {
+			model_virtio_poke_config(nic, (uint8_t)(added + b),
+						 model_virtio_config_byte(nic, (uint8_t)(at + b)));
+		}
+		model_virtio_poke_config(nic, added + 1, 0);               // the end of the list
+		model_virtio_poke_config(nic, QEMU_CAP_LAST + 1, added);   // after QEMU's last capability
+		model_virtio_poke_config(nic, (uint8_t)(at + CAP_BAR), 3); // the first one in BAR 3
+		model_test_capture_start();
+		struct ixy_device* dev = ixy_init(NIC_ADDR, 1, 1);
+		char* text = model_test_capture_end();
+		CHECK(dev != NULL);
+		CHECK(strstr(text, "BAR3 is not a memory BAR") != NULL); // the walk tried the first one
+		free(text);
+		struct mempool* pool = memory_allocate_mempool(64, 0);
+		if (!dev || !pool) {
+			memory_free_mempool(pool);
+			ixy_close(dev);
+			model_pci_remove_all();
+			continue;
+		}
+		CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
+		CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
+		deliver(nic, 1);
+		receive_in_order(dev, 1, 1, 32);
+		struct pkt_buf* bufs[1];
+		fill_packets(pool, bufs, 1, 2);
+		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 1), 1);
+		check_wire(nic, 0, 2, 1);
+		ixy_close(dev);
+		memory_free_mempool(pool);
+		check_left_reset(nic);
+		CHECK(!model_pci_bar_mapped(model_virtio_pci(nic)));
+		CHECK_NO_NEW_VIOLATIONS();
+		model_pci_remove_all();
+	}
+}
+
 // Every DMA allocation of the init failing in turn: refused, the device left reset, nothing allocated.
 static void test_dma_allocation_failures(void) {
 	model_test_begin(__func__);
@@ -1189,6 +1265,7 @@ int main(void) {
 	test_config_changes_during_read();
 	test_capability_layouts();
 	test_bad_capabilities();
+	test_later_capability();
 	test_modern_without_version_1();
 	test_ring_sizes();
 	test_control_queue();
