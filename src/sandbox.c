@@ -16,7 +16,7 @@
 //
 // Capabilities are dropped in every thread: capset changes the calling thread's only, and a thread starts with its
 // creator's, so an app that starts threads before the filter (ixy-fwd --queues: TSYNC covers them) drops them first
-// (ixy_sandbox_drop_privileges), and ixy_sandbox_enter refuses to go on if any thread of the process holds one.
+// (ixy_sandbox_drop_privileges), and the drop refuses to go on if any thread of the process holds one.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -128,8 +128,8 @@ static int become_user(uid_t uid, gid_t gid) {
 }
 
 // Capabilities (man 7 capabilities) through the raw system calls, as libc has no wrapper for them: version 3 has
-// two 32 bit words per set (capabilities 0..63). Whether thread tid (0: the calling one) holds one: permitted,
-// effective or inheritable (the ambient set lies within the permitted one). -1 if capget fails (a thread gone: ESRCH).
+// two 32 bit words per set (capabilities 0..63). Whether thread tid holds one: permitted, effective or inheritable
+// (the ambient set lies within the permitted one). -1 if capget fails (a thread that ended meanwhile: ESRCH).
 static int holds_capabilities(pid_t tid) {
 	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = tid};
 	struct __user_cap_data_struct caps[2] = {{0}};
@@ -140,10 +140,36 @@ static int holds_capabilities(pid_t tid) {
 		caps[1].inheritable) != 0;
 }
 
+// Capabilities belong to each thread (capset changes the caller's only), and a thread starts with its creator's. So
+// the process holds none only if every thread dropped its own or started after the drop: checked for each thread
+// listed in /proc/self/task, the calling one too. One that holds some (started before ixy_sandbox_drop_privileges)
+// is refused, not fixed: only the thread itself could drop them. (readdir fails only on a bad stream.)
+static int no_thread_holds_capabilities(void) {
+	DIR* tasks = opendir("/proc/self/task");
+	if (!tasks) {
+		ixy_error("cannot list the threads in /proc/self/task, to check their capabilities: %s",
+			  strerror(errno));
+		return -1;
+	}
+	pid_t holder = 0;
+	const struct dirent* task;
+	while (holder == 0 && (task = readdir(tasks))) {
+		pid_t tid = (pid_t)strtol(task->d_name, NULL, 10); // 0 for "." and ".."
+		if (tid > 0 && holds_capabilities(tid) == 1) {
+			holder = tid;
+		}
+	}
+	(void)closedir(tasks); // (a directory only read: nothing to lose)
+	if (holder != 0) {
+		ixy_error("thread %d holds capabilities: it started before ixy_sandbox_drop_privileges", (int)holder);
+		return -1;
+	}
+	return 0;
+}
+
 // Drops every capability the calling thread holds (a file capability on the binary, a kept or an ambient set, root's
-// own), checks that capget shows none left and, for a user other than root, that root cannot be had back. capset and
-// setresuid act on the calling thread only: these are its own system calls, not glibc's, which would make every
-// thread call setresuid and abort if one thread's result differed.
+// own), checks that no thread holds one and, for a user other than root, that root cannot be had back. This is the
+// thread's own setresuid, not glibc's, which would make every thread call it and abort if their results differed.
 static int drop_capabilities(void) {
 	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
 	struct __user_cap_data_struct none[2] = {{0}};
@@ -151,8 +177,7 @@ static int drop_capabilities(void) {
 		ixy_error("cannot drop the capabilities of uid %u: %s", (unsigned)getuid(), strerror(errno));
 		return -1;
 	}
-	if (holds_capabilities(0) != 0) {
-		ixy_error("dropped the capabilities of uid %u, but some remain: refusing to go on", (unsigned)getuid());
+	if (no_thread_holds_capabilities() != 0) {
 		return -1;
 	}
 	if (getuid() != 0 && syscall(SYS_setresuid, -1, 0, -1) == 0) {
@@ -162,53 +187,14 @@ static int drop_capabilities(void) {
 	return 0;
 }
 
-// Whether config drops capabilities: always in the sandbox; with --no-sandbox only with a user other than root.
-static bool drops_capabilities(const struct ixy_sandbox_config* config) {
-	return !config->disabled || (config->drop_user && config->uid != 0);
-}
-
 int ixy_sandbox_drop_privileges(const struct ixy_sandbox_config* config) {
 	if (config->drop_user && become_user(config->uid, config->gid) != 0) {
 		return -1;
 	}
-	return drops_capabilities(config) ? drop_capabilities() : 0;
-}
-
-// Capabilities belong to each thread (capset changes the caller's only), and a thread starts with its creator's. So
-// the process holds none only if every thread dropped its own or started after the drop: checked for each thread
-// listed in /proc/self/task. One that holds some (started before ixy_sandbox_drop_privileges) is refused, not fixed:
-// only the thread itself could drop them.
-static int no_thread_holds_capabilities(void) {
-	DIR* tasks = opendir("/proc/self/task");
-	if (!tasks) {
-		ixy_error(
-		    "cannot list the process's threads in /proc/self/task to check that none holds a capability: %s",
-		    strerror(errno));
-		return -1;
+	if (config->disabled && (!config->drop_user || config->uid == 0)) {
+		return 0; // --no-sandbox, and no user other than root to drop to: capabilities kept
 	}
-	pid_t holder = 0;
-	const struct dirent* task;
-	errno = 0;
-	while ((task = readdir(tasks)) && holder == 0) {
-		pid_t tid = (pid_t)strtol(task->d_name, NULL, 10); // 0 for "." and ".."
-		if (tid > 0 && holds_capabilities(tid) == 1) {
-			holder = tid;
-		}
-		errno = 0; // (a thread gone before its capget is no holder)
-	}
-	int listed = errno;
-	(void)closedir(tasks); // (a directory read only: nothing to lose)
-	if (listed != 0) {
-		ixy_error("cannot list the process's threads in /proc/self/task: %s", strerror(listed));
-		return -1;
-	}
-	if (holder != 0) {
-		ixy_error("thread %d still holds capabilities: the app started it before dropping them "
-			  "(ixy_sandbox_drop_privileges). The app stops",
-			  (int)holder);
-		return -1;
-	}
-	return 0;
+	return drop_capabilities();
 }
 
 #ifdef SANDBOX_AUDIT_ARCH
@@ -490,9 +476,7 @@ int ixy_sandbox_enter(const struct ixy_sandbox_config* config) {
 		__lsan_do_leak_check();
 	}
 #endif
-	if (ixy_sandbox_drop_privileges(config) != 0 ||
-	    (drops_capabilities(config) && no_thread_holds_capabilities() != 0) ||
-	    (!config->disabled && install_filter() != 0)) {
+	if (ixy_sandbox_drop_privileges(config) != 0 || (!config->disabled && install_filter() != 0)) {
 		return -1;
 	}
 	ixy_info("least privilege: %s, running as uid %u",

@@ -39,9 +39,7 @@ struct ixy_sandbox_config {
 int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 
 // Locks the process down; call it once every device is up, every pool allocated and every file opened. In order:
-//   1. ixy_sandbox_drop_privileges below: root and every capability of the calling thread dropped. Then, if
-//      capabilities were dropped, every thread of the process must hold none (capget of each in /proc/self/task):
-//      one that does (started before the drop) makes it fail.
+//   1. ixy_sandbox_drop_privileges below: root and every capability dropped; no thread of the process may hold one.
 //   2. unless config->disabled: prctl(PR_SET_NO_NEW_PRIVS) and, for every thread of the process (the seccomp
 //      system call with SECCOMP_FILTER_FLAG_TSYNC, Linux 3.17 or later), a seccomp filter that allows only what the
 //      rest of the process's life needs (the list is in src/sandbox.c: I/O on files it has open, anonymous memory,
@@ -65,8 +63,9 @@ int ixy_sandbox_enter(const struct ixy_sandbox_config* config);
 //      then stay).
 //   2. unless config->disabled (then only for a user other than root): drops every capability of the calling thread
 //      (capset: permitted, effective, inheritable and with them the ambient set), as root or not, with or without
-//      --user; checks with capget that none is left and, not as root, that root cannot be had back. Nothing after
-//      the devices' setup needs one: the teardown and AF_XDP's kicks act on files and sockets opened before.
+//      --user; checks with capget that no thread of the process (/proc/self/task) holds one, and fails if one does
+//      (a thread started before the drop), and, not as root, that root cannot be had back. Nothing after the
+//      devices' setup needs a capability: the teardown and AF_XDP's kicks act on files and sockets opened before.
 // The process keeps what it holds: mapped BARs, open config files and VFIO files, locked DMA memory. (The capability
 // bounding set stays: it limits only what an execve could grant, and the filter forbids it.) Calling it again, as
 // ixy_sandbox_enter does, changes nothing. Returns 0, or -1 with one line on stderr.
