@@ -6,7 +6,8 @@
 // queues. The main thread runs queue 0 and alone reads the devices' counters and prints. Each thread is pinned to a
 // CPU (i modulo the CPUs the process may use) if it may use more than one.
 //
-// Threads and the sandbox: the threads start before the sandbox, so that its filter covers them (TSYNC); the main
+// Threads and the sandbox: the threads start before the sandbox, so that its filter covers them (TSYNC), but after
+// the capabilities were dropped (ixy_sandbox_drop_privileges: a thread starts with its creator's); the main
 // thread waits until each has signed in (glibc sets a thread up with system calls the filter refuses), then enters the
 // sandbox and says go (phase). They are never joined (pthread_join waits with a futex operation the filter refuses):
 // they run detached, and at the end the main thread sleeps until each has signed out, its last touch of anything

@@ -52,7 +52,9 @@ int main(int argc, char* argv[]) {
 		return 1;
 	}
 	struct fwd_queue queues[IXY_MAX_QUEUES];
-	bool ok = fwd_queues_start(queues, n, devs) && ixy_sandbox_enter(&opt.sandbox) == 0;
+	// Capabilities are dropped before the queues' threads start, so that these start without any (ixy/sandbox.h).
+	bool dropped = ixy_sandbox_drop_privileges(&opt.sandbox) == 0;
+	bool ok = fwd_queues_start(queues, n, devs) && dropped && ixy_sandbox_enter(&opt.sandbox) == 0;
 	fwd_queues_go(ok);
 
 	// Forward both ways until stopped; print the rates once a second.

@@ -28,7 +28,7 @@ many-cores         445 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rs
 fail-safety        366 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
 options            141 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
-least-privilege    357 src/sandbox.c include/ixy/sandbox.h
+least-privilege    385 src/sandbox.c include/ixy/sandbox.h
 other-apps         494 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch]
 "

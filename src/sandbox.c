@@ -1,5 +1,5 @@
-// Least privilege once the devices run (include/ixy/sandbox.h): root dropped, no_new_privs set and a seccomp
-// filter that allows only what the rest of an app's life needs.
+// Least privilege once the devices run (include/ixy/sandbox.h): root and every capability dropped, no_new_privs set
+// and a seccomp filter that allows only what the rest of an app's life needs.
 //
 // The filter is classic BPF (Documentation/userspace-api/seccomp_filter.rst, Documentation/networking/filter.rst):
 // for each system call the kernel runs it on a struct seccomp_data (number, architecture, arguments) and acts on the
@@ -8,11 +8,16 @@
 // (a pwrite on its IO-port BAR to notify the device; pwrite64 is the first call on the filter's list) and AF_XDP (its
 // wake-up kicks, sendto and recvfrom on its sockets).
 //
-// Refused calls fail with EPERM rather than killing the process. Through sysfs, the process's own teardown (ixy_stop:
-// reset; ixy_close: bus mastering off) is all that quiets a NIC: a killed process leaves it DMAing into memory the
-// kernel hands to others (test/vm/scenario-quiet.sh shows it). With EPERM, a bug that tries a forbidden call sees an
-// error, and the app still stops its devices on its way out. (Through VFIO the kernel would quiet the NIC of a killed
-// process; one rule for both ways keeps the library simple.)
+// Refused calls fail with EPERM rather than killing the process, calls through another architecture's ABI too.
+// Through sysfs, the process's own teardown (ixy_stop: reset; ixy_close: bus mastering off) is all that quiets a NIC:
+// a killed process leaves it DMAing into memory the kernel hands to others (test/vm/scenario-quiet.sh shows it). With
+// EPERM, a bug that tries a forbidden call sees an error, and the app still stops its devices on its way out.
+// (Through VFIO the kernel would quiet the NIC of a killed process; one rule for both ways keeps the library simple.)
+//
+// Capabilities are dropped in every thread: capset changes the calling thread's only, and a thread starts with its
+// creator's, so an app that starts threads before the filter (ixy-fwd --queues: TSYNC covers them) drops them first
+// (ixy_sandbox_drop_privileges), and the drop refuses to go on if any thread of the process holds one.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -96,18 +101,12 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name) {
 	return user ? 0 : -1;
 }
 
-// Capabilities (man 7 capabilities) through the raw system calls, as libc has no wrapper for them: version 3 has
-// two 32 bit words per set (capabilities 0..63).
-static int capabilities(struct __user_cap_data_struct data[2], bool set) {
-	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	return (int)syscall(set ? SYS_capset : SYS_capget, &header, data);
-}
-
 // Becomes uid and gid. As root: groups first (only root may set them), then the group, the user last (then nothing
 // can be changed back); setresuid to another user than root clears the permitted and effective capabilities (man 7
 // capabilities, "Effect of user ID changes on capabilities"). Not as root, the process must be that user already, in
 // its three user ids and group ids (under VFIO the apps run as the user who owns the NICs); its supplementary groups
-// then stay as they are (only root can drop them).
+// then stay as they are (only root can drop them). glibc makes every thread of the process take the new ids (POSIX
+// wants them the process's), so threads started before are that user too.
 static int become_user(uid_t uid, gid_t gid) {
 	uid_t ruid, euid, suid;
 	gid_t rgid, egid, sgid;
@@ -128,35 +127,74 @@ static int become_user(uid_t uid, gid_t gid) {
 	return 0;
 }
 
-// Drops every capability the process still holds as uid, a user other than root (a file capability on the binary, a
-// kept set), and checks that capget shows none left and that root cannot be had back.
-static int drop_capabilities(uid_t uid) {
+// Capabilities (man 7 capabilities) through the raw system calls, as libc has no wrapper for them: version 3 has
+// two 32 bit words per set (capabilities 0..63). Whether thread tid holds one: permitted, effective or inheritable
+// (the ambient set lies within the permitted one). -1 if capget fails (a thread that ended meanwhile: ESRCH).
+static int holds_capabilities(pid_t tid) {
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = tid};
 	struct __user_cap_data_struct caps[2] = {{0}};
-	if (capabilities(caps, true) != 0 || capabilities(caps, false) != 0) {
-		ixy_error("became uid %u, but cannot drop its capabilities: %s", (unsigned)uid, strerror(errno));
+	if (syscall(SYS_capget, &header, caps) != 0) {
 		return -1;
 	}
-	if (caps[0].permitted | caps[1].permitted | caps[0].effective | caps[1].effective | caps[0].inheritable |
-	    caps[1].inheritable) {
-		ixy_error("became uid %u, but capabilities remain: refusing to go on", (unsigned)uid);
+	return (caps[0].permitted | caps[1].permitted | caps[0].effective | caps[1].effective | caps[0].inheritable |
+		caps[1].inheritable) != 0;
+}
+
+// Capabilities belong to each thread (capset changes the caller's only), and a thread starts with its creator's. So
+// the process holds none only if every thread dropped its own or started after the drop: checked for each thread
+// listed in /proc/self/task, the calling one too. One that holds some (started before ixy_sandbox_drop_privileges)
+// is refused, not fixed: only the thread itself could drop them. (readdir fails only on a bad stream.)
+static int no_thread_holds_capabilities(void) {
+	DIR* tasks = opendir("/proc/self/task");
+	if (!tasks) {
+		ixy_error("cannot list the threads in /proc/self/task, to check their capabilities: %s",
+			  strerror(errno));
 		return -1;
 	}
-	if (setuid(0) == 0 || seteuid(0) == 0) {
-		ixy_error("became uid %u, but root could be had back: refusing to go on", (unsigned)uid);
+	pid_t holder = 0;
+	const struct dirent* task;
+	while (holder == 0 && (task = readdir(tasks))) {
+		pid_t tid = (pid_t)strtol(task->d_name, NULL, 10); // 0 for "." and ".."
+		if (tid > 0 && holds_capabilities(tid) == 1) {
+			holder = tid;
+		}
+	}
+	(void)closedir(tasks); // (a directory only read: nothing to lose)
+	if (holder != 0) {
+		ixy_error("thread %d holds capabilities: it started before ixy_sandbox_drop_privileges", (int)holder);
 		return -1;
 	}
 	return 0;
 }
 
-// Becomes config's user; for a user other than root, without any capability.
-static int drop_root(const struct ixy_sandbox_config* config) {
-	if (become_user(config->uid, config->gid) != 0) {
+// Drops every capability the calling thread holds (a file capability on the binary, a kept or an ambient set, root's
+// own), checks that no thread holds one and, for a user other than root, that root cannot be had back. This is the
+// thread's own setresuid, not glibc's, which would make every thread call it and abort if their results differed.
+static int drop_capabilities(void) {
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct none[2] = {{0}};
+	if (syscall(SYS_capset, &header, none) != 0) {
+		ixy_error("cannot drop the capabilities of uid %u: %s", (unsigned)getuid(), strerror(errno));
 		return -1;
 	}
-	if (config->uid == 0) {
-		return 0; // --user root: nothing dropped
+	if (no_thread_holds_capabilities() != 0) {
+		return -1;
 	}
-	return drop_capabilities(config->uid);
+	if (getuid() != 0 && syscall(SYS_setresuid, -1, 0, -1) == 0) {
+		ixy_error("dropped to uid %u, but root could be had back: refusing to go on", (unsigned)getuid());
+		return -1;
+	}
+	return 0;
+}
+
+int ixy_sandbox_drop_privileges(const struct ixy_sandbox_config* config) {
+	if (config->drop_user && become_user(config->uid, config->gid) != 0) {
+		return -1;
+	}
+	if (config->disabled && (!config->drop_user || config->uid == 0)) {
+		return 0; // --no-sandbox, and no user other than root to drop to: capabilities kept
+	}
+	return drop_capabilities();
 }
 
 #ifdef SANDBOX_AUDIT_ARCH
@@ -346,10 +384,13 @@ static void emit_rule(struct program* p, const struct rule* rule, pid_t pid) {
 size_t ixy_sandbox_filter(struct sock_filter* program, pid_t pid) {
 	struct program p = {.insns = program, .len = 0};
 	// A call through another ABI (i386's int 0x80 on an x86-64 kernel) has other numbers: the rules would mean
-	// something else. Kill.
+	// something else, so none is tried on it. Refused, not killed, as any call the rules do not allow: only code
+	// that took the process over makes such a call, and killing it would leave a NIC reached through sysfs DMAing
+	// into memory the kernel hands to others (the top of this file); refused, the call does nothing, and the app
+	// still stops its devices on its way out.
 	emit(&p, LOAD(offsetof(struct seccomp_data, arch)));
 	jump(&p, BPF_JEQ, SANDBOX_AUDIT_ARCH, p.len + 2, p.len + 1);
-	emit(&p, RET(SECCOMP_RET_KILL_PROCESS));
+	emit(&p, RET_DENY);
 	// x32 calls share the architecture but have bit 30 set in the number (__X32_SYSCALL_BIT): every rule compares
 	// the whole number, so none matches one and they end at the last instruction, refused.
 	emit(&p, LOAD(offsetof(struct seccomp_data, nr)));
@@ -435,7 +476,7 @@ int ixy_sandbox_enter(const struct ixy_sandbox_config* config) {
 		__lsan_do_leak_check();
 	}
 #endif
-	if ((config->drop_user && drop_root(config) != 0) || (!config->disabled && install_filter() != 0)) {
+	if (ixy_sandbox_drop_privileges(config) != 0 || (!config->disabled && install_filter() != 0)) {
 		return -1;
 	}
 	ixy_info("least privilege: %s, running as uid %u",

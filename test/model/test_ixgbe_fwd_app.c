@@ -20,6 +20,7 @@
 
 #include <ixy/ixy.h>
 #include <ixy/rss.h>
+#include <ixy/sandbox.h>
 
 #include "common/packet.h"
 #include "common/signals.h"
@@ -287,6 +288,10 @@ int main(void) {
 		pid_t child = fork();
 		if (child == 0) {
 			setenv("IXY_TEST_SANDBOX_PROBE", "1", 1); // the filter proves itself on stdout (sandbox.h)
+			// The feeder thread starts before ixy-fwd's main: without capabilities, as ixy-fwd's own
+			// threads, or ixy_sandbox_enter refuses to go on (it checks every thread of the process).
+			struct ixy_sandbox_config drop = {0};
+			CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
 			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true, false);
 			fflush(stdout);
 			_exit(model_test_summary());

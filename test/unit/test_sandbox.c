@@ -3,10 +3,15 @@
 // second filter) fails with EPERM. Each allowed call is made once, in a way that tells the filter's EPERM from the
 // kernel's own answer (a pread on a pipe: ESPIPE), so that removing any rule fails a check. The state the kernel
 // reports is read from /proc/self/status (NoNewPrivs, Seccomp, for a thread started before too), and a call through
-// the i386 ABI must kill. Then, as root, the same with --user's drop to nobody: ids, groups and capabilities. Each
-// child counts its failed checks into its exit status; the parent prints them. First, the filter's program
+// the i386 ABI must be refused. No task of the child may hold a capability afterwards (CapInh, CapPrm, CapEff, CapAmb
+// of every /proc/self/task/*/status), as root without --user, with --user's drop to nobody (then also its ids and
+// groups), and as uid 65534 holding ambient capabilities; a thread that still holds some makes ixy_sandbox_enter fail.
+// Each child counts its failed checks into its exit status; the parent prints them. First, the filter's program
 // (ixy_sandbox_filter, nothing installed) must be the listing in the book; test_sandbox --print-filter prints it.
+#include <dirent.h>
 #include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/futex.h>
@@ -77,7 +82,7 @@ static void forbidden_calls_fail(pid_t parent) {
 	// Signals at another process (the parent): refused.
 	CHECK_EQ(ERRNO_OF(kill(parent, 0) != 0), EPERM);
 	CHECK_EQ(ERRNO_OF(syscall(SYS_tgkill, parent, parent, 0) != 0), EPERM);
-	// Root cannot come back, nor can a second filter replace this one (the app's message for a failed install).
+	// Root cannot come back, nor can a second filter replace this one (ixy_sandbox_enter again; prctl and seccomp).
 	// (The system call itself: glibc's setuid would make every thread call it and wait for them with futex, which
 	// the filter refuses too; glibc then aborts.)
 	// futex other than private wait and wake: shared wait (pthread_join's), requeue, priority inheritance.
@@ -89,7 +94,11 @@ static void forbidden_calls_fail(pid_t parent) {
 	CHECK_EQ(ERRNO_OF(syscall(SYS_futex, &word, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0) != 0), EPERM);
 	CHECK_EQ(ERRNO_OF(syscall(SYS_setuid, 0) != 0), EPERM);
 	struct ixy_sandbox_config again = {0};
-	CHECK_EQ(ixy_sandbox_enter(&again), (uint64_t)-1);
+	CHECK_EQ(ixy_sandbox_enter(&again), (uint64_t)-1); // (it stops at capset, which the filter refuses too)
+	CHECK_EQ(ERRNO_OF(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0), EPERM);
+	struct sock_filter allow_all = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog second = {.len = 1, .filter = &allow_all};
+	CHECK_EQ(ERRNO_OF(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &second) != 0), EPERM);
 }
 
 // A thread started before the filter, and what it is told and answers through (blocking pipes).
@@ -305,11 +314,33 @@ static void dropped_state(const struct before* b, const struct ixy_sandbox_confi
 	CHECK_STATUS(b->status_fd, "Gid", ids);
 	snprintf(ids, sizeof(ids), "%u", config->gid);
 	CHECK_STATUS(b->status_fd, "Groups", ids);
+}
+
+// No capability in any task of the process: the main thread and both threads started before (all three still run:
+// kernel_state lets one end).
+static void no_capabilities(const struct before* b) {
 	const char* none = "0000000000000000";
-	CHECK_STATUS(b->status_fd, "CapInh", none);
-	CHECK_STATUS(b->status_fd, "CapPrm", none);
-	CHECK_STATUS(b->status_fd, "CapEff", none);
-	CHECK_STATUS(b->status_fd, "CapAmb", none);
+	const char* const sets[] = {"CapInh", "CapPrm", "CapEff", "CapAmb"};
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		CHECK_STATUS(b->status_fd, sets[i], none);
+		for (size_t t = 0; t < sizeof(b->threads) / sizeof(b->threads[0]); t++) {
+			CHECK_STATUS(b->threads[t].status_fd, sets[i], none);
+		}
+	}
+}
+
+// The number of tasks (threads) the process has, from /proc/self/task (before the filter: it refuses openat).
+static int tasks(void) {
+	DIR* dir = opendir("/proc/self/task");
+	int n = 0;
+	CHECK(dir != NULL);
+	while (dir && readdir(dir)) {
+		n++;
+	}
+	if (dir) {
+		closedir(dir);
+	}
+	return n - 2; // "." and ".."
 }
 
 static void open_before(struct before* b) {
@@ -355,20 +386,54 @@ static int child_result(pid_t pid) {
 	return 101;
 }
 
-// Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died).
-// keep_caps: the child asks first to keep its permitted capabilities across the change of user (PR_SET_KEEPCAPS),
-// which ixy_sandbox_enter must then drop itself.
-static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, bool keep_caps) {
+// Who the child is when it calls ixy_sandbox_drop_privileges: root (with all of root's capabilities), root that asked
+// to keep its permitted capabilities across the change of user (PR_SET_KEEPCAPS, which ixy_sandbox_enter must then
+// drop itself), or uid and gid 65534 holding capabilities in all its sets, ambient too (as a service manager starts a
+// program with AmbientCapabilities=), which it must drop although it changes no user.
+enum start { START_ROOT, START_KEEP_CAPS, START_NOBODY_WITH_CAPS };
+
+// The capabilities the uid 65534 child holds: AF_XDP's (ixy/xdp.h) and locking memory.
+static const int held_caps[] = {CAP_NET_ADMIN, CAP_NET_RAW, CAP_IPC_LOCK, CAP_BPF};
+
+// In the child, as root: becomes uid and gid 65534 with held_caps permitted, effective, inheritable and ambient.
+static void become_nobody_with_caps(void) {
+	gid_t nogroup = 65534;
+	CHECK_EQ(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
+	CHECK(setgroups(1, &nogroup) == 0 && setresgid(65534, 65534, 65534) == 0 &&
+	      setresuid(65534, 65534, 65534) == 0);
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct caps[2] = {{0}};
+	for (size_t i = 0; i < sizeof(held_caps) / sizeof(held_caps[0]); i++) {
+		caps[CAP_TO_INDEX(held_caps[i])].permitted |= CAP_TO_MASK(held_caps[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		caps[i].effective = caps[i].inheritable = caps[i].permitted;
+	}
+	CHECK_EQ(syscall(SYS_capset, &header, caps), 0);
+	for (size_t i = 0; i < sizeof(held_caps) / sizeof(held_caps[0]); i++) {
+		CHECK_EQ(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, held_caps[i], 0, 0), 0);
+	}
+}
+
+// Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died). The
+// child drops its privileges, then starts its threads and opens its files (as ixy-fwd --queues does), then enters.
+static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, enum start start) {
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct before b;
 		check_failures = 0; // the child's own, not the parent's so far
 		pid_t parent = getppid();
+		CHECK(start != START_KEEP_CAPS || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
+		if (start == START_NOBODY_WITH_CAPS) {
+			become_nobody_with_caps();
+		}
+		CHECK_EQ(ixy_sandbox_drop_privileges(config), 0);
 		open_before(&b);
-		CHECK(!keep_caps || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
+		CHECK_EQ(tasks(), 3); // the threads' status files and the process's are every task's
 		int entered = ixy_sandbox_enter(config);
 		CHECK_EQ(entered, 0);
 		if (entered == 0) {
+			no_capabilities(&b);
 			allowed_calls_work(&b);
 			forbidden_calls_fail(parent);
 			kernel_state(&b);
@@ -376,6 +441,25 @@ static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, 
 				dropped_state(&b, config);
 			}
 		}
+		fflush(stderr);
+		_exit(check_failures > 99 ? 99 : check_failures);
+	}
+	CHECK(pid > 0);
+	return pid > 0 ? child_result(pid) : 100;
+}
+
+// A thread that holds capabilities (started, as root, before any drop) makes ixy_sandbox_enter fail, before the
+// filter: it cannot drop the thread's (capset acts on the caller only). Returns the number of failed checks (100: the
+// child died).
+static int thread_with_caps_refused(void) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct before b;
+		check_failures = 0;
+		open_before(&b);
+		struct ixy_sandbox_config config = {0};
+		CHECK_EQ(ixy_sandbox_enter(&config), (uint64_t)-1);
+		CHECK_STATUS(b.status_fd, "Seccomp", "0");
 		fflush(stderr);
 		_exit(check_failures > 99 ? 99 : check_failures);
 	}
@@ -540,17 +624,17 @@ static void filter_as_in_book(const char* path) {
 	free(listing);
 }
 
-// A call through the i386 ABI (int 0x80) under the filter: the process is killed with SIGSYS. Returns the status.
+// A call through the i386 ABI (int 0x80) under the filter: refused with EPERM (-EPERM in eax), the process lives on
+// (exit status 0). Returns the status.
 static int i386_call(void) {
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct ixy_sandbox_config config = {0};
+		long nr = 20; // getpid in i386's table (arch/x86/entry/syscalls/syscall_32.tbl), writev in x86-64's
 		if (ixy_sandbox_enter(&config) == 0) {
-			long nr =
-			    20; // getpid in i386's table (arch/x86/entry/syscalls/syscall_32.tbl), writev in x86-64's
 			__asm__ volatile("int $0x80" : "+a"(nr) : : "memory");
 		}
-		_exit(0);
+		_exit(nr == -EPERM ? 0 : 1);
 	}
 	int status = 0;
 	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
@@ -564,27 +648,38 @@ int main(int argc, char** argv) {
 	}
 	filter_as_in_book(IXY_BOOK_SANDBOX_CHAPTER);
 	struct ixy_sandbox_config filter_only = {0};
-	int failed = in_child(&filter_only, false, false);
+	int failed = in_child(&filter_only, false, START_ROOT);
 	printf("filter: %d check(s) failed in the child\n", failed);
 	CHECK_EQ(failed, 0);
 	int status = i386_call();
 	printf("i386 call: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
 	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	if (getuid() == 0) {
 		struct ixy_sandbox_config nobody = {0};
 		CHECK_EQ(ixy_sandbox_user(&nobody, "nobody"), 0);
 		CHECK(nobody.drop_user && nobody.uid != 0);
-		failed = in_child(&nobody, true, false);
+		failed = in_child(&nobody, true, START_ROOT);
 		printf("filter and --user nobody: %d check(s) failed in the child\n", failed);
 		CHECK_EQ(failed, 0);
-		failed = in_child(&nobody, true, true);
+		failed = in_child(&nobody, true, START_KEEP_CAPS);
 		printf("filter and --user nobody, capabilities kept by PR_SET_KEEPCAPS: %d check(s) failed in the "
 		       "child\n",
 		       failed);
 		CHECK_EQ(failed, 0);
+		failed = in_child(&filter_only, false, START_NOBODY_WITH_CAPS);
+		printf("filter as uid 65534 with ambient capabilities: %d check(s) failed in the child\n", failed);
+		CHECK_EQ(failed, 0);
+		failed = in_child(&nobody, true, START_NOBODY_WITH_CAPS);
+		printf("filter and --user nobody as uid 65534 with ambient capabilities: %d check(s) failed in the "
+		       "child\n",
+		       failed);
+		CHECK_EQ(failed, 0);
+		failed = thread_with_caps_refused();
+		printf("a thread holding capabilities refused: %d check(s) failed in the child\n", failed);
+		CHECK_EQ(failed, 0);
 	} else {
-		printf("not root: the drop to another user is not tested\n");
+		printf("not root: the drop to another user and the capabilities' drop are not tested\n");
 	}
 	// Users by number (for users only NSS knows): "<uid>" (gid the same) and "<uid>:<gid>"; no number, no user.
 	struct ixy_sandbox_config numeric = {0};

@@ -128,25 +128,31 @@ run_app() {
 	exec "$@"
 }
 
-# The marks of least privilege (ixy_sandbox_enter) in /proc/PID/status as one machine-readable line, e.g.
-# "status app=ixy-fwd uid=1000 euid=1000 suid=1000 fsuid=1000 gid=1000 egid=1000 sgid=1000 fsgid=1000 groups=1
-# group_min=1000 group_max=1000 cap_eff=0 cap_prm=0 seccomp=2 no_new_privs=1": the four user ids and group ids of
-# the Uid: and Gid: lines (real, effective, saved, filesystem), how many supplementary groups and the least and
-# greatest (-1 for none: not a number, so that a check of them fails), whether any capability is effective or
-# permitted (0 or 1), the seccomp mode (2: a filter) and NoNewPrivs. Read it while the app runs its loop
-# (wait_running): it enters the sandbox before that.
+# The marks of least privilege (ixy_sandbox_enter) in the status of every thread of the app (/proc/PID/task/*/status:
+# capabilities belong to each thread) as one machine-readable line, e.g. "status app=ixy-fwd tasks=1 uid=1000
+# euid=1000 suid=1000 fsuid=1000 gid=1000 egid=1000 sgid=1000 fsgid=1000 groups=1 group_min=1000 group_max=1000
+# cap_eff=0 cap_prm=0 seccomp=2 no_new_privs=1": how many threads were read, the four user ids and group ids of the
+# Uid: and Gid: lines (real, effective, saved, filesystem), how many supplementary groups and the least and greatest
+# (-1 for none), whether any thread has any capability effective or permitted (0 or 1), the seccomp mode (2: a
+# filter) and NoNewPrivs. A value that differs between threads reads "mixed"; neither it nor -1 is a number, so that
+# a check of it fails. Read it while the app runs its loop (wait_running): it enters the sandbox before that.
 app_status() { # app_status APP PID
 	awk -v app="$1" '
-		$1 == "Uid:" { uid = $2 " euid=" $3 " suid=" $4 " fsuid=" $5 }
-		$1 == "Gid:" { gid = $2 " egid=" $3 " sgid=" $4 " fsgid=" $5 }
-		$1 == "Groups:" { groups = NF - 1; min = max = -1
-			for (i = 2; i <= NF; i++) { if (min < 0 || $i < min) min = $i; if ($i > max) max = $i } }
-		$1 == "CapEff:" { eff = $2 !~ /^0+$/ } $1 == "CapPrm:" { prm = $2 !~ /^0+$/ }
-		$1 == "Seccomp:" { mode = $2 } $1 == "NoNewPrivs:" { nnp = $2 }
+		function each(key, value) { if (!(key in v)) v[key] = value; else if (v[key] != value) v[key] = "mixed" }
+		FNR == 1 { tasks++ }
+		$1 == "Uid:" { each("uid", $2); each("euid", $3); each("suid", $4); each("fsuid", $5) }
+		$1 == "Gid:" { each("gid", $2); each("egid", $3); each("sgid", $4); each("fsgid", $5) }
+		$1 == "Groups:" { min = max = -1
+			for (i = 2; i <= NF; i++) { if (min < 0 || $i < min) min = $i; if ($i > max) max = $i }
+			each("groups", NF - 1); each("group_min", min); each("group_max", max) }
+		$1 == "CapEff:" && $2 !~ /^0+$/ { eff = 1 } $1 == "CapPrm:" && $2 !~ /^0+$/ { prm = 1 }
+		$1 == "Seccomp:" { each("seccomp", $2) } $1 == "NoNewPrivs:" { each("no_new_privs", $2) }
 		END {
-			printf "status app=%s uid=%s gid=%s groups=%d group_min=%s group_max=%s ", app, uid, gid, groups, min, max
-			printf "cap_eff=%d cap_prm=%d seccomp=%s no_new_privs=%s\n", eff, prm, mode, nnp
-		}' "/proc/$2/status"
+			printf "status app=%s tasks=%d uid=%s euid=%s suid=%s fsuid=%s ", app, tasks, v["uid"], v["euid"], v["suid"], v["fsuid"]
+			printf "gid=%s egid=%s sgid=%s fsgid=%s ", v["gid"], v["egid"], v["sgid"], v["fsgid"]
+			printf "groups=%s group_min=%s group_max=%s ", v["groups"], v["group_min"], v["group_max"]
+			printf "cap_eff=%d cap_prm=%d seccomp=%s no_new_privs=%s\n", eff, prm, v["seccomp"], v["no_new_privs"]
+		}' /proc/"$2"/task/*/status
 }
 
 # Sends a file from /tmp to the host over ttyS1.

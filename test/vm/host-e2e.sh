@@ -74,13 +74,16 @@ checks() {
 			test "$(total "$out/guest/pcap.log" "waiter app=ixy-pcap" slept)" = 0
 	fi
 	expect "receivers started before the generator" marker "receivers running"
-	# Least privilege (include/ixy/sandbox.h), from the apps' /proc/<pid>/status while they ran: a seccomp filter
-	# (mode 2), no_new_privs, user and group ixy (1000) in all four places each (real, effective, saved, filesystem),
-	# ixy's group as the only supplementary one, and no capability: --user dropped root through sysfs; through VFIO
-	# they ran as ixy.
+	# Least privilege (include/ixy/sandbox.h), from the status of every thread of each app while it ran
+	# (/proc/<pid>/task/*/status): in each a seccomp filter (mode 2), no_new_privs, user and group ixy (1000) in all
+	# four places each (real, effective, saved, filesystem), ixy's group as the only supplementary one, and no
+	# capability: --user dropped root through sysfs; through VFIO they ran as ixy. A value that differs between threads
+	# reads "mixed" (app_status in guest-init.sh) and fails its check.
 	local app key want
 	sed 's/^/  /' "$out/guest/status.txt" 2>/dev/null
 	for app in ixy-pcap ixy-fwd ixy-pktgen; do
+		expect "$app's status was read from each of its threads" \
+			test "$(total "$out/guest/status.txt" "status app=$app" tasks)" -ge 1
 		for key in seccomp=2 no_new_privs=1 uid=1000 euid=1000 suid=1000 fsuid=1000 gid=1000 egid=1000 sgid=1000 \
 			fsgid=1000 groups=1 group_min=1000 group_max=1000 cap_eff=0 cap_prm=0; do
 			want=${key#*=}

@@ -14,7 +14,7 @@
 #    memory its killed owner had. Through VFIO (run-vm.sh --vfio) the kernel's VFIO release stops the device: it
 #    must be quiet and the guard intact, as after the other exits.
 # The apps run under ixy's sandbox (ixy_sandbox_enter: seccomp filter, no_new_privs), as root through sysfs, as user
-# ixy through VFIO; each one's /proc/<pid>/status is checked while it runs. ixy-fwd runs with the test hook
+# ixy through VFIO; the status of each of its threads (/proc/<pid>/task/*/status) is checked while it runs. ixy-fwd runs with the test hook
 # IXY_TEST_SANDBOX_PROBE=1: once its devices run it tries to open /etc/passwd and to execve a program; both must be
 # refused (EPERM, its "sandbox probe=1" line), and it must still stop B and C on SIGTERM. And ixy-pcap where no filter
 # can be installed (vm_probe no-seccomp): it must exit 1 with D quiet, and run with --no-sandbox.
@@ -57,18 +57,22 @@ pcap_pid=$!
 fwd_pid=$!
 receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
 check "ixy-pcap and ixy-fwd run" receivers_running
-# sandboxed APP PID: the app runs under the filter with no_new_privs, as the user it was started as (all four uids).
+# sandboxed APP PID: every thread of the app runs under the filter with no_new_privs and without any capability (also
+# as root: nothing after the setup needs one), as the user it was started as (all four uids).
 sandboxed() {
 	app_status "$1" "$2" >/tmp/status.txt
 	sed 's/^/    /' /tmp/status.txt
-	test "$(total /tmp/status.txt "status app=$1" seccomp)" = 2 &&
-		test "$(total /tmp/status.txt "status app=$1" no_new_privs)" = 1 || return 1
+	test "$(total /tmp/status.txt "status app=$1" tasks)" -ge 1 &&
+		test "$(total /tmp/status.txt "status app=$1" seccomp)" = 2 &&
+		test "$(total /tmp/status.txt "status app=$1" no_new_privs)" = 1 &&
+		test "$(total /tmp/status.txt "status app=$1" cap_eff)" = 0 &&
+		test "$(total /tmp/status.txt "status app=$1" cap_prm)" = 0 || return 1
 	for key in uid euid suid fsuid; do
 		test "$(total /tmp/status.txt "status app=$1" $key)" = "$(id -u "${APP_USER:-root}")" || return 1
 	done
 }
-check "ixy-pcap runs under the seccomp filter with no_new_privs" sandboxed ixy-pcap $pcap_pid
-check "ixy-fwd runs under the seccomp filter with no_new_privs" sandboxed ixy-fwd $fwd_pid
+check "ixy-pcap runs under the seccomp filter with no_new_privs, no capability in any thread" sandboxed ixy-pcap $pcap_pid
+check "ixy-fwd runs under the seccomp filter with no_new_privs, no capability in any thread" sandboxed ixy-fwd $fwd_pid
 grep "^sandbox " /tmp/fwd.log | sed 's/^/    /'
 check_eq "ixy-fwd's open of /etc/passwd under the filter: errno" "$(total /tmp/fwd.log "sandbox probe=1" open_errno)" 1
 check_eq "ixy-fwd's execve under the filter: errno" "$(total /tmp/fwd.log "sandbox probe=1" execve_errno)" 1
@@ -80,7 +84,7 @@ fi
 run_app ixy-pktgen $NIC_A >/tmp/pktgen.log 2>&1 &
 pktgen_pid=$!
 wait_running /tmp/pktgen.log $pktgen_pid
-check "ixy-pktgen runs under the seccomp filter with no_new_privs" sandboxed ixy-pktgen $pktgen_pid
+check "ixy-pktgen runs under the seccomp filter with no_new_privs, no capability in any thread" sandboxed ixy-pktgen $pktgen_pid
 for _ in $(seq 600); do
 	kill -0 $pcap_pid 2>/dev/null || break
 	sleep 0.1
