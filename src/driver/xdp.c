@@ -184,15 +184,11 @@ static uint32_t queue_frames(uint32_t ring_size, uint16_t rx_queues, uint16_t tx
 static void plan_frames(const struct ixy_config* config, struct xdp_plan* plan) {
 	uint32_t ring = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
 	uint16_t queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
+	queues = queues ? queues : 1; // a device of no queues has one (new_device)
 	for (uint16_t q = 0; q < queues; q++) {
 		plan->frames[q] += queue_frames(ring, config->rx_queues, config->tx_queues, q);
 	}
 	plan->queues = queues > plan->queues ? queues : plan->queues;
-}
-
-// The UMEM's slices for plan: one per queue index, at least one.
-static uint16_t plan_slices(const struct xdp_plan* plan) {
-	return plan->queues ? plan->queues : 1;
 }
 
 // Slice q of the UMEM for plan: its frames, a whole number of huge pages' worth (a pool's buffers must not span
@@ -205,7 +201,7 @@ static uint32_t slice_frames(const struct xdp_plan* plan, uint16_t q) {
 // The UMEM for plan: the frames of all its slices.
 static uint32_t umem_frames(const struct xdp_plan* plan) {
 	uint32_t frames = 0;
-	for (uint16_t q = 0; q < plan_slices(plan); q++) {
+	for (uint16_t q = 0; q < plan->queues; q++) {
 		frames += slice_frames(plan, q);
 	}
 	return frames;
@@ -321,7 +317,6 @@ static void plan_device(const struct ixy_config* config, const char* ifname, str
 		plan->drivers_differ = true;
 	}
 	plan_frames(config, plan);
-	plan->queues = plan_slices(plan); // a device of no queues has one (new_device)
 }
 
 // The kernel pins the UMEM when it is registered, counted against RLIMIT_MEMLOCK unless the process has
@@ -453,7 +448,7 @@ static int umem_make(const char* name, const struct xdp_plan* plan) {
 		return -1;
 	}
 	process_umem.num_frames = frames;
-	process_umem.num_slices = plan_slices(plan);
+	process_umem.num_slices = plan->queues;
 	process_umem.held = calloc(frames, sizeof(process_umem.held[0]));
 	uint32_t first = 0;
 	for (uint16_t q = 0; q < process_umem.num_slices && process_umem.held; q++) {

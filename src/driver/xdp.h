@@ -24,7 +24,7 @@ extern const struct ixy_driver xdp_driver;
 // is tried only when every interface has the same kernel driver.
 struct xdp_plan {
 	uint32_t frames[IXY_MAX_QUEUES]; // per queue index: the frames the rings of the devices' queues of it can hold
-	uint16_t queues;                 // the most queues a device has: the UMEM's slices
+	uint16_t queues;                 // the most queues a device has (at least 1): the UMEM's slices
 	char driver[32];                 // the first interface's kernel driver (ethtool's name)
 	bool drivers_differ;             // another interface has another driver
 };
