@@ -3,8 +3,8 @@
 // sockets under it; this bench counts the part it can: the driver's rx_batch and tx_batch with the ring handling of
 // src/driver/xdp_ring.c (xsk_rx with its fill ring refill, xsk_tx with its completion ring work) against a simulated
 // kernel side, as test/fuzz/fuzz_xdp_rings.c drives the rings. No socket, no XDP program: the four rings of each
-// socket are plain memory; the UMEM is the driver's own (umem_make: a pool over ordinary memory, as for a process
-// with AF_XDP devices only), shared by the two sockets as XDP_SHARED_UMEM shares it.
+// socket are plain memory; the UMEM is the driver's own (umem_make: one slice, a pool over ordinary memory, as for a
+// process with AF_XDP devices only), shared by the two sockets' queues 0 as XDP_SHARED_UMEM shares it.
 //
 // Two ports (one socket each, rings of 512 entries). Every round the simulated kernel receives FWD_BATCH_SIZE (32)
 // 60-byte frames on each port (takes frames from the fill ring, writes the packet into them, puts RX descriptors),
@@ -83,11 +83,11 @@ static int open_port(struct port* port, const char* name) {
 				       .num_tx_queues = 1,
 				       .rx_batch = xdp_rx_batch,
 				       .tx_batch = xdp_tx_batch};
-	port->queue.umem = &process_umem.umem;
-	struct xdp_plan plan = {.frames = 4 * RING_SIZE}; // fill, RX, TX and completion rings (frames_for)
+	struct xdp_plan plan = {.frames = {4 * RING_SIZE}, .queues = 1}; // fill, RX, TX and completion rings
 	if (umem_make(dev->name, &plan) != 0) {
 		return -1;
 	}
+	port->queue.slice = &process_umem.slices[0]; // queue 0 of both ports: slice 0, as open_sockets does
 	port->queue.slot = umem_join(dev->name);
 	if (port->queue.slot == 0) {
 		return -1;
@@ -110,7 +110,7 @@ static uint32_t kernel_receive(struct port* port, const uint8_t* frame) {
 			break;
 		}
 		uint64_t addr = fill[port->fill.consumer++ & (RING_SIZE - 1)] + XSK_PACKET_OFFSET;
-		memcpy((uint8_t*)port->queue.umem->pool->dma.virt + addr, frame, PACKET_SIZE);
+		memcpy((uint8_t*)process_umem.mem.virt + addr, frame, PACKET_SIZE);
 		port->rx.descs[port->rx.producer++ & (RING_SIZE - 1)] =
 		    (struct xdp_desc){.addr = addr, .len = PACKET_SIZE};
 	}

@@ -23,7 +23,7 @@ other-drivers     2010 src/driver/igb.c src/driver/virtio.c src/driver/virtio_le
 registers          392 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               352 src/vfio.[ch] src/access.[ch] src/dma_provider.c
 interrupts         304 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
-af-xdp             982 src/driver/xdp*.[ch] src/xdp_memory.[ch]
+af-xdp            1077 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         445 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        366 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
 options            141 apps/common/options.[ch]

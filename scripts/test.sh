@@ -91,13 +91,14 @@ if [ $quick = 0 ]; then
 	# The threaded forwarder (ixy-fwd --queues) against the 82599 model, and VirtIO's queues in two threads while a
 	# third reads the statistics (test_virtio_rss), under ThreadSanitizer: only what runs threads, not under the
 	# seccomp filter (_sandbox), which refuses the sanitizer's own calls. history_size=7: the far side of a race stays
-	# known (it is the model's DMA, suppressed: test/model/tsan.supp).
+	# known (it is the model's DMA, suppressed: test/model/tsan.supp). And ixy-fwd --queues 2 between AF_XDP veths
+	# (xdp_veth_queues, --no-sandbox; skipped without root), about 10 s.
 	stage "build (ThreadSanitizer, -DIXY_TSAN=ON)" bash -c "cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug \
 		-DIXY_TSAN=ON >/dev/null && make -C build-tsan -j2 --no-print-directory test_ixgbe_fwd_app \
-		test_virtio_rss >/dev/null"
+		test_virtio_rss ixy-fwd >/dev/null"
 	stage "threaded model tests (ThreadSanitizer)" bash -c "cd build-tsan && TSAN_OPTIONS='halt_on_error=1 \
 		history_size=7 suppressions=$PWD/test/model/tsan.supp' ctest --output-on-failure \
-		-R 'test_ixgbe_fwd_app|test_virtio_rss$' -E sandbox"
+		-R 'test_ixgbe_fwd_app|test_virtio_rss$|xdp_veth_queues' -E sandbox"
 	stage "build (register trace, -DIXY_TRACE=ON)" build build-trace -DCMAKE_BUILD_TYPE=Release -DIXY_TRACE=ON
 	stage "register trace on QEMU's igb and VirtIO NICs" bash -c "cd build-trace && ctest --output-on-failure -R vm_trace"
 	[ -x test/fuzz/run.sh ] && stage "fuzzing" test/fuzz/run.sh

@@ -5,7 +5,10 @@
 // socket of its RX queue, and a BPF link attaching the program to the interface (the link dies with the process).
 // Per queue: an AF_XDP socket bound to the interface and queue, with its four rings (xdp_ring.h).
 // Per process: one UMEM, shared by all sockets of all AF_XDP devices (XDP_SHARED_UMEM), so that ixy-fwd between two
-// AF_XDP devices sends the buffer it received without a copy.
+// AF_XDP devices sends the buffer it received without a copy. Shared nothing between queues: the UMEM is cut into
+// slices, each with a pool of its own, and queue i of every device uses only slice i (its fill ring, RX ring, TX
+// copies and completions), so that queues of different indices may run in different threads (ixy.h) without a lock,
+// while ixy-fwd's thread i still forwards between the two devices' queues i without a copy.
 // Beside PCI devices (ixy's own drivers) the UMEM is the process's DMA memory (huge pages with physical addresses, or
 // IO virtual addresses under VFIO), and a frame's pkt_buf has the device address as any other: a PCI NIC sends a
 // UMEM frame as it is, and a frame is found by its place in the UMEM, not by buf_addr_phy. A PCI NIC's own buffers
@@ -45,10 +48,10 @@
 #define SOL_XDP 283
 #endif
 
-// Frames of the process's UMEM beyond those its sockets' rings can hold: a PCI NIC's TX ring full of UMEM frames at
-// the largest ring size (ixy-fwd from AF_XDP to a PCI NIC), and the app's batches.
+// Frames of each slice of the UMEM beyond those its queues' rings can hold: a PCI NIC's TX ring full of the slice's
+// frames at the largest ring size (ixy-fwd from AF_XDP to a PCI NIC, queue i to queue i), and the app's batches.
 #define UMEM_SPARE_FRAMES 4096u
-// Sockets that can share it at once (slots for xsk_umem.held).
+// Sockets that can share it at once (slots for xsk_slice.held).
 #define MAX_SOCKETS 256
 
 struct xdp_device {
@@ -59,7 +62,8 @@ struct xdp_device {
 	int map_fd, prog_fd, link_fd; // -1 when not open
 	bool zero_copy, native, started, stopped, kick_warned;
 	uint16_t num_queues;
-	uint32_t frames; // of the UMEM, promised to this device's rings
+	uint32_t ring_size;
+	bool promised; // frames of the UMEM's slices to this device's rings (queue_frames)
 	struct xsk_queue* queues;
 	int* fds;              // the queues' sockets
 	struct xdp_seen* seen; // per queue: what read_stats saw at its last call (its own: the queues may be others')
@@ -73,10 +77,14 @@ struct xdp_seen {
 
 // The process's UMEM, made by its first AF_XDP device and freed with its last.
 static struct {
-	struct xsk_umem umem;
+	struct dma_memory mem; // the UMEM: its slices one after the other, each a whole number of huge pages
+	uint32_t num_frames;
+	uint16_t num_slices; // 0: no UMEM
+	struct xsk_slice slices[IXY_MAX_QUEUES];
+	uint32_t promised[IXY_MAX_QUEUES]; // per slice: frames the rings of the open devices' queues can hold
+	uint16_t* held;                    // the slices' held, one after the other
 	int fds[MAX_SOCKETS + 1]; // by slot: a bound socket of the UMEM, -2 before it is bound, -1 free (0 unused)
 	unsigned sockets;
-	uint32_t promised;    // frames the open devices' rings can hold (struct xdp_device.frames)
 	bool zero_copy;       // the mode of its sockets (the first one's)
 	struct xdp_plan plan; // what it is made for, if the app's devices were checked together (xdp_adopt_plan)
 	bool planned;
@@ -166,25 +174,45 @@ static unsigned count_queues(const char* ifname, const char* kind) {
 	return n;
 }
 
-// The frames one device's rings can hold, all full: for each RX queue its fill and RX rings, for each TX queue its
-// TX and completion rings.
-static uint32_t frames_for(const struct ixy_config* config) {
-	uint32_t ring = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
-	return 2 * ring * ((uint32_t)config->rx_queues + config->tx_queues);
+// The frames queue q of a device can hold, its rings all full: as an RX queue its fill and RX rings, as a TX queue
+// its TX and completion rings.
+static uint32_t queue_frames(uint32_t ring_size, uint16_t rx_queues, uint16_t tx_queues, uint16_t q) {
+	return 2 * ring_size * ((uint32_t)(q < rx_queues) + (q < tx_queues));
 }
 
-// The UMEM for plan: its frames, a whole number of huge pages' worth.
-static uint32_t umem_frames(const struct xdp_plan* plan) {
+// Adds the frames of the device of config, queue by queue, to plan.
+static void plan_frames(const struct ixy_config* config, struct xdp_plan* plan) {
+	uint32_t ring = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	uint16_t queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
+	queues = queues ? queues : 1; // a device of no queues has one (new_device)
+	for (uint16_t q = 0; q < queues; q++) {
+		plan->frames[q] += queue_frames(ring, config->rx_queues, config->tx_queues, q);
+	}
+	plan->queues = queues > plan->queues ? queues : plan->queues;
+}
+
+// Slice q of the UMEM for plan: its frames, a whole number of huge pages' worth (a pool's buffers must not span
+// huge pages, and each slice's pool begins at one).
+static uint32_t slice_frames(const struct xdp_plan* plan, uint16_t q) {
 	uint32_t per_page = IXY_HUGE_PAGE_SIZE / XSK_FRAME_SIZE;
-	return (plan->frames + UMEM_SPARE_FRAMES + per_page - 1) / per_page * per_page;
+	return (plan->frames[q] + UMEM_SPARE_FRAMES + per_page - 1) / per_page * per_page;
+}
+
+// The UMEM for plan: the frames of all its slices.
+static uint32_t umem_frames(const struct xdp_plan* plan) {
+	uint32_t frames = 0;
+	for (uint16_t q = 0; q < plan->queues; q++) {
+		frames += slice_frames(plan, q);
+	}
+	return frames;
 }
 
 uint32_t xdp_umem_huge_pages(const struct xdp_plan* plan) {
-	return process_umem.umem.pool ? 0 : umem_frames(plan) / (IXY_HUGE_PAGE_SIZE / XSK_FRAME_SIZE);
+	return process_umem.num_slices ? 0 : umem_frames(plan) / (IXY_HUGE_PAGE_SIZE / XSK_FRAME_SIZE);
 }
 
 void xdp_adopt_plan(const struct xdp_plan* plan) {
-	if (!process_umem.umem.pool) {
+	if (!process_umem.num_slices) {
 		process_umem.plan = *plan;
 		process_umem.planned = true;
 	}
@@ -284,12 +312,12 @@ static void plan_device(const struct ixy_config* config, const char* ifname, str
 	if (interface_ioctl(ifname, SIOCETHTOOL, &ifr) != 0) {
 		info.driver[0] = '\0'; // unknown: taken as a driver of its own
 	}
-	if (plan->frames == 0) {
+	if (plan->queues == 0) {
 		snprintf(plan->driver, sizeof(plan->driver), "%s", info.driver);
 	} else if (strcmp(plan->driver, info.driver) != 0 || !info.driver[0]) {
 		plan->drivers_differ = true;
 	}
-	plan->frames += frames_for(config);
+	plan_frames(config, plan);
 }
 
 // The kernel pins the UMEM when it is registered, counted against RLIMIT_MEMLOCK unless the process has
@@ -297,7 +325,7 @@ static void plan_device(const struct ixy_config* config, const char* ifname, str
 static bool check_memlock(const char* name, const struct xdp_plan* plan) {
 	struct rlimit memlock;
 	uint64_t umem_bytes = (uint64_t)umem_frames(plan) * XSK_FRAME_SIZE;
-	if (!process_umem.umem.pool && !has_capability(CAP_IPC_LOCK) && getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 &&
+	if (!process_umem.num_slices && !has_capability(CAP_IPC_LOCK) && getrlimit(RLIMIT_MEMLOCK, &memlock) == 0 &&
 	    memlock.rlim_cur != RLIM_INFINITY && memlock.rlim_cur < umem_bytes) {
 		ixy_error("%s: not permitted: the UMEM (%llu KiB) is locked in memory, and this process lacks "
 			  "CAP_IPC_LOCK with a locked-memory limit of %llu KiB (ulimit -l); run it as root or raise it",
@@ -378,36 +406,67 @@ static int load_program(const char* name, int map_fd) {
 
 // ---- The process's UMEM ----
 
-// Makes the UMEM for plan if there is none. 0, or -1 with a message.
+// Frees the slices' pools, then the UMEM. The pools' memory is the UMEM's, freed whole: each pool is told it has
+// none of its own (memory_free_mempool still says if buffers are missing).
+static void umem_free(void) {
+	for (uint16_t q = 0; q < process_umem.num_slices; q++) {
+		struct mempool* pool = process_umem.slices[q].pool;
+		if (pool) {
+			pool->dma = (struct dma_memory){0};
+			memory_free_mempool(pool);
+		}
+		process_umem.slices[q] = (struct xsk_slice){0};
+	}
+	memory_free_dma(&process_umem.mem);
+	free(process_umem.held);
+	process_umem.held = NULL;
+	process_umem.num_frames = 0;
+	process_umem.num_slices = 0;
+}
+
+// Lays slice q over the UMEM's frames from `first` on: a pool whose buffer i is frame i of the slice, its pkt_buf at
+// XSK_BUF_OFFSET into the frame, so that its data is the packet. 0, or -1 with a message.
+static int slice_make(uint16_t q, uint32_t first, uint32_t frames) {
+	size_t offset = (size_t)first * XSK_FRAME_SIZE;
+	struct dma_memory part = {.virt = (uint8_t*)process_umem.mem.virt + offset,
+				  .phy = process_umem.mem.phy + offset,
+				  .size = (size_t)frames * XSK_FRAME_SIZE};
+	struct xsk_slice* slice = &process_umem.slices[q];
+	slice->pool = memory_mempool_in(&part, frames, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
+	slice->offset = offset;
+	slice->num_frames = frames;
+	slice->held = process_umem.held + first;
+	return slice->pool ? 0 : -1;
+}
+
+// Makes the UMEM for plan if there is none: its memory, then a slice per queue index. 0, or -1 with a message.
 static int umem_make(const char* name, const struct xdp_plan* plan) {
-	struct xsk_umem* umem = &process_umem.umem;
-	if (!umem->pool) {
-		uint32_t frames = umem_frames(plan);
-		struct dma_memory mem;
-		if (memory_allocate_dma((size_t)frames * XSK_FRAME_SIZE, false, &mem) != 0) {
-			return -1;
+	if (process_umem.num_slices) {
+		return 0;
+	}
+	uint32_t frames = umem_frames(plan);
+	if (memory_allocate_dma((size_t)frames * XSK_FRAME_SIZE, false, &process_umem.mem) != 0) {
+		return -1;
+	}
+	process_umem.num_frames = frames;
+	process_umem.num_slices = plan->queues;
+	process_umem.held = calloc(frames, sizeof(process_umem.held[0]));
+	uint32_t first = 0;
+	for (uint16_t q = 0; q < process_umem.num_slices && process_umem.held; q++) {
+		if (slice_make(q, first, slice_frames(plan, q)) != 0) {
+			break;
 		}
-		// Frame i is buffer i: its pkt_buf at XSK_BUF_OFFSET into the frame, so its data is the packet.
-		umem->pool =
-		    memory_mempool_in(&mem, frames, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
-		umem->held = calloc(frames, sizeof(umem->held[0]));
-		if (!umem->pool || !umem->held) {
-			if (umem->pool) {
-				memory_free_mempool(umem->pool);
-			} else {
-				memory_free_dma(&mem);
-			}
-			free(umem->held);
-			*umem = (struct xsk_umem){0};
-			ixy_error("%s: no memory for the UMEM", name);
-			return -1;
-		}
-		umem->num_frames = frames;
-		process_umem.zero_copy = !plan->drivers_differ; // tried at the first bind; it says what it got
-		process_umem.planned = false;
-		for (int slot = 0; slot <= MAX_SOCKETS; slot++) {
-			process_umem.fds[slot] = -1;
-		}
+		first += slice_frames(plan, q);
+	}
+	if (first != frames) {
+		umem_free();
+		ixy_error("%s: no memory for the UMEM", name);
+		return -1;
+	}
+	process_umem.zero_copy = !plan->drivers_differ; // tried at the first bind; it says what it got
+	process_umem.planned = false;
+	for (int slot = 0; slot <= MAX_SOCKETS; slot++) {
+		process_umem.fds[slot] = -1;
 	}
 	return 0;
 }
@@ -434,10 +493,13 @@ static void umem_leave(uint16_t slot) {
 // The UMEM goes with the last device that promised frames of it, at its close: not at its stop, since a PCI NIC
 // stopped after it may still hold UMEM frames in its TX ring (ixy-fwd stops both devices before closing either).
 static void umem_free_unused(void) {
-	if (process_umem.umem.pool && process_umem.promised == 0 && process_umem.sockets == 0) {
-		memory_free_mempool(process_umem.umem.pool);
-		free(process_umem.umem.held);
-		process_umem.umem = (struct xsk_umem){0};
+	for (uint16_t q = 0; q < process_umem.num_slices; q++) {
+		if (process_umem.promised[q] != 0) {
+			return;
+		}
+	}
+	if (process_umem.num_slices && process_umem.sockets == 0) {
+		umem_free();
 	}
 }
 
@@ -485,8 +547,8 @@ static int create_socket(struct xdp_device* dev, uint16_t q, uint32_t ring_size,
 	int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 	dev->fds[q] = fd;
 	const char* step = "socket";
-	struct xdp_umem_reg reg = {.addr = (uintptr_t)process_umem.umem.pool->dma.virt,
-				   .len = (uint64_t)process_umem.umem.num_frames * XSK_FRAME_SIZE,
+	struct xdp_umem_reg reg = {.addr = (uintptr_t)process_umem.mem.virt,
+				   .len = (uint64_t)process_umem.num_frames * XSK_FRAME_SIZE,
 				   .chunk_size = XSK_FRAME_SIZE};
 	struct xdp_mmap_offsets off;
 	socklen_t off_len = sizeof(off);
@@ -587,8 +649,8 @@ static void close_fd(const char* name, int* fd) {
 // Frames of this queue the kernel has not sent yet: in its TX ring or on their way to the completion ring.
 static uint32_t unsent(const struct xsk_queue* queue) {
 	uint32_t n = 0;
-	for (uint32_t frame = 0; frame < queue->umem->num_frames; frame++) {
-		n += queue->umem->held[frame] == XSK_HELD(queue->slot, 1);
+	for (uint32_t frame = 0; frame < queue->slice->num_frames; frame++) {
+		n += queue->slice->held[frame] == XSK_HELD(queue->slot, 1);
 	}
 	return n;
 }
@@ -597,9 +659,9 @@ static uint32_t unsent(const struct xsk_queue* queue) {
 // reported once.
 static void kick(struct xdp_device* dev, int fd, bool tx) {
 	ssize_t ret = tx ? sendto(fd, NULL, 0, MSG_DONTWAIT, NULL, 0) : recvfrom(fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	// (The queues' threads share kick_warned: the first to fail says so.)
 	if (ret < 0 && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN &&
-	    !dev->kick_warned) {
-		dev->kick_warned = true;
+	    !__atomic_exchange_n(&dev->kick_warned, true, __ATOMIC_RELAXED)) {
 		ixy_warn("%s: waking the kernel up for %s failed: %s", dev->name, tx ? "TX" : "RX", strerror(errno));
 	}
 }
@@ -655,13 +717,24 @@ static void xdp_stop(struct ixy_device* ixy) {
 	}
 }
 
+// A queue's counters as they are now: relaxed atomic loads, as the queue's thread may store them meanwhile.
+static struct xsk_counters load_counters(const struct xsk_counters* c) {
+	return (struct xsk_counters){.rx_packets = __atomic_load_n(&c->rx_packets, __ATOMIC_RELAXED),
+				     .rx_bytes = __atomic_load_n(&c->rx_bytes, __ATOMIC_RELAXED),
+				     .tx_packets = __atomic_load_n(&c->tx_packets, __ATOMIC_RELAXED),
+				     .tx_bytes = __atomic_load_n(&c->tx_bytes, __ATOMIC_RELAXED),
+				     .tx_copied = __atomic_load_n(&c->tx_copied, __ATOMIC_RELAXED),
+				     .tx_dropped = __atomic_load_n(&c->tx_dropped, __ATOMIC_RELAXED),
+				     .bad = __atomic_load_n(&c->bad, __ATOMIC_RELAXED)};
+}
+
 // Adds what each queue counted since the last call. A queue's counters only grow, written by the thread of the queue
 // (xdp_ring.c); read_stats keeps what it saw (dev->seen) and touches no ring, so that it may run in another thread
 // than the queues' (ixy.h). A packet sent counts once a tx_batch on its queue took its completion back.
 static void xdp_read_stats(struct ixy_device* ixy, struct device_stats* stats) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
 	for (uint16_t q = 0; q < dev->num_queues && stats; q++) {
-		struct xsk_counters now = dev->queues[q].counters, *seen = &dev->seen[q].counters;
+		struct xsk_counters now = load_counters(&dev->queues[q].counters), *seen = &dev->seen[q].counters;
 		uint64_t rx = now.rx_packets - seen->rx_packets, tx = now.tx_packets - seen->tx_packets;
 		// Software counters: the 4 byte CRC added, as hardware counters count it (ixy.h).
 		stats->rx_pkts += rx;
@@ -689,7 +762,10 @@ static void xdp_close(struct ixy_device* ixy) {
 		totals.tx_dropped += dev->queues[q].counters.tx_dropped;
 		totals.bad += dev->queues[q].counters.bad;
 	}
-	process_umem.promised -= dev->frames;
+	for (uint16_t q = 0; q < dev->num_queues && dev->promised; q++) {
+		process_umem.promised[q] -=
+		    queue_frames(dev->ring_size, dev->ixy.num_rx_queues, dev->ixy.num_tx_queues, q);
+	}
 	umem_free_unused();
 	// tx_copied: packets copied into a UMEM frame to be sent; tx_too_large: freed unsent; refused: descriptors and
 	// indices from the kernel side that were out of bounds. Words "key=value", for scripts (test/xdp).
@@ -822,6 +898,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 	dev->ifname = ifname_of(dev->name);
 	dev->ifindex = (int)if_nametoindex(dev->ifname);
 	dev->num_queues = num_queues;
+	dev->ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
 	dev->link_fd = dev->prog_fd = -1;
 	for (uint16_t q = 0; q < num_queues; q++) {
 		dev->fds[q] = -1;
@@ -854,28 +931,39 @@ static int create_map(const struct xdp_device* dev) {
 	return fd;
 }
 
-// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit its spare. The
-// frames this device's rings can hold are promised to it. 0, or -1 with a message.
+// The UMEM: made for the app's plan (ixy_check_configs) or this device; a later device must fit the spare of each
+// slice its queues use. The frames each of this device's queues can hold are promised to it in the queue's slice. 0,
+// or -1 with a message.
 static int umem_promise(struct xdp_device* dev, const struct ixy_config* config) {
-	struct xdp_plan own = {.frames = frames_for(config)};
+	struct xdp_plan own = {0};
+	plan_frames(config, &own);
 	if (umem_make(dev->name, process_umem.planned ? &process_umem.plan : &own) != 0) {
 		return -1;
 	}
-	if (process_umem.promised + own.frames > process_umem.umem.num_frames - UMEM_SPARE_FRAMES) {
+	bool fits = dev->num_queues <= process_umem.num_slices;
+	uint32_t frames = 0; // of all the device's queues
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
+		frames += own.frames[q];
+		fits = fits && process_umem.promised[q] + own.frames[q] <=
+				   process_umem.slices[q].num_frames - UMEM_SPARE_FRAMES;
+	}
+	if (!fits) {
 		ixy_error("%s: the process's UMEM of %u frames cannot also hold the %u frames of this device's rings: "
 			  "check all devices together first (ixy_check_configs, as the apps do), or use smaller rings",
-			  dev->name, process_umem.umem.num_frames, own.frames);
+			  dev->name, process_umem.num_frames, frames);
 		return -1;
 	}
-	dev->frames = own.frames;
-	process_umem.promised += own.frames;
+	for (uint16_t q = 0; q < dev->num_queues; q++) {
+		process_umem.promised[q] += own.frames[q];
+	}
+	dev->promised = true;
 	return 0;
 }
 
-// A socket per queue, each in a slot of the UMEM. 0 or -1.
+// A socket per queue, each in a slot of the UMEM, queue q on slice q. 0 or -1.
 static int open_sockets(struct xdp_device* dev, uint32_t ring_size) {
 	for (uint16_t q = 0; q < dev->num_queues; q++) {
-		dev->queues[q].umem = &process_umem.umem;
+		dev->queues[q].slice = &process_umem.slices[q];
 		if ((dev->queues[q].slot = umem_join(dev->name)) == 0 || open_socket(dev, q, ring_size) != 0) {
 			return -1;
 		}
@@ -893,7 +981,7 @@ static void print_started(const struct xdp_device* dev, uint32_t ring_size) {
 		 dev->name, dev->ifname, dev->num_queues, ring_size,
 		 dev->native ? "the driver's (native)" : "generic (SKB)",
 		 dev->zero_copy ? "zero copy" : "copy mode (the kernel copies each packet into the UMEM)",
-		 process_umem.umem.num_frames, filled);
+		 process_umem.num_frames, filled);
 	if (access_of_process() != &xdp_memory_access) {
 		ixy_info("%s: the UMEM is DMA memory (%s): PCI NICs send its frames as they are; their own buffers are "
 			 "copied into a frame to be sent here (tx_copied at close)",

@@ -19,12 +19,14 @@
 extern const struct ixy_driver xdp_driver;
 
 // What the process's AF_XDP devices need together, gathered by the checks before the first of them is opened. All
-// their sockets share one UMEM (xdp.c), so it must hold every frame their rings can give the kernel, and all of them
-// take the mode of its first socket: zero copy is tried only when every interface has the same kernel driver.
+// their sockets share one UMEM (xdp.c), queue i of each device slice i of it, so slice i must hold every frame the
+// rings of the devices' queues i can give the kernel; and all of them take the mode of its first socket: zero copy
+// is tried only when every interface has the same kernel driver.
 struct xdp_plan {
-	uint32_t frames;     // the frames all the devices' rings can hold
-	char driver[32];     // the first interface's kernel driver (ethtool's name)
-	bool drivers_differ; // another interface has another driver
+	uint32_t frames[IXY_MAX_QUEUES]; // per queue index: the frames the rings of the devices' queues of it can hold
+	uint16_t queues;                 // the most queues a device has (at least 1): the UMEM's slices
+	char driver[32];                 // the first interface's kernel driver (ethtool's name)
+	bool drivers_differ;             // another interface has another driver
 };
 
 // The refusals of an AF_XDP device, one line each, before anything is changed: no such interface, a capability

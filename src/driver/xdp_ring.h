@@ -7,13 +7,14 @@
 // ring (frames it sent). Each ring is an array of a power of two entries with a producer and a consumer index that
 // run freely (they wrap at 2^32, and entry i lives at i & (size - 1)).
 //
-// All frames are in the UMEM, the memory the socket registered: ixy lays a mempool over it (memory_mempool_in), one
-// pkt_buf per frame, so that what the kernel received is handed to the app as it is, without a copy.
+// All frames are in the UMEM, the memory the socket registered. A queue uses only its slice of it (struct xsk_slice):
+// ixy lays a mempool over each slice (memory_mempool_in), one pkt_buf per frame, so that what the kernel received is
+// handed to the app as it is, without a copy.
 //
 // Everything the kernel writes is untrusted: its producer and consumer indices are bounded by the ring size, and a
-// descriptor is taken only if it names a frame that this socket gave the kernel through the matching ring (fill for
-// RX, TX for completion), at the offset where the kernel puts packets, with a length the frame holds. Anything else
-// is counted as bad and dropped, and the frame stays where ixy last gave it.
+// descriptor is taken only if it names a frame of the queue's slice that this socket gave the kernel through the
+// matching ring (fill for RX, TX for completion), at the offset where the kernel puts packets, with a length the frame
+// holds. Anything else is counted as bad and dropped, and the frame stays where ixy last gave it.
 #ifndef IXY_XDP_RING_H
 #define IXY_XDP_RING_H
 
@@ -43,9 +44,13 @@ struct xsk_ring {
 	size_t map_len;
 };
 
-// The UMEM: a pool whose buffers are its frames, and where each frame is.
-struct xsk_umem {
-	struct mempool* pool; // buffer i is frame i; pool->dma.virt is the UMEM
+// A slice of the UMEM: a pool whose buffers are its frames, and where each frame is. Queue i of every AF_XDP device of
+// the process uses slice i, and nothing else of the UMEM (xdp.c): the queues of one index run in one thread
+// (ixy-fwd forwards queue i of each device to queue i of the other), those of other indices may run in others, and
+// a pool has no lock (ixy/memory.h).
+struct xsk_slice {
+	struct mempool* pool; // buffer i is frame i of the slice; pool->dma.virt is where the slice begins
+	uint64_t offset;      // of the slice in the UMEM: the addresses in the rings are offsets in the UMEM
 	uint32_t num_frames;
 	// Per frame: 0 while ixy (the pool or the app) has it; else the socket that gave it to the kernel, as
 	// XSK_HELD(slot, tx). Sockets sharing the UMEM have slots 1, 2, ...
@@ -53,7 +58,8 @@ struct xsk_umem {
 };
 #define XSK_HELD(slot, tx) ((uint16_t)((slot) << 1 | (tx)))
 
-// What a socket counted since it opened: these only grow (read_stats keeps what it saw last; xdp.c).
+// What a socket counted since it opened: these only grow (read_stats keeps what it saw last; xdp.c). The queue's
+// thread stores them with relaxed atomic stores, read_stats may load them from another thread.
 struct xsk_counters {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t tx_copied;  // packets copied into a UMEM frame to be sent (their buffer was not one)
@@ -64,7 +70,7 @@ struct xsk_counters {
 // One socket's side of the rings.
 struct xsk_queue {
 	struct xsk_ring fill, completion, rx, tx;
-	struct xsk_umem* umem;
+	struct xsk_slice* slice;
 	uint16_t slot;
 	struct xsk_counters counters;
 };
@@ -72,13 +78,13 @@ struct xsk_queue {
 // Receives up to num_bufs packets: the pkt_bufs of the frames the kernel filled. Then refills the fill ring.
 uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs);
 // Takes back the frames the kernel sent, then queues up to num_bufs packets for sending; returns how many it took.
-// A buffer in the UMEM is sent as it is; any other is copied into a free frame and freed.
+// A buffer of the queue's slice is sent as it is; any other is copied into a free frame of the slice and freed.
 uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs);
 // Puts free frames into the fill ring, as many as fit.
 void xsk_refill(struct xsk_queue* q);
 // The kernel asks for a system call before it goes on with the ring (the need_wakeup flag).
 bool xsk_needs_wakeup(const struct xsk_ring* ring);
-// After the socket is closed: every frame it gave the kernel goes back to the pool.
+// After the socket is closed: every frame it gave the kernel goes back to the slice's pool.
 void xsk_take_back(struct xsk_queue* q);
 
 #endif

@@ -1,10 +1,11 @@
 // Fuzz target: AF_XDP's rings, ixy's side (src/driver/xdp_ring.c), against a kernel side that writes anything into
-// them. No socket: the rings are plain memory here, the UMEM a pool over ordinary memory, as xdp.c makes it.
+// them. No socket: the rings are plain memory here, the UMEM ordinary memory, as xdp.c makes it, and the sockets'
+// slice of it a pool over its second half (the first half another slice's, which the kernel's addresses may name).
 //
-// SOCKETS sockets (queues) share the one UMEM, as all of a process's sockets do in the driver (XDP_SHARED_UMEM):
-// socket i has slot i + 1 and its own four rings; the app holds the buffers of all of them (it may send on one what
-// it received on another). Each input picks the ring size (1 .. 64, a power of two, the same for every ring) and
-// runs a little program read from the input. An operation's byte is op + 9 * socket: op is its value % 9, the
+// SOCKETS sockets (queues) share the one slice, as the queues of one index of a process's devices do in the driver
+// (XDP_SHARED_UMEM): socket i has slot i + 1 and its own four rings; the app holds the buffers of all of them (it may
+// send on one what it received on another). Each input picks the ring size (1 .. 64, a power of two, the same for every
+// ring) and runs a little program read from the input. An operation's byte is op + 9 * socket: op is its value % 9, the
 // socket (value / 9) % SOCKETS, so that 0 .. 8 are operations on socket 0.
 //   FILL_TAKE   the kernel reads up to n of the socket's fill ring entries (it now holds those frames) and publishes
 //               its consumer
@@ -19,12 +20,13 @@
 //   TX          xsk_tx() with up to 16 buffers the app holds (received on any socket), or from a pool that is not
 //               the UMEM (copied), sizes up to the buffer's room (larger than a frame holds: dropped)
 //   FREE        the app frees some buffers it holds
-// An address the kernel writes: a frame it read from this socket's fill ring (RX_PUT) or TX ring (COMPLETE), any
-// frame of the UMEM or a little beyond, any 64 bit value, or a frame it read from any socket's fill or TX ring
-// (another socket's frame: this socket must not take it, though it is in the UMEM and given to the kernel through
-// the same kind of ring); a frame's address at the packet offset, or at any offset.
+// An address the kernel writes (an offset in the UMEM): a frame it read from this socket's fill ring (RX_PUT) or TX
+// ring (COMPLETE), any frame of the UMEM (of the other slice too) or a little beyond, any 64 bit value, or a frame it
+// read from any socket's fill or TX ring (another socket's frame: this socket must not take it, though it is in the
+// UMEM and given to the kernel through the same kind of ring); a frame's address at the packet offset, or at any
+// offset.
 //
-// The kernel side keeps its own account of where every frame is, from the ring entries only (never from umem.held):
+// The kernel side keeps its own account of where every frame is, from the ring entries only (never from slice.held):
 // ixy's (the pool or the app), or given by socket i through its fill ring (in it, read by the kernel, or in its RX
 // ring) or through its TX ring (in it, being sent, or in its completion ring). Checked after every operation, for
 // every socket:
@@ -39,9 +41,9 @@
 //     size is the descriptor's length;
 //   - a completion entry gives the frame it names (at any offset, as xdp_ring.c takes it) back to ixy when this
 //     socket gave that frame through its TX ring, and nothing else;
-//   - umem.held says for every frame exactly what the kernel side's account says (which socket, which ring);
+//   - slice.held says for every frame exactly what the kernel side's account says (which socket, which ring);
 //   - every frame is in exactly one place: the pool's free stack, the app's hands, or given to the kernel
-//     (umem.held != 0), and the counts add up to the UMEM's frames;
+//     (slice.held != 0), and the counts add up to the slice's frames;
 //   - the other sockets' rings are untouched by a call on one socket;
 // and at the end, after xsk_take_back of each socket (it closed; the frames of the sockets still open stay given)
 // and the app freed everything: the pool holds every frame exactly once.
@@ -57,7 +59,8 @@
 #include "driver/xdp_ring.h"
 #include "fuzz_input.h"
 
-#define FRAMES 256 // the UMEM: 512 KiB
+#define FRAMES 256                                       // the slice: 512 KiB
+#define SLICE_OFFSET ((uint64_t)FRAMES * XSK_FRAME_SIZE) // where it begins in the UMEM: after the other slice
 #define MAX_RING 64
 #define MAX_HELD (FRAMES + 64)
 #define HOLDING (MAX_RING * 4) // the addresses the kernel read last, per ring
@@ -91,23 +94,27 @@ struct kernel {
 	uint8_t giver[FRAMES]; // the socket's index (0 .. SOCKETS - 1), when not IXY
 };
 
-static struct xsk_umem umem;
+static struct xsk_slice slice;
 static struct mempool* other_pool; // the app's own pool, not the UMEM: its buffers are copied to be sent
 static uint16_t held_by_kernel[FRAMES];
 static struct side sides[SOCKETS];
 
-// Once per process: the UMEM in ordinary memory, as for a process with AF_XDP devices only.
+// Once per process: the UMEM in ordinary memory, as for a process with AF_XDP devices only, and the slice.
 static void setup(void) {
-	if (umem.pool) {
+	if (slice.pool) {
 		return;
 	}
 	FUZZ_CHECK(access_choose("fuzz", &xdp_memory_access) == 0);
 	struct dma_memory mem;
-	FUZZ_CHECK(memory_allocate_dma((size_t)FRAMES * XSK_FRAME_SIZE, false, &mem) == 0);
-	umem.pool = memory_mempool_in(&mem, FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
-	FUZZ_CHECK(umem.pool != NULL);
-	umem.num_frames = FRAMES;
-	umem.held = held_by_kernel;
+	FUZZ_CHECK(memory_allocate_dma(SLICE_OFFSET + (size_t)FRAMES * XSK_FRAME_SIZE, false, &mem) == 0);
+	struct dma_memory part = {.virt = (uint8_t*)mem.virt + SLICE_OFFSET,
+				  .phy = mem.phy + SLICE_OFFSET,
+				  .size = (size_t)FRAMES * XSK_FRAME_SIZE};
+	slice.pool = memory_mempool_in(&part, FRAMES, XSK_FRAME_SIZE - XSK_BUF_OFFSET, XSK_BUF_OFFSET, XSK_FRAME_SIZE);
+	FUZZ_CHECK(slice.pool != NULL);
+	slice.offset = SLICE_OFFSET;
+	slice.num_frames = FRAMES;
+	slice.held = held_by_kernel;
 	other_pool = memory_allocate_mempool(64, 0);
 	FUZZ_CHECK(other_pool != NULL);
 }
@@ -120,17 +127,22 @@ static void init_ring(struct xsk_ring* ring, struct ring_memory* mem, uint32_t s
 				  .size = size};
 }
 
-// A pointer's offset in the UMEM, compared as a number (it may lie anywhere).
-static uint64_t umem_offset(const void* p) {
-	return (uint64_t)((uintptr_t)p - (uintptr_t)umem.pool->dma.virt);
+// A pointer's offset in the slice, compared as a number (it may lie anywhere).
+static uint64_t slice_offset(const void* p) {
+	return (uint64_t)((uintptr_t)p - (uintptr_t)slice.pool->dma.virt);
 }
 
-static bool in_umem(const struct pkt_buf* buf) {
-	return buf->mempool == umem.pool;
+static bool in_slice(const struct pkt_buf* buf) {
+	return buf->mempool == slice.pool;
 }
 
 static uint32_t frame_of(const struct pkt_buf* buf) {
-	return (uint32_t)(umem_offset(buf) / XSK_FRAME_SIZE);
+	return (uint32_t)(slice_offset(buf) / XSK_FRAME_SIZE);
+}
+
+// The frame of the slice an address the kernel writes (an offset in the UMEM) lies in; FRAMES or more if outside.
+static uint64_t addr_frame(uint64_t addr) {
+	return (addr - SLICE_OFFSET) / XSK_FRAME_SIZE;
 }
 
 // Every input starts from the same pool: its free stack in frame order as memory_mempool_in left it (frame 0 on top),
@@ -139,7 +151,7 @@ static uint32_t frame_of(const struct pkt_buf* buf) {
 static void reset_pool(void) {
 	struct pkt_buf* bufs[FRAMES];
 	struct pkt_buf* by_frame[FRAMES] = {0};
-	FUZZ_CHECK(pkt_buf_alloc_batch(umem.pool, bufs, FRAMES) == FRAMES);
+	FUZZ_CHECK(pkt_buf_alloc_batch(slice.pool, bufs, FRAMES) == FRAMES);
 	for (uint32_t i = 0; i < FRAMES; i++) {
 		by_frame[frame_of(bufs[i])] = bufs[i];
 	}
@@ -148,7 +160,7 @@ static void reset_pool(void) {
 	}
 }
 
-// What umem.held must say of a frame: the slot of the socket that gave it and through which ring.
+// What slice.held must say of a frame: the slot of the socket that gave it and through which ring.
 static uint16_t held_for(const struct kernel* k, uint32_t frame) {
 	return k->place[frame] == IXY ? 0 : XSK_HELD(k->giver[frame] + 1, k->place[frame] == GIVEN_TX);
 }
@@ -158,26 +170,26 @@ static bool given_by(const struct kernel* k, uint64_t frame, uint32_t s, enum pl
 	return frame < FRAMES && k->place[frame] == place && k->giver[frame] == s;
 }
 
-// Each frame in exactly one place: pool, app, kernel; and umem.held as the kernel side knows it.
+// Each frame in exactly one place: pool, app, kernel; and slice.held as the kernel side knows it.
 static void check_frames(const struct kernel* k, struct pkt_buf* const app[], uint32_t num_app) {
 	for (uint32_t frame = 0; frame < FRAMES; frame++) {
-		FUZZ_CHECK(umem.held[frame] == held_for(k, frame));
+		FUZZ_CHECK(slice.held[frame] == held_for(k, frame));
 	}
 	uint8_t where[FRAMES] = {0};
-	for (uint32_t i = 0; i < umem.pool->free_stack_top; i++) {
-		uint32_t frame = frame_of(umem.pool->free_stack[i]);
-		FUZZ_CHECK(frame < FRAMES && where[frame] == 0 && umem.held[frame] == 0);
+	for (uint32_t i = 0; i < slice.pool->free_stack_top; i++) {
+		uint32_t frame = frame_of(slice.pool->free_stack[i]);
+		FUZZ_CHECK(frame < FRAMES && where[frame] == 0 && slice.held[frame] == 0);
 		where[frame] = 1;
 	}
 	for (uint32_t i = 0; i < num_app; i++) {
-		if (in_umem(app[i])) {
+		if (in_slice(app[i])) {
 			uint32_t frame = frame_of(app[i]);
-			FUZZ_CHECK(frame < FRAMES && where[frame] == 0 && umem.held[frame] == 0);
+			FUZZ_CHECK(frame < FRAMES && where[frame] == 0 && slice.held[frame] == 0);
 			where[frame] = 2;
 		}
 	}
 	for (uint32_t frame = 0; frame < FRAMES; frame++) {
-		FUZZ_CHECK((where[frame] != 0) != (umem.held[frame] != 0));
+		FUZZ_CHECK((where[frame] != 0) != (slice.held[frame] != 0));
 	}
 }
 
@@ -203,7 +215,7 @@ static uint64_t kernel_addr(struct fuzz_input* in, const struct side* s, bool tx
 					: held_frame(in, s->fill_holding, s->num_fill_holding);
 			break;
 		case 1:
-			frame_addr = (uint64_t)(fuzz_u16(in) % (FRAMES + 4)) * XSK_FRAME_SIZE;
+			frame_addr = (uint64_t)(fuzz_u16(in) % (2 * FRAMES + 4)) * XSK_FRAME_SIZE; // either slice
 			break;
 		default:
 			return fuzz_u64(in);
@@ -247,8 +259,7 @@ static uint32_t produced(const struct kernel* k, struct side* s, bool tx, uint32
 static void fill_given(struct kernel* k, uint32_t s, uint32_t before) {
 	uint32_t n = produced(k, &sides[s], false, before);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t addr = entry_addr(&sides[s].fill, false, before + i, k->ring_size),
-			 frame = addr / XSK_FRAME_SIZE;
+		uint64_t addr = entry_addr(&sides[s].fill, false, before + i, k->ring_size), frame = addr_frame(addr);
 		FUZZ_CHECK(addr % XSK_FRAME_SIZE == 0 && frame < FRAMES && k->place[frame] == IXY);
 		k->place[frame] = GIVEN_FILL;
 		k->giver[frame] = (uint8_t)s;
@@ -258,8 +269,8 @@ static void fill_given(struct kernel* k, uint32_t s, uint32_t before) {
 // An RX descriptor socket `s` must take: a frame it gave through its fill ring, at the packet offset, a length that
 // fits.
 static bool rx_valid(const struct kernel* k, uint32_t s, struct xdp_desc desc) {
-	return given_by(k, desc.addr / XSK_FRAME_SIZE, s, GIVEN_FILL) &&
-	       desc.addr % XSK_FRAME_SIZE == XSK_PACKET_OFFSET && desc.len <= XSK_MAX_PACKET;
+	return given_by(k, addr_frame(desc.addr), s, GIVEN_FILL) && desc.addr % XSK_FRAME_SIZE == XSK_PACKET_OFFSET &&
+	       desc.len <= XSK_MAX_PACKET;
 }
 
 // Entries ixy must consume of a ring the kernel produces, from `before` (ixy's consumer) on: all there are, at most
@@ -276,7 +287,7 @@ static struct xdp_desc rx_desc(const struct kernel* k, const struct side* s, uin
 
 // The packet the kernel wrote: the buffer's data at the descriptor's address, its size the descriptor's length.
 static bool is_packet_of(const struct pkt_buf* buf, struct xdp_desc desc) {
-	return umem_offset(buf->data) == desc.addr && buf->size == desc.len;
+	return slice_offset(buf->data) + SLICE_OFFSET == desc.addr && buf->size == desc.len;
 }
 
 // Whether the buffer holds the packet of one of the RX descriptors `consumed` from `before` on.
@@ -299,7 +310,7 @@ static void check_rx(struct kernel* k, uint32_t s, uint32_t before, uint32_t wan
 	FUZZ_CHECK(got <= consumed);
 	for (uint32_t i = 0; i < got; i++) {
 		// A frame's buffer (checked before anything is read from it), holding a packet the kernel wrote.
-		FUZZ_CHECK(umem_offset(bufs[i]) < (uint64_t)FRAMES * XSK_FRAME_SIZE && in_umem(bufs[i]));
+		FUZZ_CHECK(slice_offset(bufs[i]) < (uint64_t)FRAMES * XSK_FRAME_SIZE && in_slice(bufs[i]));
 		FUZZ_CHECK(packet_of_a_descriptor(k, side, bufs[i], before, consumed));
 	}
 	uint32_t returned = 0;
@@ -308,7 +319,7 @@ static void check_rx(struct kernel* k, uint32_t s, uint32_t before, uint32_t wan
 		if (rx_valid(k, s, desc)) {
 			FUZZ_CHECK(returned < got && is_packet_of(bufs[returned], desc)); // not dropped, in order
 			returned++;
-			k->place[desc.addr / XSK_FRAME_SIZE] = IXY;
+			k->place[addr_frame(desc.addr)] = IXY;
 		}
 	}
 	FUZZ_CHECK(returned == got); // and nothing else: no buffer for a descriptor that is not valid
@@ -321,7 +332,7 @@ static void completed(struct kernel* k, uint32_t s, uint32_t before) {
 	uint32_t consumed = mem->consumer - before;
 	FUZZ_CHECK(consumed == expected_consumed(k, mem, before, UINT32_MAX));
 	for (uint32_t i = 0; i < consumed; i++) {
-		uint64_t frame = entry_addr(mem, false, before + i, k->ring_size) / XSK_FRAME_SIZE;
+		uint64_t frame = addr_frame(entry_addr(mem, false, before + i, k->ring_size));
 		if (given_by(k, frame, s, GIVEN_TX)) {
 			k->place[frame] = IXY;
 		}
@@ -330,7 +341,7 @@ static void completed(struct kernel* k, uint32_t s, uint32_t before) {
 
 // A buffer handed to xsk_tx, as it was then.
 struct sent {
-	bool frame; // a frame of the UMEM: sent as it is
+	bool frame; // a frame of the slice: sent as it is
 	uint32_t index, size;
 };
 
@@ -349,7 +360,7 @@ static void tx_given(struct kernel* k, uint32_t s, uint32_t before, const struct
 			continue;
 		}
 		struct xdp_desc desc = descs[(before + d++) & (k->ring_size - 1)];
-		uint64_t frame = desc.addr / XSK_FRAME_SIZE;
+		uint64_t frame = addr_frame(desc.addr);
 		FUZZ_CHECK(desc.addr % XSK_FRAME_SIZE == XSK_PACKET_OFFSET && frame < FRAMES && k->place[frame] == IXY);
 		FUZZ_CHECK(desc.len == sent[i].size && (!sent[i].frame || frame == sent[i].index));
 		k->place[frame] = GIVEN_TX;
@@ -386,7 +397,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	memset(sides, 0, sizeof(sides));
 	for (uint32_t s = 0; s < SOCKETS; s++) { // socket 0 first: it gets frames 0 .. ring_size - 1
 		struct side* side = &sides[s];
-		side->q = (struct xsk_queue){.umem = &umem, .slot = (uint16_t)(s + 1)};
+		side->q = (struct xsk_queue){.slice = &slice, .slot = (uint16_t)(s + 1)};
 		init_ring(&side->q.fill, &side->fill, ring_size);
 		init_ring(&side->q.completion, &side->completion, ring_size);
 		init_ring(&side->q.rx, &side->rx, ring_size);
@@ -477,8 +488,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 					}
 					buf->size = fuzz_u16(&in) % (buf->mempool->buf_size - 64 + 1);
 					bufs[n] = buf;
-					sent[n] = (struct sent){.frame = in_umem(buf),
-								.index = in_umem(buf) ? frame_of(buf) : 0,
+					sent[n] = (struct sent){.frame = in_slice(buf),
+								.index = in_slice(buf) ? frame_of(buf) : 0,
 								.size = buf->size};
 				}
 				uint32_t completion_before = side->completion.consumer, tx_before = side->tx.producer;
@@ -521,7 +532,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 		check_frames(&k, app, num_app);
 	}
 	pkt_buf_free_batch(app, num_app);
-	FUZZ_CHECK(umem.pool->free_stack_top == FRAMES && other_pool->free_stack_top == other_pool->num_entries);
+	FUZZ_CHECK(slice.pool->free_stack_top == FRAMES && other_pool->free_stack_top == other_pool->num_entries);
 	check_frames(&k, app, 0);
 	return 0;
 }
