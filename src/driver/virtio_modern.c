@@ -309,12 +309,13 @@ static void find_structure(struct modern_transport* m, const uint8_t config[256]
 	unsigned at = (status & PCI_STATUS_CAP_LIST) ? config[PCI_CAPABILITY_LIST] & ~3u : 0;
 	unsigned needed = type == CAP_TYPE_NOTIFY ? NOTIFY_CAP_MIN_LENGTH : CAP_MIN_LENGTH;
 	for (int n = 0; at >= 0x40 && n < MAX_CAPABILITIES; n++) {
-		unsigned cap_len = config[at + CAP_LEN], bar = config[at + CAP_BAR];
+		// The header's 4 bytes lie inside the 256 (at <= 252); the rest is read once cap_len says it is there.
+		unsigned cap_len = config[at + CAP_LEN];
 		if (config[at] == PCI_CAP_ID_VNDR && config[at + CAP_CFG_TYPE] == type && cap_len >= needed &&
-		    at + cap_len <= 256 && le32_at(&config[at + CAP_LENGTH]) != 0 && bar < NUM_BARS &&
-		    transport_bar(m, bar) != NULL) {
+		    at + cap_len <= 256 && le32_at(&config[at + CAP_LENGTH]) != 0 && config[at + CAP_BAR] < NUM_BARS &&
+		    transport_bar(m, config[at + CAP_BAR]) != NULL) {
 			*found = (struct structure_location){
-			    .bar = (uint8_t)bar,
+			    .bar = config[at + CAP_BAR],
 			    .offset = le32_at(&config[at + CAP_OFFSET]),
 			    .length = le32_at(&config[at + CAP_LENGTH]),
 			    .notify_off_multiplier =
