@@ -369,6 +369,16 @@ check_fwd_rss() {   # check_fwd_rss OPTION...
 		--flow-port-base "${port_base:-x}" --flow-port-step "${port_step:-x}" --flow-port-mod "${port_mod:-x}" \
 		--nic-a "$nic_a" --nic-b "$nic_b" --nic-c "$nic_c" --nic-d "$nic_d" >"$out/check.txt" 2>&1
 	expect_checker "$out/check.txt" "check_fwd_rss.py" $?
+	# Least privilege in each of ixy-fwd's threads, read from every /proc/<pid>/task/*/status while they forwarded
+	# (scenario-fwd-rss.sh): one task per queue, each under the seccomp filter, as user ixy, with no capability.
+	sed 's/^/  /' "$out/guest/status.txt" 2>/dev/null
+	expect "ixy-fwd's status was read from its $queues threads" \
+		test "$(total "$out/guest/status.txt" "status app=ixy-fwd" tasks)" = "$queues"
+	local key
+	for key in seccomp=2 no_new_privs=1 uid=1000 euid=1000 cap_eff=0 cap_prm=0; do
+		expect "every thread of ixy-fwd ran with $key" \
+			test "$(total "$out/guest/status.txt" "status app=ixy-fwd" "${key%=*}")" = "${key#*=}"
+	done
 }
 
 # The fwd-rss scenarios through VFIO (--vfio): setup-vfio.sh's hand-over and return, every NIC reached through VFIO by

@@ -54,6 +54,8 @@ if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; t
 	# The CPUs each thread of ixy-fwd may run on (Cpus_allowed_list), sorted: it pins its threads before they loop.
 	marker "fwd threads on CPUs: $(cat /proc/$fwd_pid/task/*/status | awk '/^Cpus_allowed_list:/ { print $2 }' |
 		sort | tr '\n' ' ')"
+	# Least privilege in every thread of ixy-fwd, its queue threads too (app_status in guest-init.sh).
+	app_status ixy-fwd $fwd_pid >/tmp/status.txt
 	run_app ixy-pktgen --user ixy --flows 64 "$NIC_A" >/tmp/pktgen.log 2>&1 &
 	pktgen_pid=$!
 	if [ -n "$fwd_send" ]; then
@@ -89,6 +91,6 @@ if [ -z "$fwd_send" ]; then
 	wait_running /tmp/drain.log $drain_pid && sleep 1
 	stop_app pcap-drain $drain_pid
 fi
-for name in pcap.log fwd.log pktgen.log capture.pcap drain.log; do
+for name in pcap.log fwd.log pktgen.log capture.pcap drain.log status.txt; do
 	[ -f /tmp/$name ] && send_file $name
 done
