@@ -2,7 +2,7 @@
 # Per-packet forwarding latency in a QEMU guest (TCG, one vCPU, four emulated 82576 NICs through VFIO): the paper's
 # Table 2 (latency by ring size and load) and ixy-languages' tail-latency plots, regenerated. One boot (scenario
 # bench-latency, bench/vm/scenario-bench-latency.sh, which lists the runs): the source and the sink run on the host
-# (bench/peers/host_ends: every frame carries its send time, the sink keeps each frame's latency in an HDR-style
+# (bench/peers/host_ends: every frame carries its due time, the sink keeps each frame's latency in an HDR-style
 # histogram); the guest runs only the forwarder. First the forwarder's maximum (ixy-fwd --poll, 512 descriptors,
 # overloaded at IXY_BENCH_KPPS, default 100 kpps: after 4 s of warm-up the largest of 3 runs); then baselines with the
 # guest idle (the measuring path alone, and QEMU's netdevs joined by its hub: no NIC, no guest) at 10, 50, 90 % of

@@ -1,6 +1,6 @@
 # Scenario bench-latency (sourced by guest-init.sh; run-vm.sh --vfio --nics igb --host-ends, bench/latency.sh runs
 # it): a benchmark, not a test. The source and the sink are on the host (bench/peers/host_ends): the source stamps
-# every frame with its send time, the sink takes each frame's latency; the guest's one vCPU runs only the forwarder
+# every frame with its due time, the sink takes each frame's latency; the guest's one vCPU runs only the forwarder
 # B -> C. The guest sets the load through its console: "latency load max|overload|<percent>" (host_ends: the source
 # at its overload rate, or at that share of the largest rate it measured in a run under "load max"), and
 # "latency path nic|direct|hub" (where the source sends), and brackets each measured run of BENCH_S seconds with
