@@ -172,15 +172,20 @@ cat "$table"
 
 # One plot per load: the median over a point's runs of each percentile against the percentile, on a log axis of
 # "nines" (x = 1 / (1 - p): 50 % at 2, 99.99 % at 10^4); the max a separate point at 3 * 10^4, not on the line (it is
-# no percentile, and below 10^4 frames the 99.99th is the second largest value).
+# no percentile, and below 10^4 frames the 99.99th is the second largest value). Each series (forwarder and ring size)
+# has a line style of its own, the same in every plot: its colour and marker, numbered by the series' first row in
+# the points (15 styles; more series than that share them).
 command -v gnuplot >/dev/null || { echo "latency: no gnuplot (apt-get install gnuplot-nox)"; exit 1; }
 for load in 10 50 90 overload; do
-	awk -F, -v load="$load" -v maxfile="$tmp/$load.max" '$3 == load {
+	awk -F, -v load="$load" -v maxfile="$tmp/$load.max" -v stylefile="$tmp/$load.styles" '
+	FNR == NR { if (!(($1, $2) in style)) style[$1, $2] = ++styles; next }
+	$3 == load {
 		name = $1 == "ixy-poll" ? "ixy-fwd --poll, " $2 : $1 == "ixy-wait" ? "ixy-fwd --wait, " $2 : $1 == "bridge" ? "Linux bridge" : $1 == "hub" ? "QEMU hub (baseline)" : $1 == "direct" ? "host only (baseline)" : $1 ", " $2
 		if (blocks++) { printf "\n\n" >maxfile; printf "\n\n" }
 		printf "x \"%s\"\n2 %s\n10 %s\n100 %s\n1000 %s\n10000 %s\n", name, $8, $9, $10, $11, $12
 		printf "x \"%s\"\n30000 %s\n", name, $13 >maxfile
-	}' "$tmp/points" >"$tmp/$load.dat"
+		printf "%d ", (style[$1, $2] - 1) % 15 + 1 >stylefile
+	}' "$tmp/points" "$tmp/points" >"$tmp/$load.dat"
 	[ -s "$tmp/$load.dat" ] || continue
 	series=$(grep -c '^x ' "$tmp/$load.dat")
 	title="forwarding latency under overload"
@@ -197,8 +202,12 @@ set xlabel "percentile (log axis of nines; max: a separate point)"
 set ylabel "latency (µs)"
 set key outside right
 set grid
-plot for [i = 0:$series - 1] "$tmp/$load.dat" index i using 1:2 with linespoints lc i + 1 title columnheader(2) noenhanced, \\
-	for [i = 0:$series - 1] "$tmp/$load.max" index i using 1:2 with points lc i + 1 pt 7 ps 1.2 notitle
+colours = "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #bcbd22 #17becf #000080 #b8860b #008080 #800000 #ff00ff #556b2f"
+do for [k = 1:15] { set linetype k linecolor rgb word(colours, k) pointtype k }
+styles = "$(cat "$tmp/$load.styles")"
+plot for [i = 0:$series - 1] "$tmp/$load.dat" index i using 1:2 with linespoints lt word(styles, i + 1) + 0 \\
+		title columnheader(2) noenhanced, \\
+	for [i = 0:$series - 1] "$tmp/$load.max" index i using 1:2 with points lt word(styles, i + 1) + 0 ps 1.5 notitle
 EOF2
 	echo "plot: $out/latency-$load.svg"
 done

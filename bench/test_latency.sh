@@ -7,7 +7,8 @@
 # time per frame), the slope recovered
 # from the medians (25.0 µs per descriptor, slope / (1 / rate) = 1.00), and four SVG plots (gnuplot required) whose x
 # axis is a log axis of nines (the ticks 90 %, 99 %, 99.9 %, 99.99 % equally spaced), y a log axis (ticks powers of
-# ten, equally spaced), and the max a separate tick.
+# ten, equally spaced), and the max a separate tick, and whose series (10, 8 under overload) each have a colour and a
+# marker of their own.
 #
 #   test_latency.sh WORKDIR
 set -eu
@@ -105,6 +106,25 @@ powers = all(v > 0 and abs(round(math.log10(v)) - math.log10(v)) < 1e-9 for _, v
 ysteps = [b[0] - a[0] for a, b in zip(y, y[1:])]
 assert powers and max(ysteps) - min(ysteps) < 1, "y ticks not powers of ten equally spaced (no log axis): %s" % y
 print(sys.argv[1].rsplit("/", 1)[1], "x", nines, "max", x["max"], "y", y)
+EOF2
+	# Every series (a titled plot) has a colour and a marker of its own.
+	python3 - "$svg" <<'EOF2' || fail "latency-$load.svg: series share a colour or a marker"
+import re, sys
+text = open(sys.argv[1]).read()
+plots = re.findall(r'<g id="gnuplot_plot_\d+" ><title>([^<]*)</title>(.*?)(?=<g id="gnuplot_plot_|\Z)', text, re.S)
+styles = {}
+for title, body in plots:
+    if title.startswith("gnuplot_plot_"):
+        continue  # the max points, untitled
+    colour = re.search(r"<path stroke='([^']*)'", body).group(1)
+    marker = re.search(r"xlink:href='#(gpPt\d+)'", body).group(1)
+    styles[title] = (colour, marker)
+assert len(styles) >= 8, "only %d series: %s" % (len(styles), styles)
+for kind, i in (("colour", 0), ("marker", 1)):
+    used = [s[i] for s in styles.values()]
+    shared = [t for t, s in styles.items() if used.count(s[i]) > 1]
+    assert not shared, "%s shared by %s" % (kind, shared)
+print(sys.argv[1].rsplit("/", 1)[1], len(styles), "series, each its own colour and marker")
 EOF2
 done
 echo PASS
