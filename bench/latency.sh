@@ -17,7 +17,8 @@
 # percentiles 50, 90, 99, 99.9, 99.99 and max in microseconds, and for ixy-fwd its CPU time per frame forwarded),
 # OUT/latency-<load>.svg (gnuplot: latency against the percentile on a log "nines" axis, one line per forwarder and
 # ring size, median of its runs; the max a separate point), and the tables into docs/benchmark.md between
-# "<!-- latency: begin -->" and "<!-- latency: end -->" (another file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=)
+# "<!-- begin: latency, ... -->" and "<!-- end: latency -->" (another file with IXY_BENCH_DOC, none with
+# IXY_BENCH_DOC=)
 # if every point was measured.
 #
 # Usage: bench/latency.sh [seconds per point (4)]

@@ -56,7 +56,7 @@ point() { # point NAME RUN OFFERED_KPPS FORWARDED_KPPS MEDIAN_US
 		done
 	done
 } >"$work/marks.txt"
-printf '# doc\n<!-- latency: begin -->\nold\n<!-- latency: end -->\nafter\n' >"$work/doc.md"
+printf '# doc\n<!-- begin: latency, written by: cmd -->\nold\n<!-- end: latency -->\nafter\n' >"$work/doc.md"
 IXY_BENCH_DOC=$work/doc.md "$here/latency.sh" --from "$work/marks.txt" "$work/out" >"$work/log.txt" 2>&1 ||
 	{ cat "$work/log.txt"; fail "latency.sh --from"; }
 cat "$work/log.txt"
