@@ -92,7 +92,7 @@ for ring in $rings; do
 done
 # What the numbers were measured on, for the text next to the figures.
 {
-	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d)"
+	echo "ixy $(bench_commit "$repo"), $(date -u +%Y-%m-%d)"
 	echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs," \
 		"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "kernel $(uname -r), $(gcc --version | head -1), valgrind $(valgrind --version)"

@@ -6,7 +6,8 @@
 # only there) per kind of NIC, igb and modern VirtIO by default; in each boot the runs alternate --poll, --wait. A
 # benchmark, not a test: it prints every run (the rate at the sink, the forwarder's CPU time, how often the waiter
 # slept), then a table per NIC kind with the ratio --wait / --poll of each round (median and min..max), and writes
-# the table into docs/benchmark.md (between "<!-- interrupts-KPPS: begin -->" and "<!-- interrupts-KPPS: end -->"; another
+# the table into docs/benchmark.md (between "<!-- begin: interrupts-KPPS, ... -->" and "<!-- end: interrupts-KPPS -->";
+# another
 # file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Needs root (boots QEMU like the VM tests); takes about
 # 1 + runs * 2 * (seconds + 6) / 60 minutes per NIC kind.
 #

@@ -107,26 +107,39 @@ host_ends_runs() {
 	}'
 }
 
-# bench_setup REPO: "ixy <version>, QEMU <version>, host: <CPU>, load average <1 min> at the start" for a table's caption.
+# bench_commit REPO: the commit measured, as every table of docs/benchmark.md names it: `git rev-parse --short HEAD`,
+# followed by " with uncommitted changes" if the tree differs from it outside docs/ ("?" outside a git checkout).
+bench_commit() {
+	_commit=$(git -C "$1" rev-parse --short HEAD 2>/dev/null) || { echo '?'; return 0; }
+	git -C "$1" diff --quiet HEAD -- . ':!docs' 2>/dev/null || _commit="$_commit with uncommitted changes"
+	echo "$_commit"
+}
+
+# bench_setup REPO: "ixy <commit>, QEMU <version>, host: <CPU>, load average <1 min> at the start" for a table's
+# caption.
 bench_setup() {
-	echo "ixy $(git -C "$1" describe --always --dirty 2>/dev/null || echo '?'), QEMU $(qemu-system-x86_64 --version |
+	echo "ixy $(bench_commit "$1"), QEMU $(qemu-system-x86_64 --version |
 		head -1 | sed 's/.*version //'), host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //') with $(nproc) CPUs," \
 		"load average $(cut -d' ' -f1 /proc/loadavg) at the start"
 }
 
-# doc_table DOC NAME: replaces the lines between "<!-- NAME: begin -->" and "<!-- NAME: end -->" in DOC with standard
-# input. Fails, changing nothing, unless DOC has both lines once, in that order.
+# doc_table DOC NAME: replaces the lines between "<!-- begin: NAME, written by: <command> -->" and
+# "<!-- end: NAME -->" in DOC with standard input (every table of docs/benchmark.md sits between such lines, which
+# name the command that writes it: bench/test_doc_tables.sh). Fails, changing nothing, unless DOC has both lines once,
+# in that order.
 doc_table() {
 	_new=$(cat) || return 1
-	if ! awk -v b="<!-- $2: begin -->" -v e="<!-- $2: end -->" '$0 == b { nb++; lb = NR } $0 == e { ne++; le = NR }
+	if ! awk -v b="<!-- begin: $2, written by: " -v e="<!-- end: $2 -->" '
+		index($0, b) == 1 && / -->$/ { nb++; lb = NR } $0 == e { ne++; le = NR }
 		END { exit !(nb == 1 && ne == 1 && lb < le) }' "$1"; then
-		echo "doc_table: $1 needs one line '<!-- $2: begin -->' and, after it, one '<!-- $2: end -->'" >&2
+		echo "doc_table: $1 needs one line '<!-- begin: $2, written by: <command> -->' and, after it," \
+			"one '<!-- end: $2 -->'" >&2
 		return 1
 	fi
-	NEW=$_new awk -v b="<!-- $2: begin -->" -v e="<!-- $2: end -->" '
+	NEW=$_new awk -v b="<!-- begin: $2, written by: " -v e="<!-- end: $2 -->" '
 		$0 == e { skip = 0 }
 		!skip { print }
-		$0 == b { print ENVIRON["NEW"]; skip = 1 }' "$1" >"$1.new" && mv "$1.new" "$1"
+		index($0, b) == 1 && / -->$/ { print ENVIRON["NEW"]; skip = 1 }' "$1" >"$1.new" && mv "$1.new" "$1"
 }
 
 # bench_write_table DOC NAME SETUP TABLE: unless DOC is empty (no document), writes "SETUP:", a blank line and the

@@ -5,7 +5,7 @@
 # install dpdk-dev), DPDK's testpmd in io forwarding mode, with the same source (ixy-pktgen on A) and sink (ixy-pcap
 # on D, counting into /dev/null) for all, in alternating runs. A benchmark, not a test: it prints every run, each
 # peer's median rate with the spread (min..max), and the ratio of each median to ixy-fwd's, and writes that table
-# into docs/benchmark.md (between "<!-- peers: begin -->" and "<!-- peers: end -->", with --host-ends
+# into docs/benchmark.md (between "<!-- begin: peers, ... -->" and "<!-- end: peers -->", with --host-ends
 # "peers-host-ends"; another file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Needs root
 # (boots QEMU like the VM tests); takes about 2 + runs * 5 * (seconds + 8) / 60 minutes.
 #

@@ -5,7 +5,7 @@
 # (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
 # is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
-# Usage: bench/run.sh [--cache | --virtio | --xdp | --queues]
+# Usage: bench/run.sh [--cache | --virtio | --xdp | --queues [--doc DOC]]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
@@ -14,11 +14,15 @@
 #   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
 #            kernel's side excluded
 #   --queues instead: instructions per packet with 1, 2 and 4 queues per port (FWD_BENCH_QUEUES, fwd_bench.c: every
-#            queue forwarded in turn, as each of ixy-fwd --queues' threads does for its own), which should not grow
+#            queue forwarded in turn, as each of ixy-fwd --queues' threads does for its own), which should not grow;
+#            with --doc DOC also writes that table into DOC between "<!-- begin: queues, ... -->" and
+#            "<!-- end: queues -->" (bench/run.sh --queues --doc docs/benchmark.md regenerates the document's)
 # Environment: BUILD_DIR (default build-bench), CALLGRIND_PACKETS (default 640000), TIME_PACKETS (default 2000000)
 set -eu
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$repo/bench/lib.sh"
 build=${BUILD_DIR:-$repo/build-bench}
 callgrind_packets=${CALLGRIND_PACKETS:-640000}
 time_packets=${TIME_PACKETS:-2000000}
@@ -26,6 +30,11 @@ cache=no
 virtio=no
 xdp=no
 queues=no
+doc=
+if [ "${1:-}" = "--queues" ] && [ "${2:-}" = "--doc" ] && [ $# = 3 ]; then
+	doc=$3
+	set -- --queues
+fi
 if [ "${1:-}" = "--cache" ]; then
 	cache=yes
 elif [ "${1:-}" = "--virtio" ]; then
@@ -35,7 +44,7 @@ elif [ "${1:-}" = "--xdp" ]; then
 elif [ "${1:-}" = "--queues" ]; then
 	queues=yes
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--cache | --virtio | --xdp | --queues]" >&2
+	echo "usage: $0 [--cache | --virtio | --xdp | --queues [--doc DOC]]" >&2
 	exit 2
 fi
 for tool in cmake make valgrind python3; do
@@ -65,7 +74,7 @@ if [ "$virtio" = yes ]; then
 		use_batch_of_bench "virtio_fwd_bench $layout"
 		python3 "$repo/bench/callgrind_parts.py" "$out/$layout.out" >"$out/$layout.txt"
 	done
-	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): VirtIO driver against the" \
+	echo "ixy $(bench_commit "$repo"): VirtIO driver against the" \
 		"VirtIO model, queues of 512 descriptors, batch $FWD_BATCH_SIZE, both directions, model excluded"
 	python3 - "$out" <<'TABLE'
 import sys
@@ -95,7 +104,7 @@ if [ "$xdp" = yes ]; then
 		exit 1
 	}
 	use_batch_of_bench xdp_fwd_bench
-	echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'): AF_XDP driver's rings" \
+	echo "ixy $(bench_commit "$repo"): AF_XDP driver's rings" \
 		"(xdp_ring.c) against a simulated kernel side, shared UMEM, rings of 512, batch $FWD_BATCH_SIZE, both" \
 		"directions, the kernel's side excluded"
 	python3 "$repo/bench/callgrind_parts.py" "$out/xdp.out"
@@ -110,7 +119,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')" \
+echo "ixy $(bench_commit "$repo")" \
 	"(driver: $(git -C "$repo" log -1 --format=%h -- src/driver/ixgbe.c 2>/dev/null || echo '?')$(
 	git -C "$repo" diff --quiet -- src/driver/ixgbe.c src/mempool.c 2>/dev/null || echo ', with uncommitted changes'))"
 echo "CPU: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), $(nproc) CPUs, load average" \
@@ -133,9 +142,24 @@ if [ "$queues" = yes ]; then
 		use_batch_of_bench "# fwd_bench_count"
 		echo
 		echo "queues per port: $n"
-		python3 "$repo/bench/callgrind_parts.py" "$out/queues$n.out"
+		python3 "$repo/bench/callgrind_parts.py" "$out/queues$n.out" | tee "$out/queues$n.txt"
 	done
-	exit 0
+	[ -n "$doc" ] || exit 0
+	# The rows of callgrind_parts.py's output (a label of 32 characters, then the instructions) side by side.
+	{
+		echo "ixy $(bench_commit "$repo"), $(date -u +%Y-%m-%d), counted by callgrind, $(cc --version | head -1)" \
+			"-O2, batch $FWD_BATCH_SIZE, ring 512, the 82599 model excluded:"
+		echo
+		echo "| instructions per packet | 1 queue | 2 queues | 4 queues |"
+		echo "|---|---:|---:|---:|"
+		awk 'BEGIN { label["RX"] = "RX (`ixgbe_rx_batch`)"; label["TX"] = "TX (`ixgbe_tx_batch`, `tx_clean`)"
+				label["memory"] = "memory (`pkt_buf_*`)"; label["forwarding"] = "forwarding (`forward()` loop)"
+				label["total"] = "total"; n = split("RX TX memory forwarding total", order, " ") }
+			$1 in label { row[$1] = row[$1] " | " sprintf("%.1f", substr($0, 33, 8)) }
+			END { for (i = 1; i <= n; i++) print "| " label[order[i]] row[order[i]] " |" }' \
+			"$out/queues1.txt" "$out/queues2.txt" "$out/queues4.txt"
+	} | doc_table "$doc" queues && echo "table written into $doc"
+	exit
 fi
 callgrind "$out/callgrind.out" "$build/bench/fwd_bench_count" "$callgrind_packets"
 use_batch_of_bench "# fwd_bench_count"

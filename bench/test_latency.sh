@@ -4,10 +4,11 @@
 # 2000 µs + 25 µs per descriptor at 40 kpps (25 µs per packet), becomes a CSV with a row per run, tables in a copy of
 # docs/benchmark.md between the markers (the maximum the largest max run, a row per ring size and load, the peers'
 # median over their runs with the spread of the runs' medians, a run without frames left out of them, ixy-fwd's CPU
-# time per frame), the slope recovered
+# time per frame and its sleeps per second, also at 1 %), the slope recovered
 # from the medians (25.0 µs per descriptor, slope / (1 / rate) = 1.00), and four SVG plots (gnuplot required) whose x
 # axis is a log axis of nines (the ticks 90 %, 99 %, 99.9 %, 99.99 % equally spaced), y a log axis (ticks powers of
-# ten, equally spaced), and the max a separate tick.
+# ten, equally spaced), and the max a separate tick, and whose series (10, 8 under overload) each have a colour and a
+# marker of their own.
 #
 #   test_latency.sh WORKDIR
 set -eu
@@ -42,11 +43,15 @@ point() { # point NAME RUN OFFERED_KPPS FORWARDED_KPPS MEDIAN_US
 		# ixy-fwd --poll 512: medians 14800 +- 100 (14700, 14800, 14900) over the rounds under overload, 280, 300, 320 at the loads
 		for load in 10 50 90; do point "ixy-poll,r512,l$load" $round $((load * 40 / 100)) $((load * 40 / 100)) $((260 + 20 * round)); done
 		point "ixy-poll,r512,loverload" $round 100 40 $((14600 + 100 * round))
-		# ixy-fwd --wait: medians 400, 100, 250 at 10 % (median 250, spread 100..400); 4 ticks = 40 ms for 16000 frames
+		# ixy-fwd --wait: medians 400, 100, 250 at 10 % (median 250, spread 100..400); 4 ticks = 40 ms for 16000 frames;
+		# 400 switches in 4 s: 100 sleeps per second
 		for load in 10 50 90; do
 			point "ixy-wait,r512,l$load" $round $((load * 40 / 100)) $((load * 40 / 100)) $((round == 1 ? 400 : round == 2 ? 100 : 250))
-			echo "13.0 0 IXY-VM: cpu ixy-wait,r512,l$load run $round: ticks $((load / 10 * 4))"
+			echo "13.0 0 IXY-VM: cpu ixy-wait,r512,l$load run $round: ticks $((load / 10 * 4)) switches $((load * 40))"
 		done
+		# at 1 %: 0.4 kpps, a sleep between frames (1600 switches in 4 s, 400 per second), medians 900, 1000, 1100
+		point "ixy-wait,r512,l1" $round 0.4 0.4 $((800 + 100 * round))
+		echo "13.0 0 IXY-VM: cpu ixy-wait,r512,l1 run $round: ticks 2 switches 1600"
 		# round 1 under overload: no frame arrived (a stalled NIC): no latency, left out of the medians
 		if [ $round = 1 ]; then point "ixy-wait,r512,loverload" 1 100 0 0; else point "ixy-wait,r512,loverload" $round 100 30 9000; fi
 		for peer in testpmd,r512 bridge,r0; do
@@ -55,25 +60,29 @@ point() { # point NAME RUN OFFERED_KPPS FORWARDED_KPPS MEDIAN_US
 		done
 	done
 } >"$work/marks.txt"
-printf '# doc\n<!-- latency: begin -->\nold\n<!-- latency: end -->\nafter\n' >"$work/doc.md"
+printf '# doc\n<!-- begin: latency, written by: cmd -->\nold\n<!-- end: latency -->\nafter\n' >"$work/doc.md"
 IXY_BENCH_DOC=$work/doc.md "$here/latency.sh" --from "$work/marks.txt" "$work/out" >"$work/log.txt" 2>&1 ||
 	{ cat "$work/log.txt"; fail "latency.sh --from"; }
 cat "$work/log.txt"
 csv=$work/out/latency.csv
-[ "$(head -1 "$csv")" = "forwarder,ring,load,run,offered_kpps,forwarded_kpps,frames,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us,cpu_us_per_frame" ] ||
+[ "$(head -1 "$csv")" = "forwarder,ring,load,run,offered_kpps,forwarded_kpps,frames,p50_us,p90_us,p99_us,p99_9_us,p99_99_us,max_us,cpu_us_per_frame,sleeps_per_s" ] ||
 	fail "CSV header: $(head -1 "$csv")"
-# 3 max runs, 6 baselines, 4 ring sizes x 4 loads, 3 rounds x 4 forwarders x 4 loads
-[ "$(wc -l <"$csv")" = $((1 + 3 + 6 + 16 + 48)) ] || fail "$(wc -l <"$csv") CSV lines, expected a header and 73 runs"
-grep -qx "ixy-poll,4096,overload,1,100.00,40.00,160000,104400.0,114840.0,135720.0,167040.0,208800.0,261000.0," "$csv" ||
+# 3 max runs, 6 baselines, 4 ring sizes x 4 loads, 3 rounds x 4 forwarders x 4 loads, 3 runs of --wait at 1 %
+[ "$(wc -l <"$csv")" = $((1 + 3 + 6 + 16 + 48 + 3)) ] || fail "$(wc -l <"$csv") CSV lines, expected a header and 76 runs"
+grep -qx "ixy-poll,4096,overload,1,100.00,40.00,160000,104400.0,114840.0,135720.0,167040.0,208800.0,261000.0,," "$csv" ||
 	fail "the row of ring 4096 under overload"
-grep -qx "ixy-wait,512,90,2,36.00,36.00,144000,100.0,110.0,130.0,160.0,200.0,250.0,2.5" "$csv" ||
-	fail "the row of ixy-fwd --wait at 90 %, round 2 (36 ticks of 10 ms for 144000 frames: 2.5 µs each)"
+grep -qx "ixy-wait,512,90,2,36.00,36.00,144000,100.0,110.0,130.0,160.0,200.0,250.0,2.5,900" "$csv" ||
+	fail "the row of ixy-fwd --wait at 90 %, round 2 (36 ticks of 10 ms for 144000 frames: 2.5 µs each; 900 sleeps/s)"
 grep -q "the largest of 30.00, 40.00, 35.00 kpps): 40.000 kpps" "$work/doc.md" || fail "the maximum: the largest of the max runs"
 grep -q "^| hub | 50 % | 20.0 | 20.0 | 80000 | 20 |" "$work/doc.md" || fail "the hub baseline at 50 %"
 grep -q "^| 4096 | overload | 1 | 100.0 | 40.0 | 160000 | 104400 |" "$work/doc.md" || fail "Table 2's row of 4096 under overload"
 grep -q "^| 512 | overload | 3 | 100.0 | 40.0 | 160000 | 14800 |" "$work/doc.md" || fail "Table 2's row of 512 under overload: the median of 3"
 grep -q "^| ixy-fwd --wait 1000 | 10 % | 3 | 4.0 | 250 | 100..400 | 325 | 130..520 | 625 | 2.5 |" "$work/doc.md" ||
 	fail "ixy-fwd --wait at 10 %: median, spread and CPU per frame"
+grep -q "^| ixy-fwd --wait 1000 | 10 % | 3 | 4.0 | 250 | 100..400 | 325 | 130..520 | 625 | 2.5 | 100 |\$" "$work/doc.md" ||
+	fail "ixy-fwd --wait at 10 %: 100 sleeps per second"
+grep -q "^| ixy-fwd --wait 1000 | 1 % | 3 | 0.4 | 1000 | 900..1100 | 1300 | 1170..1430 | 2500 | 12.5 | 400 |\$" "$work/doc.md" ||
+	fail "ixy-fwd --wait at 1 %: median, spread, CPU per frame and 400 sleeps per second"
 grep -q "^| ixy-fwd --wait 1000 | overload | 2+1 no frames | 30.0 | 9000 | 9000..9000 |" "$work/doc.md" ||
 	fail "ixy-fwd --wait under overload: a run without frames left out of the median"
 grep -q "^| Linux bridge | 50 % | 3 |" "$work/doc.md" || fail "the bridge at 50 %"
@@ -81,7 +90,7 @@ grep -q "^| Linux bridge | 50 % | 3 |" "$work/doc.md" || fail "the bridge at 50 
 grep -q "rises by 25.0 µs per descriptor.*1 / forwarding rate = 25.0 µs.*= 1.00\." "$work/doc.md" || fail "the slope"
 grep -q "^old$" "$work/doc.md" && fail "the old table is still there"
 [ "$(sed -n '$p' "$work/doc.md")" = after ] || fail "the text after the markers is gone"
-for load in 10 50 90 overload; do
+for load in 10 50 90 overload; do # (1 %: only ixy-fwd --wait, one series)
 	svg=$work/out/latency-$load.svg
 	[ -f "$svg" ] || fail "no $svg"
 	grep -q "ixy-fwd --poll, 4096" "$svg" || fail "latency-$load.svg has no line for ring 4096"
@@ -105,6 +114,25 @@ powers = all(v > 0 and abs(round(math.log10(v)) - math.log10(v)) < 1e-9 for _, v
 ysteps = [b[0] - a[0] for a, b in zip(y, y[1:])]
 assert powers and max(ysteps) - min(ysteps) < 1, "y ticks not powers of ten equally spaced (no log axis): %s" % y
 print(sys.argv[1].rsplit("/", 1)[1], "x", nines, "max", x["max"], "y", y)
+EOF2
+	# Every series (a titled plot) has a colour and a marker of its own.
+	python3 - "$svg" <<'EOF2' || fail "latency-$load.svg: series share a colour or a marker"
+import re, sys
+text = open(sys.argv[1]).read()
+plots = re.findall(r'<g id="gnuplot_plot_\d+" ><title>([^<]*)</title>(.*?)(?=<g id="gnuplot_plot_|\Z)', text, re.S)
+styles = {}
+for title, body in plots:
+    if title.startswith("gnuplot_plot_"):
+        continue  # the max points, untitled
+    colour = re.search(r"<path stroke='([^']*)'", body).group(1)
+    marker = re.search(r"xlink:href='#(gpPt\d+)'", body).group(1)
+    styles[title] = (colour, marker)
+assert len(styles) >= 8, "only %d series: %s" % (len(styles), styles)
+for kind, i in (("colour", 0), ("marker", 1)):
+    used = [s[i] for s in styles.values()]
+    shared = [t for t, s in styles.items() if used.count(s[i]) > 1]
+    assert not shared, "%s shared by %s" % (kind, shared)
+print(sys.argv[1].rsplit("/", 1)[1], len(styles), "series, each its own colour and marker")
 EOF2
 done
 echo PASS

@@ -2,7 +2,8 @@
 # ctest bench_lib: what the benchmark scripts of bench/ build their tables from (bench/lib.sh): the runs read from
 # host_ends's stamped marks; the median and spread of a few numbers (bench_awk), and the table of forwarders' rates
 # made from runs (bench_rates_table: peers.sh, xdp_veth.sh); the table written between its two marker lines of a
-# document (doc_table, bench_write_table), nothing else changed, and a document without those lines left alone.
+# document (doc_table, bench_write_table), nothing else changed, and a document without those lines left alone; the
+# commit a table names (bench_commit).
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,23 +22,34 @@ printf '%s\r\n' "10.0 0 IXY-VM: booted" "12.5 100 IXY-VM: bench poll run 1: begi
 expect "runs from the marks (an unfinished run left out)" "$(host_ends_runs "$tmp/marks")" \
 	"$(printf 'poll 1 800000 10\nwait 1 800000 10.25')"
 
-printf '%s\n' "# Doc" "text before" "<!-- t: begin -->" "old line 1" "old line 2" "<!-- t: end -->" "text after" \
+printf '%s\n' "# Doc" "text before" "<!-- begin: t, written by: cmd -->" "old line 1" "old line 2" "<!-- end: t -->" "text after" \
 	>"$tmp/doc.md"
 printf '%s\n' "caption:" "" "| a | b |" "|---|---|" | doc_table "$tmp/doc.md" t
 expect "doc_table succeeds" $? 0
 expect "the table replaces what was between the markers" "$(cat "$tmp/doc.md")" "$(printf '%s\n' "# Doc" \
-	"text before" "<!-- t: begin -->" "caption:" "" "| a | b |" "|---|---|" "<!-- t: end -->" "text after")"
+	"text before" "<!-- begin: t, written by: cmd -->" "caption:" "" "| a | b |" "|---|---|" "<!-- end: t -->" "text after")"
 cp "$tmp/doc.md" "$tmp/before.md"
 echo "| new |" | doc_table "$tmp/doc.md" other 2>"$tmp/err"
 expect "doc_table refuses a document without the table's markers" $? 1
-expect "... with a message" "$(grep -c "other: begin" "$tmp/err")" 1
+expect "... with a message" "$(grep -c "begin: other, written by" "$tmp/err")" 1
 expect "... and changes nothing" "$(cmp -s "$tmp/doc.md" "$tmp/before.md" && echo same)" same
-printf '%s\n' "<!-- t: end -->" "<!-- t: begin -->" >"$tmp/reversed.md"
+printf '%s\n' "<!-- end: t -->" "<!-- begin: t, written by: cmd -->" >"$tmp/reversed.md"
 echo "| new |" | doc_table "$tmp/reversed.md" t 2>/dev/null
 expect "doc_table refuses markers in the wrong order" $? 1
-printf '%s\n' "<!-- t: begin -->" "<!-- t: end -->" "<!-- t: begin -->" "<!-- t: end -->" >"$tmp/twice.md"
+printf '%s\n' "<!-- begin: t, written by: cmd -->" "<!-- end: t -->" "<!-- begin: t, written by: cmd -->" "<!-- end: t -->" >"$tmp/twice.md"
 echo "| new |" | doc_table "$tmp/twice.md" t 2>/dev/null
 expect "doc_table refuses a table marked twice" $? 1
+
+# bench_commit: the short commit; marked when the tree outside docs/ differs from it; "?" outside a git checkout.
+git init -q "$tmp/repo" && echo a >"$tmp/repo/file" && mkdir "$tmp/repo/docs" && echo d >"$tmp/repo/docs/doc.md" &&
+	git -C "$tmp/repo" add . && git -C "$tmp/repo" -c user.name=t -c user.email=t@t commit -qm t
+head=$(git -C "$tmp/repo" rev-parse --short HEAD)
+echo e >"$tmp/repo/docs/doc.md"
+expect "bench_commit: the commit (an edit under docs/ does not count)" "$(bench_commit "$tmp/repo")" "$head"
+echo b >"$tmp/repo/file"
+expect "bench_commit: a changed file marked" "$(bench_commit "$tmp/repo")" "$head with uncommitted changes"
+mkdir "$tmp/nogit"
+expect "bench_commit outside a git checkout" "$(GIT_CEILING_DIRECTORIES=$tmp bench_commit "$tmp/nogit")" "?"
 
 # bench_awk: sorted as numbers (as strings, 100 < 9), the median of an odd and of an even count, one number.
 stats() { awk "$bench_awk"'BEGIN { print bench_stats(ARGV[1], ARGV[2]) }' "$@"; }
@@ -70,13 +82,13 @@ expect "no runs of the base: fails" $? 1
 expect "... saying so" "$(tail -1 "$tmp/out")" "no results: see its log"
 
 # bench_write_table: the setup line, a blank line and only the table's lines into the document; none without one.
-printf '%s\n' "text" "<!-- r: begin -->" "<!-- r: end -->" >"$tmp/rates.md"
+printf '%s\n' "text" "<!-- begin: r, written by: cmd -->" "<!-- end: r -->" >"$tmp/rates.md"
 expect "bench_write_table says where" "$(bench_write_table "$tmp/rates.md" r "on a day" "$tmp/table")" \
 	"table written into $tmp/rates.md"
 expect "... and writes the setup and the table's lines" "$(cat "$tmp/rates.md")" "$(printf '%s\n' "text" \
-	"<!-- r: begin -->" "on a day:" "" "| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" \
+	"<!-- begin: r, written by: cmd -->" "on a day:" "" "| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" \
 	"|---|---|---|---|" "| B (two runs) | 40.0 | 30.0..50.0 | 2.00 |" "| A | 20.0 | 10.0..40.0 | 1.00 |" \
-	"<!-- r: end -->")"
+	"<!-- end: r -->")"
 expect "no document: nothing written, no failure" "$(bench_write_table "" r "on a day" "$tmp/table"; echo "exit $?")" \
 	"exit 0"
 exit $failed

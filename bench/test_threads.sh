@@ -8,7 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 work=${2:?usage: $0 THREADS_BENCH WORKDIR}
 mkdir -p "$work"
-printf '%s\n' "# Doc" "<!-- threads: begin -->" "old" "<!-- threads: end -->" "after" >"$work/doc.md"
+printf '%s\n' "# Doc" "<!-- begin: threads, written by: cmd -->" "old" "<!-- end: threads -->" "after" >"$work/doc.md"
 failed=0
 THREADS_BENCH=$1 "$here/threads.sh" --doc "$work/doc.md" 64000 2 >"$work/threads.log" 2>&1 ||
 	{ cat "$work/threads.log"; echo "FAIL: threads.sh"; exit 1; }
@@ -22,7 +22,7 @@ printf '%s\r\n' "IXY-VM: bench mq1 run 1: forwarded 1000 in 10 s" "IXY-VM: bench
 	"    queue app=ixy-fwd pci=0000:01:00.0 queue=0 rx_packets=700 forwarded=700 tx_full=0" \
 	"IXY-VM: bench mq1 run 2: forwarded 3000 in 10 s" "IXY-VM: bench mq2 run 2: forwarded 4000 in 10 s" \
 	>"$work/console.log"
-printf '%s\n' "<!-- vm-threads: begin -->" "<!-- vm-threads: end -->" >"$work/vm.md"
+printf '%s\n' "<!-- begin: vm-threads, written by: cmd -->" "<!-- end: vm-threads -->" >"$work/vm.md"
 FROM=$work/console.log BUILD_DIR=$work "$here/vm-mq.sh" --doc "$work/vm.md" >"$work/vm-mq.log" 2>&1 ||
 	{ cat "$work/vm-mq.log"; echo "FAIL: vm-mq.sh"; failed=1; }
 grep -q '^| ixy-fwd --queues 2 | 0.3 | 0.1..0.4 | 1.38 |$' "$work/vm.md" ||

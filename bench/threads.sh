@@ -5,7 +5,8 @@
 # A benchmark, not a test: nothing is asserted about speed (the ctest bench_threads only checks that it runs).
 #
 # Usage: bench/threads.sh [--doc DOC] [PACKETS [RUNS]]   (defaults: 2000000 packets per run, 5 runs of each)
-#   --doc DOC  also writes the table into DOC between "<!-- threads: begin -->" and "<!-- threads: end -->"
+#   --doc DOC  also writes the table into DOC between "<!-- begin: threads, ... -->" and
+#              "<!-- end: threads -->"
 #              (bench/threads.sh --doc docs/benchmark.md regenerates the document's table)
 # Environment: BUILD_DIR (default build-bench; release flags, no sanitizers), THREADS_BENCH (a built threads_bench:
 # then nothing is built)
@@ -43,7 +44,7 @@ cat "$out/table.txt"
 # per thread count: "<n> thread(s) <CPUs busy> (<CPU ns per packet> ns)"
 cpu=$(awk '$1 == "threads" { printf "%s%s thread%s %s (%s ns)", sep, $2, $2 == 1 ? "" : "s", $NF, $(NF - 2); sep = ", " }' \
 	"$out/bench.txt")
-setup="ixy $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), host: $(grep -m1 'model name' \
+setup="ixy $(bench_commit "$repo"), host: $(grep -m1 'model name' \
 	/proc/cpuinfo | sed 's/.*: //') with $(nproc) CPUs, load average $load at the start; $runs runs of $packets \
 packets each, alternating; CPUs busy (process CPU time / wall time) and CPU time per packet, medians: $cpu"
 bench_write_table "$doc" threads "$setup" "$out/table.txt"

@@ -6,7 +6,8 @@
 # not a test: nothing is asserted.
 #
 # Usage: bench/vm-mq.sh [--doc DOC] [SECONDS [ROUNDS]]   (defaults 10, 3)
-#   --doc DOC  also writes the table into DOC between "<!-- vm-threads: begin -->" and "<!-- vm-threads: end -->"
+#   --doc DOC  also writes the table into DOC between "<!-- begin: vm-threads, ... -->" and
+#              "<!-- end: vm-threads -->"
 # Environment: BUILD_DIR (default build-vm-mq: release flags, no sanitizers), FROM (a console.log of an earlier boot:
 # then nothing is built or booted, the table is made from it)
 set -euo pipefail

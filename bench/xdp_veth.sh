@@ -7,7 +7,8 @@
 #   xdp       ixy-fwd xdp:vethB xdp:vethC (AF_XDP, one UMEM for both, copy mode on veth)
 #   afpacket  afpacket_fwd vethB vethC (packet sockets with TPACKET_V3 rings, bench/peers/afpacket_fwd.c)
 # Prints every run, each forwarder's median rate with its spread (min..max) and the ratio to ixy-fwd's median, and
-# writes that table into docs/benchmark.md between "<!-- xdp-veth: begin -->" and "<!-- xdp-veth: end -->" (another
+# writes that table into docs/benchmark.md between "<!-- begin: xdp-veth, ... -->" and "<!-- end: xdp-veth -->"
+# (another
 # file with IXY_BENCH_DOC, none with IXY_BENCH_DOC=) if every run completed. Source, forwarder and the kernel's veth
 # work share this machine's CPUs (and with whatever else runs): the ratio compares the two forwarders on the same
 # load, the rates themselves say little. Needs root; nothing outside the namespace is touched.

@@ -14,11 +14,15 @@
 //
 // so that feeding it the guest's console marks where each measured run began and ended in the sink's count. It
 // runs until its standard input ends, then prints "sent <n> frames, received <m>, foreign <f>". The sink counts only
-// its own frames: 60 bytes, the source's header, a sequence number below the count sent and a send time since
+// its own frames: 60 bytes, the source's header, a sequence number below the count sent and a due time since
 // host_ends started; any other datagram is foreign (counted apart, no latency taken).
 //
-// Latency (bench/latency.sh): every frame carries its sequence number and its send time (frame layout below); the
-// sink takes the time of each frame's arrival and keeps the difference in a histogram (histogram.h). A line of
+// Latency (bench/latency.sh): every frame carries its sequence number and the time it was due to be sent (frame
+// layout below); the sink takes the time of each frame's arrival and keeps the difference in a histogram
+// (histogram.h). The stamp is the frame's place in the schedule, the start of its rate plus k / rate for its k-th
+// frame, not the moment it went out: when the source falls behind (a stall of this process, a full batch), the
+// frames due meanwhile go out late, and stamped with their send time the wait would vanish from the histogram
+// (coordinated omission); stamped with their due time it is counted as the latency it is to a frame. A line of
 // standard input containing "IXY-VM: bench <name> run <i>: begin" empties the histogram, one with "...: end" prints
 //
 //   latency <name> run <i>: frames <n> p50 <ns> p90 <ns> p99 <ns> p99.9 <ns> p99.99 <ns> max <ns>
@@ -49,8 +53,8 @@
 #define BATCH 32
 #define LINE_MAX_BYTES 4096
 // Frame layout: Ethernet 0..13, IPv4 14..33, UDP 34..41, payload 42..59. ixy-fwd adds 1 to byte 45
-// (apps/fwd.h FWD_MODIFIED_BYTE); the sequence number (32 bits) and the send time (64 bits, CLOCK_MONOTONIC
-// nanoseconds) follow it, both in host byte order (the host reads them back).
+// (apps/fwd.h FWD_MODIFIED_BYTE); the sequence number (32 bits) and the time the frame was due (64 bits,
+// CLOCK_MONOTONIC nanoseconds) follow it, both in host byte order (the host reads them back).
 #define SEQ_OFFSET 46
 #define STAMP_OFFSET 50
 
@@ -114,6 +118,11 @@ static void fill_frame(uint8_t* frame) {
 	}
 	frame[24] = (uint8_t)(~sum >> 8);
 	frame[25] = (uint8_t)~sum;
+}
+
+// When the k-th frame (from 0) of a rate of kpps thousand frames per second that started at start_ns is due.
+static uint64_t due_time(uint64_t start_ns, uint64_t k, double kpps) {
+	return start_ns + (uint64_t)((double)(k + 1) * 1e6 / kpps);
 }
 
 // What the marks of the guest's console say to do.
@@ -197,7 +206,7 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 }
 
 // Whether a datagram the sink received is a frame of this source: 60 bytes, the source's header (ixy-fwd changes
-// byte 45, after it) as in its frame sent_frame, a sequence number it sent and a send time since start. Sets *stamp.
+// byte 45, after it) as in its frame sent_frame, a sequence number it sent and a due time since start. Sets *stamp.
 static bool own_frame(const uint8_t* frame, ssize_t length, const uint8_t* sent_frame, uint64_t sent, uint64_t start,
 		      uint64_t* stamp) {
 	uint32_t seq;
@@ -263,7 +272,8 @@ int main(int argc, char** argv) {
 			rate_start = now_ns();
 			sent_at_start = sent;
 		}
-		// Send what is due by now (at most a batch; the rest on the next turn), each frame stamped.
+		// Send what is due by now (at most a batch; the rest on the next turn), each frame stamped with its due
+		// time: frame k (counted from the rate's start) is due (k + 1) / rate after rate_start.
 		uint64_t now = now_ns();
 		double due = (double)(now - rate_start) * rate_now / 1e6 + (double)sent_at_start;
 		unsigned int to_send = due > (double)sent ? (unsigned int)(due - (double)sent) : 0;
@@ -274,8 +284,9 @@ int main(int argc, char** argv) {
 		if (to_send > 0) {
 			for (unsigned int i = 0; i < to_send; i++) {
 				uint32_t seq = (uint32_t)(sent + i);
+				uint64_t due_ns = due_time(rate_start, sent + i - sent_at_start, rate_now);
 				memcpy(frames[i] + SEQ_OFFSET, &seq, sizeof(seq));
-				memcpy(frames[i] + STAMP_OFFSET, &now, sizeof(now));
+				memcpy(frames[i] + STAMP_OFFSET, &due_ns, sizeof(due_ns));
 			}
 			int n = sendmmsg(source, batch, to_send, 0);
 			// A full socket buffer (EAGAIN) or a netdev not yet bound (ECONNREFUSED) drops, as a wire
@@ -327,7 +338,7 @@ int main(int argc, char** argv) {
 		}
 		// Sleep until the next frame is due or something arrives, at most a millisecond.
 		if (to_send < BATCH) {
-			uint64_t next = rate_start + (uint64_t)((double)(sent + 1 - sent_at_start) * 1e6 / rate_now);
+			uint64_t next = due_time(rate_start, sent - sent_at_start, rate_now);
 			uint64_t wait = next > now_ns() ? next - now_ns() : 0;
 			wait = wait > 1000000 ? 1000000 : wait;
 			struct timespec timeout = {.tv_sec = 0, .tv_nsec = (long)wait};

@@ -1,9 +1,12 @@
 #!/bin/sh
 # host_ends against a stand-in for QEMU's two netdevs (a Python loop on 127.0.0.1 that checks each frame and sends
 # it on to the sink port DELAY_MS later, as a forwarder in the guest would): the frames are well-formed 60-byte
-# IPv4/UDP frames with a rising sequence number and a send time after the byte ixy-fwd changes, stamped as they are
-# sent (in every 200 ms the stamps span at least half the time over which the relay received them: a source that
-# stamps frames with a time other than their own fails), the source is paced (about the rate asked for), the count that prefixes each copied
+# IPv4/UDP frames with a rising sequence number and a due time after the byte ixy-fwd changes, stamped with the time
+# each was due (in every 200 ms the stamps span at least half the time over which the relay received them: a source
+# that stamps frames with a time other than their own fails), the source is paced (about the rate asked for), a
+# stall of host_ends (SIGSTOP for 0.3 s in run 4, on the direct path) shows in that run's latencies (the frames due
+# during it go out late, stamped with their due time: the 90th percentile at least 100 ms; stamped with the time they
+# went out, the stall would vanish from the histogram), the count that prefixes each copied
 # input line grows with what arrived, each begin..end pair of marks gives a latency line whose percentiles are in
 # order, no shorter than the relay's delay (a bound that holds however slow the machine), and whose median is at
 # most the oldest frame the relay sent on (it measures each frame's age, send time to its own send, on the same
@@ -17,7 +20,8 @@ set -eu
 host_ends=$1
 dir=$(mktemp -d)
 relay=
-trap 'kill $relay 2>/dev/null || :; rm -rf "$dir"' EXIT
+ends=
+trap 'kill $relay $ends 2>/dev/null || :; rm -rf "$dir"' EXIT
 read -r source_port nic_port sink_port <<EOF2
 $(python3 -c '
 import socket
@@ -90,6 +94,10 @@ EOF2
 relay=$!
 sleep 0.3
 test_start=$(date +%s%N)
+# host_ends reads a fifo, so that the lines written into it can stop and continue it by its process id.
+mkfifo "$dir/in"
+"$host_ends" "$source_port" "$nic_port" "$sink_port" 5 <"$dir/in" >"$dir/out.txt" &
+ends=$!
 {
 	echo "first line"
 	echo "IXY-VM: latency load max"
@@ -109,9 +117,15 @@ test_start=$(date +%s%N)
 	echo "IXY-VM: latency path direct"
 	echo "IXY-VM: latency path hub"
 	echo "IXY-VM: bench x run 4: begin"
-	sleep 0.5
+	sleep 0.1
+	kill -STOP "$ends"
+	sleep 0.3
+	kill -CONT "$ends"
+	sleep 0.2
 	echo "IXY-VM: bench x run 4: end"
-} | "$host_ends" "$source_port" "$nic_port" "$sink_port" 5 >"$dir/out.txt"
+} >"$dir/in"
+wait $ends
+ends=
 test_end=$(date +%s%N)
 wait $relay
 read -r good bad worst windows oldest relayed <"$dir/relay.txt"
@@ -151,6 +165,12 @@ for run in 1 2 3; do
 			print "run " run " percentiles not in order or below the relay delay: " $0; exit 1 }
 	} END { if (!found) { print "no latency line for run " run; exit 1 } }' "$dir/out.txt" || fail "latency of run $run"
 done
+# Run 4 (path direct, no relay): host_ends stopped for 0.3 s of its 0.6 s; at 2.5 kpps half of the run's frames were
+# due during the stall and went out when it ended, the earliest 0.3 s late: the 90th percentile at least 100 ms.
+awk '$1 == "latency" && $2 == "x" && $4 == "4:" { found = 1
+	if ($20 < 100000000) { print "run 4: 90th percentile " $20 " ns after a stall of 300 ms: " $0; exit 1 } }
+	END { if (!found) { print "no latency line for run 4"; exit 1 } }' "$dir/out.txt" ||
+	fail "a stall of the source vanished from the latencies (frames stamped when sent, not when due)"
 # The maximum: the larger of runs 1 and 2 (both under "load max").
 maximum=$(awk '$1 == "latency" && $2 == "maximum" { m = $3 } END { print m }' "$dir/out.txt")
 larger=$(awk '$1 == "latency" && $2 == "x" && ($4 == "1:" || $4 == "2:") { k = $11 / $13 / 1000; if (k > m) m = k } END { print m }' "$dir/out.txt")

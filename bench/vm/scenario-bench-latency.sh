@@ -1,6 +1,6 @@
 # Scenario bench-latency (sourced by guest-init.sh; run-vm.sh --vfio --nics igb --host-ends, bench/latency.sh runs
 # it): a benchmark, not a test. The source and the sink are on the host (bench/peers/host_ends): the source stamps
-# every frame with its send time, the sink takes each frame's latency; the guest's one vCPU runs only the forwarder
+# every frame with its due time, the sink takes each frame's latency; the guest's one vCPU runs only the forwarder
 # B -> C. The guest sets the load through its console: "latency load max|overload|<percent>" (host_ends: the source
 # at its overload rate, or at that share of the largest rate it measured in a run under "load max"), and
 # "latency path nic|direct|hub" (where the source sends), and brackets each measured run of BENCH_S seconds with
@@ -8,18 +8,22 @@
 #   1. the forwarder's maximum: ixy-fwd --poll (512 descriptors) under overload, 4 s of warm-up, then 3 runs (the
 #      largest counts: the first seconds after the boot forward less);
 #   2. baselines with the guest idle: the measuring path alone (path direct: host_ends's source to its own sink) and
-#      QEMU's netdev path without NIC or guest (path hub: QEMU's hub between two netdevs), at 10, 50, 90 % load;
-#   3. ixy-fwd --poll --ring R, R = the ring sizes but 512, each at 10, 50, 90 % of the maximum and overload;
+#      QEMU's netdev path without NIC or guest (path hub: QEMU's hub between two netdevs), at 1, 10, 50, 90 % load;
+#   3. ixy-fwd --poll --ring R, R = the ring sizes but 512, each at 1, 10, 50, 90 % of the maximum and overload
+#      (at 1 % frames come milliseconds apart, longer than the 500 us the waiter polls before it sleeps: --wait
+#      sleeps between frames there, at 10 % it hardly does);
 #   4. ROUNDS rounds of ixy-fwd --poll and --wait 1000 (512 descriptors), DPDK's testpmd io forwarding (if the
 #      guest has it; 512 descriptors, vfio-pci) and the Linux bridge (the kernel's igb driver takes B and C back),
 #      each at the same loads, the order rotated by one each round (run <i> = round i).
-# For ixy-fwd the CPU time it used in each run (/proc/<pid>/stat utime + stime, ticks of USER_HZ, 100 on x86) is
-# marked "cpu <name> run <i>: ticks <n>": with --wait, the forwarder's own time per packet.
+# For ixy-fwd the CPU time it used in each run (/proc/<pid>/stat utime + stime, ticks of USER_HZ, 100 on x86) and how
+# often it slept (/proc/<pid>/status voluntary_ctxt_switches of the forwarding thread: each sleep of the waiter is
+# one; with --poll the count shows how often it blocks otherwise) are marked "cpu <name> run <i>: ticks <n> switches <n>": with --wait, the forwarder's own time per packet
+# and its sleeps.
 # Run names: <forwarder>,r<ring>,l<load>, e.g. ixy-poll,r512,l50 (bridge, direct, hub: r0).
 BENCH_S=${IXY_BENCH_SECONDS:-4}
 RINGS=$(echo "${IXY_BENCH_RINGS:-64:256:512:1024:4096}" | tr : ' ')
 ROUNDS=${IXY_BENCH_ROUNDS:-3}
-LOADS="10 50 90 overload"
+LOADS="1 10 50 90 overload"
 # After a change of load, before the measured run, the queues reach their new level: 1 s, and under overload 4 s
 # (QEMU's igb stops taking frames from its netdev while the RX ring is full, so the host's socket buffer drops the
 # excess; the ring fills at the rate QEMU delivers minus the forwarder's, which can be slow: 4096 descriptors at a
@@ -35,16 +39,18 @@ fi
 
 cpu_pid=
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$cpu_pid/stat" 2>/dev/null || echo 0; }
+cpu_switches() { awk '$1 == "voluntary_ctxt_switches:" { print $2 }' "/proc/$cpu_pid/status" 2>/dev/null || echo 0; }
 
 # measure NAME LOAD [RUN]: sets the load, lets the queues settle, marks a measured run (and ixy-fwd's CPU time).
 measure() {
 	marker "latency load $2"
 	[ "$2" = overload ] || [ "$2" = max ] && sleep $SETTLE_OVERLOAD_S || sleep $SETTLE_S
-	_ticks=$(cpu_ticks)
+	_ticks=$(cpu_ticks) _switches=$(cpu_switches)
 	marker "bench $1,l$2 run ${3:-1}: begin"
 	sleep "$BENCH_S"
 	marker "bench $1,l$2 run ${3:-1}: end"
-	[ -z "$cpu_pid" ] || marker "cpu $1,l$2 run ${3:-1}: ticks $(($(cpu_ticks) - _ticks))"
+	[ -z "$cpu_pid" ] ||
+		marker "cpu $1,l$2 run ${3:-1}: ticks $(($(cpu_ticks) - _ticks)) switches $(($(cpu_switches) - _switches))"
 }
 
 # fwd_start OPTIONS...: ixy-fwd with OPTIONS forwarding B -> C, the traffic already at LOAD (the first to measure).
@@ -150,7 +156,7 @@ if [ -n "$LOADS" ]; then
 	# 2. the baselines, the guest idle
 	for path in direct hub; do
 		marker "latency path $path"
-		for load in 10 50 90; do
+		for load in 1 10 50 90; do
 			measure "$path,r0" "$load"
 		done
 	done
