@@ -67,11 +67,15 @@ static void fwd_wait_for_signs(int count) {
 	}
 }
 
-// Each queue's waiter, on RX queue q of both devices.
+// Queues 1..n-1 (queue 0 is the main thread's, made in ixy-fwd.c), and each queue's waiter, on RX queue q of both
+// devices.
 static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
 	bool ok = true;
 	for (uint16_t q = 0; q < n; q++) {
-		queues[q] = (struct fwd_queue){.devs = devs, .queue = q, .waiter = ixy_waiter_create()};
+		if (q > 0) {
+			queues[q] = (struct fwd_queue){.devs = devs, .queue = q};
+		}
+		queues[q].waiter = ixy_waiter_create();
 		for (int i = 0; i < 2 && ok; i++) {
 			ok = queues[q].waiter && ixy_waiter_add(queues[q].waiter, devs[i], q) == 0;
 		}
@@ -79,8 +83,8 @@ static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy
 	return ok;
 }
 
-// Makes the n queues between devs[0] and devs[1] with their waiters, then starts the threads of queues 1..n-1 and
-// waits until each runs; pins the caller (queue 0's) if n > 1. The threads forward once fwd_queues_go says so.
+// Makes queues 1..n-1 between devs[0] and devs[1], and every queue's waiter, then starts the threads of queues 1..n-1
+// and waits until each runs; pins the caller (queue 0's) if n > 1. The threads forward once fwd_queues_go says so.
 // False with a message if a waiter or a thread could not be made; fwd_queues_stop and fwd_queues_close then still
 // end what was made.
 static bool fwd_queues_start(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
@@ -128,17 +132,18 @@ static void fwd_queues_print_rates(struct fwd_queue queues[], uint16_t n, int de
 	}
 }
 
-// After fwd_queues_stop, before a device's totals line: what the queues forwarded from devs[dev], summed. An empty
-// tx_batch on each of the other device's queues first: what it sent since the last batch counts now (VirtIO and
-// AF_XDP count there). With more than one queue it prints per queue (what queue i of devs[dev] received, and what
-// became of it): queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
-static struct fwd_counters fwd_queues_totals(struct fwd_queue queues[], uint16_t n, int dev) {
-	struct fwd_counters sum = {0};
+// After fwd_queues_stop, before a device's totals line: adds what queues 1..n-1 forwarded from devs[dev] to *sum
+// (queue 0's). First an empty tx_batch on each queue of devs[dev]: what it sent since the last batch counts now
+// (VirtIO and AF_XDP count there). With more than one queue it prints per queue (what queue i of devs[dev] received,
+// and what became of it): queue app=ixy-fwd pci=<addr> queue=<i> rx_packets=<n> forwarded=<n> tx_full=<n>
+static void fwd_queues_totals(struct fwd_queue queues[], uint16_t n, int dev, struct fwd_counters* sum) {
 	for (uint16_t q = 0; q < n; q++) {
 		const struct fwd_counters* c = &queues[q].counters[dev];
 		ixy_tx_batch(queues[q].devs[dev], q, NULL, 0);
-		sum.forwarded += c->forwarded;
-		sum.dropped_tx_full += c->dropped_tx_full;
+		if (q > 0) {
+			sum->forwarded += c->forwarded;
+			sum->dropped_tx_full += c->dropped_tx_full;
+		}
 		if (n > 1) {
 			printf("queue app=ixy-fwd pci=%s queue=%u rx_packets=%" PRIu64 " forwarded=%" PRIu64
 			       " tx_full=%" PRIu64 "\n",
@@ -146,7 +151,6 @@ static struct fwd_counters fwd_queues_totals(struct fwd_queue queues[], uint16_t
 			       c->dropped_tx_full);
 		}
 	}
-	return sum;
 }
 
 // Prints each queue's waiter line (ixy_waiter_print) and frees the waiters.

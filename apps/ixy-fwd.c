@@ -51,7 +51,7 @@ int main(int argc, char* argv[]) {
 		ixy_close(devs[0]);
 		return 1;
 	}
-	struct fwd_queue queues[IXY_MAX_QUEUES];
+	struct fwd_queue queues[IXY_MAX_QUEUES] = {{.devs = devs, .queue = 0}}; // queue 0: this thread's
 	// Capabilities are dropped before the queues' threads start, so that these start without any (ixy/sandbox.h).
 	bool dropped = ixy_sandbox_drop_privileges(&opt.sandbox) == 0;
 	bool ok = fwd_queues_start(queues, n, devs) && dropped && ixy_sandbox_enter(&opt.sandbox) == 0;
@@ -82,7 +82,8 @@ int main(int argc, char* argv[]) {
 	// either: buffers of one device's pool may still sit in the other's TX ring.
 	fwd_queues_stop();
 	for (int i = 0; i < 2; i++) {
-		struct fwd_counters sum = fwd_queues_totals(queues, n, i);
+		struct fwd_counters sum = queues[0].counters[i];
+		fwd_queues_totals(queues, n, i, &sum); // the other queues' added, and a line per queue
 		ixy_read_stats(devs[i], &stats[i]);
 		print_stats_totals(stdout, "ixy-fwd", &stats[i]);
 		printf(" forwarded=%" PRIu64 " tx_full=%" PRIu64 "\n", sum.forwarded, sum.dropped_tx_full);

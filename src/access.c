@@ -27,3 +27,10 @@ int access_choose(const char* pci_addr, const struct pci_access* access) {
 const struct pci_access* access_of_process(void) {
 	return process_access;
 }
+
+const struct pci_access* access_of_memory(void) {
+	if (!process_access) {
+		process_access = &pci_sysfs_access; // nothing was chosen: nothing to check against
+	}
+	return process_access;
+}

@@ -2,8 +2,8 @@
 // (struct pci_access in pci.h: open a device, its DMA memory, its interrupts). One way, because DMA memory
 // serves every device and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
 //
-// The choice is made in one place: ixy_init (src/device.c) makes it when it takes the first device. DMA memory
-// allocated before that has physical addresses, so it makes the choice sysfs (dma_provider.c).
+// The choice is made in one place: ixy_init's checks make it (check_init, checks.c) when it takes the first device. DMA
+// memory allocated before that has physical addresses, so it makes the choice sysfs (access_of_memory, for dma_provider.c).
 #ifndef IXY_ACCESS_H
 #define IXY_ACCESS_H
 
@@ -17,8 +17,8 @@ int access_choose(const char* pci_addr, const struct pci_access* access);
 // The process's way to its devices, or NULL before the choice.
 const struct pci_access* access_of_process(void);
 
-// The address a device uses for virt, which lies in DMA memory: its physical address, or behind an IOMMU (VFIO) its
-// IO virtual address, which ixy makes equal to virt. 0 on failure.
-uintptr_t memory_device_address(const void* virt);
+// The way DMA memory is allocated (dma_provider.c): the process's; memory made before the first device is taken has
+// physical addresses, so it makes sysfs the process's way if none is chosen yet.
+const struct pci_access* access_of_memory(void);
 
 #endif

@@ -1,17 +1,10 @@
-// DMA memory through the process's way to its devices (access.h): memory_allocate_dma and memory_free_dma
-// (include/ixy/memory.h) pass each request on to its allocate and free.
+// DMA memory (include/ixy/memory.h) from the process's way to its devices (access.h): through sysfs hugetlbfs pages
+// with physical addresses (memory.c); through VFIO pages mapped into the IOMMU, whose device addresses are their
+// virtual addresses. In a file of its own, apart from memory.c: the ways' tables call memory.c, and this calls them.
 #include "access.h"
 
-// Memory made before the first device is taken has physical addresses: it makes sysfs the process's way.
-static const struct pci_access* memory_access(void) {
-	if (!access_of_process()) {
-		access_choose("(none yet)", &pci_sysfs_access); // cannot fail: nothing was chosen
-	}
-	return access_of_process();
-}
-
 uintptr_t memory_device_address(const void* virt) {
-	return memory_access()->iommu ? (uintptr_t)virt : virt_to_phys(virt);
+	return access_of_memory()->iommu ? (uintptr_t)virt : virt_to_phys(virt);
 }
 
 int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
@@ -20,12 +13,12 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
 		return -1;
 	}
-	return memory_access()->allocate(size, mem);
+	return access_of_memory()->allocate(size, mem);
 }
 
 void memory_free_dma(struct dma_memory* mem) {
 	if (mem->virt) {
-		memory_access()->free(mem);
+		access_of_memory()->free(mem);
 	}
 	*mem = (struct dma_memory){0};
 }

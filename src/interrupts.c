@@ -144,6 +144,9 @@ static void sleep_until_interrupt(struct ixy_waiter* waiter) {
 }
 
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received) {
+	if (!waiter) {
+		return false; // no waiter: the app polls
+	}
 	if (waiter->armed) {
 		waiter->armed = false;
 		waiter->empty_rounds = 0;

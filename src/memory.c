@@ -47,7 +47,7 @@ int memory_check_hugetlbfs(void) {
 	return 0;
 }
 
-// memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
+// The sysfs way's DMA memory; memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
 int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;

@@ -58,6 +58,9 @@ struct pci_device {
 
 // The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c). The VFIO way is vfio_access (vfio.h).
 extern const struct pci_access pci_sysfs_access;
+// The address a device uses for virt, which lies in DMA memory (memory.c): its physical address, or behind an IOMMU
+// (VFIO) its IO virtual address, which ixy makes equal to virt. 0 on failure.
+uintptr_t memory_device_address(const void* virt);
 // The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
 int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
 void hugetlbfs_free(struct dma_memory* mem);

@@ -249,7 +249,7 @@ static const struct rule rules[] = {
     // Waiting for interrupts (src/interrupts.c), clocks (the vDSO's calls where it cannot) and sleeps.
     ALLOW(SYS_epoll_wait),      // on the eventfds
     ALLOW(SYS_epoll_pwait),     // the same; glibc may make this one
-    ALLOW(SYS_clock_gettime),   // the rates' ticker, ixy-pcap's timestamps
+    ALLOW(SYS_clock_gettime),   // the apps' once-a-second rates, ixy-pcap's timestamps
     ALLOW(SYS_gettimeofday),    // the time of day, for libc
     ALLOW(SYS_clock_nanosleep), // usleep in glibc: the drivers' waits in stop and reset
     ALLOW(SYS_nanosleep),       // usleep in other libcs

@@ -36,7 +36,7 @@ struct ixy_waiter;
 struct ixy_waiter* ixy_waiter_create(void);
 int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t rx_queue);
 // Call once per round over all queues, with the number of packets the round received. May sleep; returns true if it
-// did (an app that reads the clock every so many rounds should read it now).
+// did (an app that reads the clock every so many rounds should read it now). A NULL waiter never sleeps.
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received);
 // Calls before_sleep(arg) each time before the waiter sleeps (e.g. to flush output a reader waits for); NULL: none.
 void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(void* arg), void* arg);

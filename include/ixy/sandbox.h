@@ -48,7 +48,7 @@ int ixy_sandbox_user(struct ixy_sandbox_config* config, const char* name);
 //      contended lock: glibc's own, a pthread mutex): threads cannot be joined (pthread_join waits with a shared futex
 //      operation) nor can glibc's setuid run (it waits for every thread). ixy-fwd --queues starts its threads before
 //      (TSYNC covers them): they end detached, and the main thread sleeps (nanosleep) until each has said it is done,
-//      instead of joining (apps/ixy-fwd.c).
+//      instead of joining (apps/fwd_queues.h).
 // Returns 0, or -1 with one line on stderr saying what failed and how to go on (an old kernel or a container that
 // forbids seccomp: run the app with --no-sandbox). Then the caller stops and closes its devices and exits.
 // For tests, IXY_TEST_SANDBOX_PROBE=1 makes it then try an open and an execve (both harmless without the filter) and
