@@ -1,7 +1,8 @@
 #!/bin/sh
-# Packets per second of wall time with ixy-fwd's forwarding in 1 and in 2 threads, a queue pair each, against two
-# modelled 82599s (bench/threads_bench.c; docs/benchmark.md, "Many cores: queues and threads"). Runs alternate 1 and
-# 2 threads; prints every run, then a table of the median rate per thread count, the spread and the ratio to 1 thread.
+# Packets per second of wall time with ixy-fwd's forwarding in 1, 2 and (with 4 CPUs or more) 4 threads, a queue pair
+# each, against two modelled 82599s (bench/threads_bench.c; docs/benchmark.md, "Many cores: queues and threads"). Runs
+# alternate between the thread counts; prints every run, then a table of the median rate per thread count, the spread
+# and the ratio to 1 thread, and the ratio of each round's runs (median, min..max).
 # A benchmark, not a test: nothing is asserted about speed (the ctest bench_threads only checks that it runs).
 #
 # Usage: bench/threads.sh [--doc DOC] [PACKETS [RUNS]]   (defaults: 2000000 packets per run, 5 runs of each)
@@ -38,13 +39,18 @@ grep -v '^run ' "$out/bench.txt"
 # "run <threads> <i> <packets> <wall> <cpu>" -> bench_rates_table's "<name> <run> <packets> <seconds>"
 awk '$1 == "run" { print $2 "thread", $3, $4, $5 }' "$out/bench.txt" |
 	bench_rates_table 1thread min "1 thread" " (see threads_bench's output)" \
-		1thread "1 thread (queue 0)" 2thread "2 threads (queues 0 and 1)" >"$out/table.txt" ||
+		1thread "1 thread (queue 0)" 2thread "2 threads (queues 0 and 1)" 4thread "4 threads (queues 0 to 3)" \
+		>"$out/table.txt" ||
 	{ cat "$out/table.txt"; exit 1; }
 cat "$out/table.txt"
 # per thread count: "<n> thread(s) <CPUs busy> (<CPU ns per packet> ns)"
 cpu=$(awk '$1 == "threads" { printf "%s%s thread%s %s (%s ns)", sep, $2, $2 == 1 ? "" : "s", $NF, $(NF - 2); sep = ", " }' \
 	"$out/bench.txt")
+# per thread count > 1: "<n> threads <median> (<min>..<max>)"
+rounds=$(awk '$1 == "ratio_rounds" { printf "%s%s threads %s (%s..%s)", sep, $2, $4, $6, $8; sep = ", " }' \
+	"$out/bench.txt")
 setup="ixy $(bench_commit "$repo"), host: $(grep -m1 'model name' \
 	/proc/cpuinfo | sed 's/.*: //') with $(nproc) CPUs, load average $load at the start; $runs runs of $packets \
-packets each, alternating; CPUs busy (process CPU time / wall time) and CPU time per packet, medians: $cpu"
+packets each, alternating; CPUs busy (process CPU time / wall time) and CPU time per packet, medians: $cpu; \
+the ratio of a round's run to its 1-thread run, median (min..max): $rounds"
 bench_write_table "$doc" threads "$setup" "$out/table.txt"

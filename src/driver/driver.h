@@ -67,4 +67,10 @@ extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel inter
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
 
+// A cache line (64 bytes on x86 and on most ARM cores). Each queue's state is aligned to it (_Alignas), so that two
+// queues forwarded by two threads never write the same line: every such write would take the line away from the
+// other core's cache (false sharing), and the threads would slow each other down without sharing any data. A device
+// struct with such members is allocated with aligned_alloc (calloc aligns to 16 bytes only).
+#define IXY_CACHE_LINE 64
+
 #endif

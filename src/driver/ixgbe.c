@@ -34,24 +34,33 @@
 static const uint16_t nic_ids[] = {IXGBE_DEVICE_IDS};
 
 // All rings of a device have the same number of descriptors, ixgbe_device.ring_size.
+//
+// A queue may be another thread's than its neighbour's (ixy-fwd --queues): each queue's state starts a cache line of
+// its own (_Alignas), so that two threads never write the same line (driver.h, IXY_CACHE_LINE). Only the queue's
+// thread writes it; what the statistics reader writes lives in the device (rx_dropped_read).
 struct ixgbe_rx_queue {
-	volatile union intel_adv_rx_desc* descriptors; // the ring: NIC reads buffer addresses, writes back status
+	// the ring: NIC reads buffer addresses, writes back status (_Alignas: the queue starts a cache line)
+	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_rx_desc* descriptors;
 	struct dma_memory ring_memory;
 	struct mempool* mempool;   // buffers for this queue's descriptors
 	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
 	uint16_t rx_index;         // next descriptor to look at for a received packet
 	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
 	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length); only grows
-	uint64_t dropped_read;     // dropped at the last read_stats (its reader's: the queue may be another thread's)
 };
+// One line: the packet path touches one line of queue state per batch.
+_Static_assert(sizeof(struct ixgbe_rx_queue) == IXY_CACHE_LINE, "an RX queue's state is one cache line");
 
 struct ixgbe_tx_queue {
-	volatile union intel_adv_tx_desc* descriptors; // the ring: NIC reads packet addresses, writes back DD
+	// the ring: NIC reads packet addresses, writes back DD (_Alignas: as an RX queue, TX queue i + 1 may be
+	// another thread's)
+	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_tx_desc* descriptors;
 	struct dma_memory ring_memory;
 	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
 	uint16_t clean_index;  // oldest descriptor not yet cleaned
 	uint16_t tx_index;     // next descriptor to fill
 };
+_Static_assert(sizeof(struct ixgbe_tx_queue) == IXY_CACHE_LINE, "a TX queue's state is one cache line");
 
 struct ixgbe_device {
 	struct ixy_device ixy;
@@ -60,6 +69,9 @@ struct ixgbe_device {
 	uint16_t ring_size;     // descriptors per ring, a power of two: any index & (ring_size - 1) lies in the ring
 	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
 	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
+	// rx_queues[i].dropped at the last read_stats. The reader's, on lines of their own (_Alignas): its writes do
+	// not take a queue's line away from the thread that forwards it.
+	_Alignas(IXY_CACHE_LINE) uint64_t rx_dropped_read[IXY_MAX_QUEUES];
 	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
 };
 
@@ -100,8 +112,8 @@ static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 	stats->rx_dropped += get_reg32(dev->bar, IXGBE_MPC(0)) + get_reg32(dev->bar, IXGBE_QPRDC(0));
 	for (uint16_t i = 0; i < ixy->num_rx_queues; i++) {
 		uint64_t dropped = __atomic_load_n(&dev->rx_queues[i].dropped, __ATOMIC_RELAXED);
-		stats->rx_dropped += dropped - dev->rx_queues[i].dropped_read;
-		dev->rx_queues[i].dropped_read = dropped;
+		stats->rx_dropped += dropped - dev->rx_dropped_read[i];
+		dev->rx_dropped_read[i] = dropped;
 	}
 	stats->rx_pkts += get_reg32(dev->bar, IXGBE_GPRC);
 	stats->tx_pkts += get_reg32(dev->bar, IXGBE_GPTC);
@@ -429,8 +441,8 @@ static void ixgbe_close(struct ixy_device* ixy) {
 
 static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
 	size_t bar_size = pci->bar0_size;
-	struct ixgbe_device* dev = calloc(1, sizeof(*dev));
-	uint8_t* bar = dev ? pci->bar0 : NULL; // mapped by ixy_init (pci_map_bar0)
+	struct ixgbe_device* dev = aligned_alloc(IXY_CACHE_LINE, sizeof(*dev)); // (its queues are cache line aligned)
+	uint8_t* bar = dev ? pci->bar0 : NULL;                                  // mapped by ixy_init (pci_map_bar0)
 	if (!bar) {
 		ixy_error("%s: ixgbe init failed%s", pci->addr, dev ? "" : ": out of memory");
 		free(dev);
@@ -438,6 +450,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 		pci_close(pci);
 		return NULL;
 	}
+	memset(dev, 0, sizeof(*dev)); // (as calloc would)
 	dev->pci = pci;
 	dev->bar = bar;
 	ixy_trace_bar(pci->addr, &ixgbe_reg_names, bar, bar_size); // IXY_TRACE=1 (src/trace.h)

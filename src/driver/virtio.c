@@ -87,8 +87,12 @@ struct ctrl_command {
 
 enum queue_kind { QUEUE_RX, QUEUE_TX, QUEUE_CTRL };
 
+// Each queue starts a cache line of its own (_Alignas; driver.h, IXY_CACHE_LINE): RX queue k and k + 1 may be two
+// threads', and neither's writes (indexes, counters) may take the other's line away. The statistics reader only reads
+// a queue; what it writes is the device's `seen`.
 struct virtqueue {
-	uint16_t index; // RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2)
+	// RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2). (_Alignas: see above.)
+	_Alignas(IXY_CACHE_LINE) uint16_t index;
 	enum queue_kind kind;
 	uint16_t size;         // descriptors; a power of two
 	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
@@ -120,6 +124,7 @@ struct virtqueue {
 	uint64_t pkts, bytes, dropped;
 	uint64_t bad_used_entries; // used ring entries ignored (device bugs), the first reported; summed at close
 };
+_Static_assert(sizeof(struct virtqueue) % IXY_CACHE_LINE == 0, "queues in an array start cache lines");
 
 // The counters of the queues, summed: what read_stats saw the last time.
 struct virtio_counts {
@@ -141,8 +146,9 @@ struct virtio_device {
 	int rx_interrupt_fds[IXY_MAX_QUEUES]; // the eventfds of the RX queues' MSI-X vectors (VFIO)
 	struct ixy_interrupts interrupts;     // ixy.interrupts points here if the app asked for interrupts
 	// The device counts nothing; the queues count (struct virtqueue). Owned by read_stats' one reader: the sums it
-	// saw last, so that it adds the difference without writing the queues' counters.
-	struct virtio_counts seen;
+	// saw last, so that it adds the difference without writing the queues' counters. On lines of their own
+	// (_Alignas): the reader's writes do not meet a queue thread's.
+	_Alignas(IXY_CACHE_LINE) struct virtio_counts seen;
 };
 
 // ---- Device status
@@ -1083,13 +1089,14 @@ static struct virtio_transport* open_transport(struct pci_device* pci, bool forc
 }
 
 static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci) {
-	struct virtio_device* dev = calloc(1, sizeof(*dev));
+	struct virtio_device* dev = aligned_alloc(IXY_CACHE_LINE, sizeof(*dev)); // (its queues are cache line aligned)
 	if (!dev) {
 		ixy_error("%s: out of memory", pci->addr);
 		pci_set_bus_master(pci, false);
 		pci_close(pci);
 		return NULL;
 	}
+	memset(dev, 0, sizeof(*dev)); // (as calloc would)
 	dev->pci = pci;
 	dev->mq = (struct virtio_mq){.pairs = 1, .max_pairs = 1}; // until start_device knows more
 	const char* pci_addr = pci->addr;

@@ -883,7 +883,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 	uint16_t num_queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
 	num_queues = num_queues ? num_queues : 1;
 	struct xdp_device* dev = calloc(1, sizeof(*dev));
-	if (!dev || !(dev->queues = calloc(num_queues, sizeof(dev->queues[0]))) ||
+	if (!dev || !(dev->queues = aligned_alloc(IXY_CACHE_LINE, num_queues * sizeof(dev->queues[0]))) ||
 	    !(dev->fds = calloc(num_queues, sizeof(dev->fds[0]))) ||
 	    !(dev->seen = calloc(num_queues, sizeof(dev->seen[0])))) {
 		ixy_error("%s: out of memory", config->pci_addr);
@@ -894,6 +894,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 		free(dev);
 		return NULL;
 	}
+	memset(dev->queues, 0, num_queues * sizeof(dev->queues[0])); // (aligned_alloc: queues start cache lines)
 	snprintf(dev->name, sizeof(dev->name), "%s", config->pci_addr);
 	dev->ifname = ifname_of(dev->name);
 	dev->ifindex = (int)if_nametoindex(dev->ifname);

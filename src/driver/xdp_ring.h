@@ -67,12 +67,13 @@ struct xsk_counters {
 	uint64_t bad;        // descriptors (RX, completion) and indices the kernel side got wrong
 };
 
-// One socket's side of the rings.
+// One socket's side of the rings. Each starts a cache line of its own (the _Alignas below, 64 bytes: driver.h's
+// IXY_CACHE_LINE): queue i and i + 1 may be two threads', and neither's writes may take the other's line away.
 struct xsk_queue {
 	struct xsk_ring fill, completion, rx, tx;
 	struct xsk_slice* slice;
 	uint16_t slot;
-	struct xsk_counters counters;
+	_Alignas(64) struct xsk_counters counters; // (aligns the struct; the counters' line is the queue's too)
 };
 
 // Receives up to num_bufs packets: the pkt_bufs of the frames the kernel filled. Then refills the fill ring.

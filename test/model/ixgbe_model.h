@@ -70,7 +70,9 @@ typedef void (*model_tx_hook)(void* context, struct model_ixgbe* nic, uint16_t q
 			      uint32_t len);
 void model_ixgbe_set_tx_hook(struct model_ixgbe* nic, model_tx_hook hook, void* context);
 // The "perfect NIC" for benchmarks: no frame copies kept, no register log; every TDT write completes all
-// descriptors at once (as always). Checks stay on; their cost per packet is a few comparisons.
+// descriptors at once (as always). Checks stay on; their cost per packet is a few comparisons. Perfect, with the link
+// up and no TX hook, stamps or MSI-X vectors, a queue's tail writes (and model_ixgbe_inject_rx_burst) run under that
+// queue's own lock, not the models' lock: threads on different queues do not wait for each other (ixgbe_model.c).
 void model_ixgbe_set_perfect(struct model_ixgbe* nic, bool perfect);
 
 // ---- receive ----
@@ -91,7 +93,8 @@ enum model_rx_result model_ixgbe_receive(struct model_ixgbe* nic, const void* fr
 // TCP/IPv4, UDP/IPv4), RSSRK (the key) and RETA (the table, indexed by the hash's low 7 bits). True if RSS is on
 // and hashed the frame; then *hash is the Toeplitz hash and *queue the table's entry. Else both are 0.
 bool model_ixgbe_rss(const struct model_ixgbe* nic, const void* frame, uint32_t len, uint32_t* hash, uint16_t* queue);
-// The same frame `count` times; returns how many were delivered. No allocation, for benchmarks.
+// The same frame `count` times; returns how many were delivered. No allocation, for benchmarks. Takes the locks it
+// needs itself: the queue's thread may call it without model_lock (bench/threads_bench.c).
 uint32_t model_ixgbe_inject_rx_burst(struct model_ixgbe* nic, uint16_t queue, const void* frame, uint32_t len,
 				     uint32_t count);
 // Number of free descriptors the driver has given to RX queue `queue` (between RDH and RDT).

@@ -36,6 +36,8 @@ void model_unlock(void) {
 
 // ---- virtual time and the hang guard ----
 
+// Written under the models' lock; a queue's fast path (model_pci_ops.queue_write32) reads it without: atomic loads
+// and stores (plain moves on x86).
 static uint64_t now_us;
 
 // A driver that waits for something that never happens must give up: past this much virtual time the test is
@@ -49,8 +51,27 @@ static struct {
 	const uint8_t* bar;
 	uint32_t reg;
 	uint32_t value;
-	uint32_t repeats;
+	uint32_t repeats; // (atomic loads and stores: a queue's fast path writes it without the models' lock)
 } last_read;
+
+static uint32_t read_repeats(void) {
+	return __atomic_load_n(&last_read.repeats, __ATOMIC_RELAXED);
+}
+
+static void set_repeats(uint32_t repeats) {
+	__atomic_store_n(&last_read.repeats, repeats, __ATOMIC_RELAXED);
+}
+
+// A write or a sleep: the reads before it were no wait loop. (Stores only if needed: the line stays shared.)
+static void forget_repeats(void) {
+	if (read_repeats() != 0) {
+		set_repeats(0);
+	}
+}
+
+static void advance_clock(uint64_t us) { // (under the models' lock: no other writer)
+	__atomic_store_n(&now_us, __atomic_load_n(&now_us, __ATOMIC_RELAXED) + us, __ATOMIC_RELAXED);
+}
 
 static void hang_detected(const char* why) {
 	fprintf(stderr, "model: TEST HUNG: %s\n", why);
@@ -61,13 +82,13 @@ static void hang_detected(const char* why) {
 }
 
 uint64_t model_now_us(void) {
-	return now_us;
+	return __atomic_load_n(&now_us, __ATOMIC_RELAXED);
 }
 
 void model_advance_us(uint64_t us) {
-	now_us += us;
-	last_read.repeats = 0;
-	if (now_us > HANG_VIRTUAL_TIME_US) {
+	advance_clock(us);
+	forget_repeats();
+	if (model_now_us() > HANG_VIRTUAL_TIME_US) {
 		hang_detected("more than an hour of virtual time passed: is the driver waiting without a timeout?");
 	}
 }
@@ -120,7 +141,7 @@ static struct stamp_slot* stamp_slot(uint64_t buffer, bool insert) {
 void model_stamp_received(uint64_t buffer) {
 	if (stamp_slots && buffer != 0) {
 		struct stamp_slot* slot = stamp_slot(buffer, true);
-		slot->received_us = now_us;
+		slot->received_us = model_now_us();
 		slot->set = true;
 	}
 }
@@ -140,7 +161,11 @@ void model_stamp_sent(uint64_t buffer) {
 		stamp_waits = waits;
 		stamp_waits_capacity = capacity;
 	}
-	stamp_waits[stamp_num_waits++] = now_us - slot->received_us;
+	stamp_waits[stamp_num_waits++] = model_now_us() - slot->received_us;
+}
+
+bool model_stamps_on(void) {
+	return stamp_slots != NULL;
 }
 
 size_t model_stamp_waits(const uint64_t** waits) {
@@ -159,6 +184,21 @@ static unsigned num_kept;       // entries in kept[]
 static unsigned num_unexpected; // violations recorded and not expected, including those not kept
 static unsigned num_printed;
 static bool exit_check_installed;
+// The violations' own lock, taken last (nothing is locked while it is held): a queue's fast path records violations
+// without the models' lock (model_pci_ops.queue_write32).
+static pthread_mutex_t violations_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_violations(void) {
+	if (pthread_mutex_lock(&violations_lock) != 0) {
+		abort();
+	}
+}
+
+static void unlock_violations(void) {
+	if (pthread_mutex_unlock(&violations_lock) != 0) {
+		abort();
+	}
+}
 
 static void check_violations_at_exit(void) {
 	if (num_unexpected > 0) {
@@ -171,6 +211,7 @@ static void check_violations_at_exit(void) {
 }
 
 void model_violation(const char* device, const char* fmt, ...) {
+	lock_violations();
 	if (!exit_check_installed) {
 		exit_check_installed = atexit(check_violations_at_exit) == 0;
 	}
@@ -190,38 +231,49 @@ void model_violation(const char* device, const char* fmt, ...) {
 			fprintf(stderr, "model: (further violations are counted but not printed)\n");
 		}
 	}
+	unlock_violations();
 }
 
 unsigned model_violation_count(void) {
-	return num_unexpected;
+	lock_violations();
+	unsigned n = num_unexpected;
+	unlock_violations();
+	return n;
 }
 
 bool model_expect_violation(const char* substring) {
-	for (unsigned i = 0; i < num_kept; i++) {
+	bool found = false;
+	lock_violations();
+	for (unsigned i = 0; i < num_kept && !found; i++) {
 		if (strstr(kept[i], substring)) {
 			memmove(kept[i], kept[i + 1], (size_t)(num_kept - i - 1) * VIOLATION_TEXT);
 			num_kept--;
 			num_unexpected--;
-			return true;
+			found = true;
 		}
 	}
-	return false;
+	unlock_violations();
+	return found;
 }
 
 unsigned model_forget_violations(void) {
+	lock_violations();
 	unsigned n = num_unexpected;
 	num_kept = 0;
 	num_unexpected = 0;
+	unlock_violations();
 	return n;
 }
 
 void model_print_violations(FILE* out) {
+	lock_violations();
 	for (unsigned i = 0; i < num_kept; i++) {
 		fprintf(out, "  %s\n", kept[i]);
 	}
 	if (num_unexpected > num_kept) {
 		fprintf(out, "  ... and %u more\n", num_unexpected - num_kept);
 	}
+	unlock_violations();
 }
 
 void model_usage_error(const char* fmt, ...) {
@@ -241,7 +293,9 @@ void model_usage_error(const char* fmt, ...) {
 // entirely live or not: remember the pages found live (a small direct-mapped cache), forget them on every free.
 #define PAGE_SHIFT 21
 #define PAGE_CACHE_SLOTS 64
-static uintptr_t live_page_cache[PAGE_CACHE_SLOTS]; // page number + 1, 0 = empty
+// Page number + 1, 0 = empty. Atomic loads and stores: a queue's fast path (model_pci_ops.queue_write32) checks DMA
+// without the models' lock.
+static uintptr_t live_page_cache[PAGE_CACHE_SLOTS];
 
 _Static_assert((1u << PAGE_SHIFT) == IXY_HUGE_PAGE_SIZE, "the cache works on huge pages");
 
@@ -257,11 +311,11 @@ bool model_dma_ok(uintptr_t addr, size_t len) {
 		return seam_dma_contains(addr, len);
 	}
 	uintptr_t* slot = &live_page_cache[page % PAGE_CACHE_SLOTS];
-	if (*slot == page + 1) {
+	if (__atomic_load_n(slot, __ATOMIC_RELAXED) == page + 1) {
 		return true;
 	}
 	if (seam_dma_contains(page << PAGE_SHIFT, IXY_HUGE_PAGE_SIZE)) {
-		*slot = page + 1;
+		__atomic_store_n(slot, page + 1, __ATOMIC_RELAXED);
 		return true;
 	}
 	return seam_dma_contains(addr, len);
@@ -336,7 +390,9 @@ void __wrap_memory_free_dma(struct dma_memory* mem) {
 			}
 		}
 	}
-	memset(live_page_cache, 0, sizeof(live_page_cache));
+	for (unsigned i = 0; i < PAGE_CACHE_SLOTS; i++) {
+		__atomic_store_n(&live_page_cache[i], 0, __ATOMIC_RELAXED);
+	}
 	__real_memory_free_dma(mem);
 }
 
@@ -702,25 +758,26 @@ static struct model_pci_device* register_target(const uint8_t* bar, uint32_t reg
 static uint32_t read32_locked(const uint8_t* bar, uint32_t reg) {
 	struct model_pci_device* dev = register_target(bar, reg, "read");
 	// An uncached read crosses PCIe twice: about a microsecond.
-	now_us += 1;
+	advance_clock(1);
 	if (!dev) {
 		return 0xffffffff; // what a read from nowhere returns on PCIe
 	}
 	uint32_t value = dev->ops->read32 ? dev->ops->read32(dev->model, reg) : 0;
 	if (last_read.bar == bar && last_read.reg == reg && last_read.value == value) {
-		if (++last_read.repeats > HANG_IDENTICAL_READS) {
+		set_repeats(read_repeats() + 1);
+		if (read_repeats() > HANG_IDENTICAL_READS) {
 			char why[160];
 			snprintf(
 			    why, sizeof(why),
 			    "[%s] register 0x%05x read %u times in a row with the same value 0x%08x, without sleeping",
-			    dev->addr, reg, last_read.repeats, value);
+			    dev->addr, reg, read_repeats(), value);
 			hang_detected(why);
 		}
 	} else {
 		last_read.bar = bar;
 		last_read.reg = reg;
 		last_read.value = value;
-		last_read.repeats = 1;
+		set_repeats(1);
 	}
 	return value;
 }
@@ -733,8 +790,15 @@ uint32_t ixy_model_read32(const uint8_t* bar, uint32_t reg) {
 }
 
 void ixy_model_write32(uint8_t* bar, uint32_t reg, uint32_t value) {
+	// A queue's own register may bypass the models' lock (model_pci_ops.queue_write32): the device says so.
+	struct model_pci_device* fast = device_of_bar(bar);
+	if (fast && fast->mapped && reg % 4 == 0 && reg < MODEL_BAR0_SIZE && fast->ops->queue_write32 &&
+	    fast->ops->queue_write32(fast->model, reg, value)) {
+		forget_repeats();
+		return;
+	}
 	model_lock();
-	last_read.repeats = 0;
+	forget_repeats();
 	struct model_pci_device* dev = register_target(bar, reg, "write");
 	if (dev && dev->ops->write32) {
 		dev->ops->write32(dev->model, reg, value);
@@ -767,7 +831,7 @@ static uint32_t mmio_read_locked(const volatile uint8_t* address, size_t width) 
 	unsigned bar;
 	uint32_t offset;
 	struct model_pci_device* dev = mmio_target(address, width, &bar, &offset, "load");
-	now_us += 1; // as ixy_seam_read32
+	advance_clock(1); // as ixy_seam_read32
 	if (!dev) {
 		return width < 4 ? (1u << (8 * width)) - 1 : 0xffffffffu; // what a read from nowhere returns on PCIe
 	}
