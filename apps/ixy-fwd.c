@@ -73,8 +73,8 @@ int main(int argc, char* argv[]) {
 				print_stats_diff(stdout, &stats[i], &stats_old[i], elapsed_ns);
 				stats_old[i] = stats[i];
 			}
-			(void)fflush(
-			    stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
+			// Each second reaches a pipe or log; a failing stdout must not stop the loop.
+			(void)fflush(stdout);
 		}
 	}
 

@@ -95,7 +95,8 @@ static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap,
 	ixy_read_stats(dev, &stats[0]);
 	print_stats_diff(stdout, &stats[0], &stats[1], elapsed_ns);
 	stats[1] = stats[0];
-	(void)fflush(stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
+	// Each second reaches a pipe or log; a failing stdout must not stop the loop.
+	(void)fflush(stdout);
 	cap->failed = cap->failed || pcap_flush(&cap->pcap) != 0;
 }
 

@@ -67,8 +67,8 @@ int main(int argc, char* argv[]) {
 			ixy_read_stats(dev, &stats);
 			print_stats_diff(stdout, &stats, &stats_old, elapsed_ns);
 			stats_old = stats;
-			(void)fflush(
-			    stdout); // each second reaches a pipe or log; a failing stdout must not stop the loop
+			// Each second reaches a pipe or log; a failing stdout must not stop the loop.
+			(void)fflush(stdout);
 		}
 	}
 	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
