@@ -109,7 +109,7 @@ struct ixy_config {
 	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
 	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)
 	// For tests only, set by ixy_init (an app's value is ignored): the step at which the driver's init is to fail,
-	// from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL (src/driver/driver.h).
+	// from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL (src/driver/injected_failure.h).
 	const char* test_fail_step;
 };
 

@@ -12,7 +12,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <ixy/ixy.h>
@@ -67,18 +66,5 @@ extern const struct ixy_driver ixgbe_driver, igb_driver;
 extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel interface through AF_XDP (xdp.h)
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
-
-// A test hook: true, with a warning, if IXY_TEST_FAIL_INIT named this device and step (config->test_fail_step). The
-// PCI drivers' inits then fail at that step as if it had failed, and clean up as for a real failure there: "reset"
-// (a reset that times out), "memory" (a DMA allocation that fails), "queue" (a queue that does not enable, others
-// enabled), so that the tests see each driver's way out of a failed init, and ixy giving the NIC back
-// (test/vm/scenario-bad-inputs.sh).
-static inline bool injected_failure(const struct ixy_config* config, const char* step) {
-	if (!config->test_fail_step || strcmp(config->test_fail_step, step) != 0) {
-		return false;
-	}
-	ixy_warn("%s: init fails at the step '%s' (test hook IXY_TEST_FAIL_INIT)", config->pci_addr, step);
-	return true;
-}
 
 #endif

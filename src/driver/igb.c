@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "injected_failure.h"
 #include "igb_interrupts.h"
 #include "igb_regs.h"
 #include "intel_rss.h"
@@ -452,8 +453,8 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .close = igb_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.5.3: reset, then link, statistics, RX (and RSS, intel_rss.c), TX, and RX started last. (injected_failure:
-	// a test hook, driver.h.)
+	// 4.5.3: reset, then link, statistics, RX (and RSS, intel_rss.c), TX, and RX started last. (injected_failure: a
+	// test hook.)
 	bool ok = reset_device(dev) && !injected_failure(config, "reset");
 	if (ok) {
 		// 4.5.7: copper link through the PHY's auto-negotiation: the MAC takes speed and duplex from the PHY

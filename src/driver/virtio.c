@@ -36,6 +36,7 @@
 
 #include "../pci_interrupts.h"
 #include "driver.h"
+#include "injected_failure.h"
 #include "virtio_rss.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
@@ -1028,7 +1029,7 @@ static int set_driver_ok(struct virtio_device* dev) {
 // maximum, at most LARGEST_EXPECTED_QUEUE).
 static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
 	struct virtio_transport* t = dev->transport;
-	// 1.-3. Reset, then tell the device we noticed it and can drive it. (injected_failure: a test hook, driver.h.)
+	// 1.-3. Reset, then tell the device we noticed it and can drive it. (injected_failure: a test hook.)
 	if (reset_device(dev) != 0 || injected_failure(config, "reset") ||
 	    add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 || add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
 		return -1;

@@ -317,8 +317,8 @@ static void test_reopen(void) {
 }
 
 // The way back (src/checks.c): ixy_init remembers the kernel driver it unbound, ixy_give_back closes the device and
-// binds it to that driver again, ixy_close does not. IXY_TEST_FAIL_INIT (driver.h) fails init at each step: the
-// driver cleans up as for a real failure there, and ixy_init gives the device back.
+// binds it to that driver again, ixy_close does not. IXY_TEST_FAIL_INIT (driver/injected_failure.h) fails init at each
+// step: the driver cleans up as for a real failure there, and ixy_init gives the device back.
 static void test_give_back(void) {
 	model_test_begin(__func__);
 	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);

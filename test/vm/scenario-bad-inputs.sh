@@ -173,9 +173,9 @@ case "$kinds" in
 		;;
 esac
 # An app that gives up after it took a NIC gives it back (issue 28): ixy-fwd's second NIC B fails to start at each
-# step of the test hook IXY_TEST_FAIL_INIT (src/driver/driver.h: a reset that times out, a DMA allocation that fails,
-# a queue that does not enable). ixy_init gives B back, ixy-fwd gives back A (ixy_give_back): both have their kernel
-# driver and an interface again (a new one: not the snapshot of the cases above).
+# step of the test hook IXY_TEST_FAIL_INIT (src/driver/injected_failure.h: a reset that times out, a DMA allocation
+# that fails, a queue that does not enable). ixy_init gives B back, ixy-fwd gives back A (ixy_give_back): both have
+# their kernel driver and an interface again (a new one: not the snapshot of the cases above).
 has_interface() { # has_interface PCI: waits up to 5 s for the interface of a NIC given back
 	for _ in $(seq 50); do
 		[ -n "$(interface_of "$1")" ] && return 0
