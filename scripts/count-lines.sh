@@ -25,7 +25,7 @@ vfio               352 src/vfio.[ch] src/access.[ch] src/dma_provider.c
 interrupts         304 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
 af-xdp             982 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         445 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        366 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
+fail-safety        410 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
 options            141 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    385 src/sandbox.c include/ixy/sandbox.h
