@@ -48,7 +48,7 @@ int main(int argc, char* argv[]) {
 	struct ixy_device* devs[2] = {ixy_init_config(&configs[0]), NULL};
 	devs[1] = devs[0] ? ixy_init_config(&configs[1]) : NULL;
 	if (!devs[1]) {
-		ixy_close(devs[0]);
+		ixy_give_back(devs[0]); // the app gives up: NIC 1 goes back to its kernel driver (ixy/checks.h)
 		return 1;
 	}
 	struct fwd_queue queues[IXY_MAX_QUEUES] = {{.devs = devs, .queue = 0}}; // queue 0: this thread's

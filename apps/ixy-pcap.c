@@ -139,14 +139,14 @@ int main(int argc, char* argv[]) {
 	struct ixy_device* dev = ixy_check_configs(&config, 1, 0) ? ixy_init_config(&config) : NULL;
 	struct ixy_waiter* waiter = dev ? capture_waiter(dev, n) : NULL;
 	if (!waiter) {
-		ixy_close(dev);
+		ixy_give_back(dev); // the app gives up: the NIC goes back to its kernel driver (ixy/checks.h)
 		pcap_discard(&cap.pcap);
 		return 1;
 	}
 	if (pcap_start(&cap.pcap) != 0) {
 		pcap_close(&cap.pcap);
 		ixy_waiter_destroy(waiter);
-		ixy_close(dev);
+		ixy_give_back(dev);
 		return 1;
 	}
 	ixy_waiter_before_sleep(waiter, flush_before_sleep, &cap.pcap);

@@ -51,7 +51,7 @@ int main(int argc, char* argv[]) {
 	struct mempool* pool = memory_allocate_mempool(NUM_BUFS, 0);
 	struct generator gen;
 	if (!pool || generator_init(&gen, pool, mac) != 0) {
-		ixy_close(dev);
+		ixy_give_back(dev); // the app gives up: the NIC goes back to its kernel driver (ixy/checks.h)
 		memory_free_mempool(pool);
 		return 1;
 	}

@@ -27,6 +27,7 @@ interrupts         307 src/interrupts.c include/ixy/interrupts.h src/pci_interru
 af-xdp            1077 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        382 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
+                       src/driver/injected_failure.h
 options            142 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    385 src/sandbox.c include/ixy/sandbox.h

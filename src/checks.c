@@ -2,6 +2,7 @@
 // that is not a network controller or not one of ixy's NICs, IXY_VIRTIO_LEGACY=1 for a NIC without the legacy
 // interface, a device reached another way than the process's others, too little DMA memory. ixy_init and
 // ixy_check_configs (device.c) ask these; failsafe.c answers what they ask of the machine (in use, root, huge pages).
+// At the end, the way back: ixy_give_back, for an app that gives up after it took a device.
 #include <ctype.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -51,9 +52,11 @@ bool ixy_valid_pci_addr(const char* s) {
 	return s && s[11] <= '7'; // the function number is 0..7
 }
 
-// Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1.
+// Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1, but
+// IXY_TEST_FAIL_INIT=<pci addr>:<step> (ixy_config.test_fail_step).
 struct environment {
 	bool force, virtio_legacy, trace, sandbox_probe;
+	const char* fail_init;
 };
 
 static bool switch_on(const char* name) {
@@ -65,7 +68,8 @@ static struct environment read_environment(void) {
 	return (struct environment){.force = switch_on("IXY_FORCE"),
 				    .virtio_legacy = switch_on("IXY_VIRTIO_LEGACY"),
 				    .trace = switch_on("IXY_TRACE"),
-				    .sandbox_probe = switch_on("IXY_TEST_SANDBOX_PROBE")};
+				    .sandbox_probe = switch_on("IXY_TEST_SANDBOX_PROBE"),
+				    .fail_init = getenv("IXY_TEST_FAIL_INIT")};
 }
 
 bool check_sandbox_probe(void) {
@@ -85,6 +89,9 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 			  pci_addr ? pci_addr : "(null)");
 		return false;
 	}
+	size_t len = strlen(pci_addr);
+	const char* fail = env.fail_init;
+	config->test_fail_step = fail && strncmp(fail, pci_addr, len) == 0 && fail[len] == ':' ? fail + len + 1 : NULL;
 	uint32_t ring = config->ring_size;
 	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES ||
 	    (ring != 0 && (ring < 64 || ring > 4096 || (ring & (ring - 1)) != 0))) {
@@ -204,4 +211,17 @@ bool check_mixed(const struct check_plan* plan) {
 
 bool check_init(const struct ixy_config* config, struct check_plan* plan) {
 	return check_taking(config, plan) && check_memory(plan) && access_choose(config->pci_addr, plan->access) == 0;
+}
+
+void ixy_give_back(struct ixy_device* dev) {
+	if (!dev) {
+		return;
+	}
+	// dev and its address are gone after the close, which comes first: the driver resets the device and ends its
+	// bus mastering before the kernel driver takes it.
+	char pci_addr[IF_NAMESIZE + sizeof(XDP_NAME_PREFIX)], kernel_driver[IXY_DRIVER_NAME_MAX];
+	snprintf(pci_addr, sizeof(pci_addr), "%s", dev->pci_addr);
+	snprintf(kernel_driver, sizeof(kernel_driver), "%s", dev->kernel_driver);
+	ixy_close(dev);
+	failsafe_give_back(pci_addr, kernel_driver);
 }

@@ -13,7 +13,8 @@
 #include "pci.h"
 
 // The configuration ixy_init works with: app_config with the switches of ixy_config whose environment variable is 1
-// (IXY_FORCE, IXY_VIRTIO_LEGACY, IXY_TRACE; the environment is read here and nowhere else) switched on. Fails with a
+// (IXY_FORCE, IXY_VIRTIO_LEGACY, IXY_TRACE; the environment is read here and nowhere else) switched on, and
+// test_fail_step from IXY_TEST_FAIL_INIT. Fails with a
 // message unless the address has the shape of a PCI address (or is "xdp:<ifname>") and the queue counts and the
 // ring size are in range: only then may ixy read the device's IDs.
 bool check_config(const struct ixy_config* app_config, struct ixy_config* config);
@@ -40,7 +41,7 @@ struct check_plan {
 	struct pci_ids ids;
 	const struct ixy_driver* driver;
 	const char* pci_addr;
-	char kernel_driver[FAILSAFE_DRIVER_NAME_MAX];
+	char kernel_driver[IXY_DRIVER_NAME_MAX];
 };
 // Fails with a message unless this process may take the device of plan->ids and plan->driver: it is a network
 // controller that driver drives (for a VirtIO NIC without the legacy interface, config->virtio_legacy is off; the

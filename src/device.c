@@ -73,6 +73,7 @@ struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 	if (dev) {
 		ixy_info("%s: %s driver, device reached through %s", dev->pci_addr, plan.driver->name,
 			 plan.access->name);
+		snprintf(dev->kernel_driver, sizeof(dev->kernel_driver), "%s", plan.kernel_driver); // ixy_give_back
 	} else {
 		failsafe_give_back(config.pci_addr, plan.kernel_driver); // nothing if it had none
 	}

@@ -72,7 +72,7 @@ static int check_not_in_use(const char* pci_addr, bool force) {
 }
 
 // The kernel driver bound to the device: the last part of the link /sys/bus/pci/devices/<addr>/driver.
-static int read_kernel_driver(const char* pci_addr, char driver[FAILSAFE_DRIVER_NAME_MAX]) {
+static int read_kernel_driver(const char* pci_addr, char driver[IXY_DRIVER_NAME_MAX]) {
 	char path[PATH_MAX], target[PATH_MAX];
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
 	ssize_t len = readlink(path, target, sizeof(target) - 1); // -> ../../../bus/pci/drivers/<name>
@@ -82,7 +82,7 @@ static int read_kernel_driver(const char* pci_addr, char driver[FAILSAFE_DRIVER_
 		return -1;
 	}
 	target[len < 0 ? 0 : len] = '\0';
-	snprintf(driver, FAILSAFE_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
+	snprintf(driver, IXY_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
 	return 0;
 }
 
@@ -165,7 +165,7 @@ int failsafe_check_memory(const char* who, uint64_t pages, bool iommu) {
 	return iommu ? check_locked_memory(who, pages) : 0;
 }
 
-int failsafe_check_device(const struct ixy_config* config, char kernel_driver[FAILSAFE_DRIVER_NAME_MAX]) {
+int failsafe_check_device(const struct ixy_config* config, char kernel_driver[IXY_DRIVER_NAME_MAX]) {
 	if (read_kernel_driver(config->pci_addr, kernel_driver) != 0) {
 		return -1;
 	}

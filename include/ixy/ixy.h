@@ -46,6 +46,7 @@ uint64_t monotonic_time_ns(void);
 // ---- Devices ----
 
 #define IXY_MAX_QUEUES 64
+#define IXY_DRIVER_NAME_MAX 64 // a kernel driver's name, with its terminating zero
 
 // Threads (ixy-fwd --queues): shared nothing. A queue belongs to one thread: rx_batch and tx_batch on it from that
 // thread only, and the pools its buffers come from too (a tx_batch frees the sent buffers into their pools, memory.h),
@@ -83,6 +84,9 @@ struct ixy_device {
 	// Stops the device if it is not stopped yet, then frees its memory and the struct itself.
 	void (*close)(struct ixy_device* dev);
 	struct ixy_interrupts* interrupts; // NULL: the device polls; else what ixy_waiter needs (ixy/interrupts.h)
+	// The kernel driver ixy_init unbound from the device, set by ixy_init: "" if none (through VFIO the device
+	// stays bound to vfio-pci; AF_XDP takes nothing). ixy_give_back (ixy/checks.h) binds it again.
+	char kernel_driver[IXY_DRIVER_NAME_MAX];
 };
 
 struct ixy_config {
@@ -104,6 +108,9 @@ struct ixy_config {
 	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)
 	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
 	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)
+	// For tests only, set by ixy_init (an app's value is ignored): the step at which the driver's init is to fail,
+	// from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL (src/driver/injected_failure.h).
+	const char* test_fail_step;
 };
 
 #define IXY_DEFAULT_RING_SIZE 512

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "injected_failure.h"
 #include "igb_interrupts.h"
 #include "igb_regs.h"
 #include "intel_rss.h"
@@ -460,8 +461,9 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .close = igb_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.5.3: reset, then link, statistics, RX (and RSS, intel_rss.c), TX, and RX started last.
-	bool ok = reset_device(dev);
+	// 4.5.3: reset, then link, statistics, RX (and RSS, intel_rss.c), TX, and RX started last. (injected_failure: a
+	// test hook.)
+	bool ok = reset_device(dev) && !injected_failure(config, "reset");
 	if (ok) {
 		// 4.5.7: copper link through the PHY's auto-negotiation: the MAC takes speed and duplex from the PHY
 		// (SLU set, nothing forced), and the PHY (IEEE 802.3 clause 22 control register) restarts it.
@@ -469,7 +471,9 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 		set_reg32(dev->bar, IGB_CTRL, ctrl | IGB_CTRL_SLU);
 		ok = write_phy_reg(dev, IGB_PHY_CONTROL, IGB_PHY_CONTROL_AN_ENABLE | IGB_PHY_CONTROL_RESTART_AN);
 		igb_read_stats(&dev->ixy, NULL); // 4.5.8: reading clears the counters
-		ok = ok && init_rx(dev) && intel_setup_rss(dev->bar, config, &intel_rss_82576) && init_tx(dev) &&
+		ok = ok && init_rx(dev) && !injected_failure(config, "memory") &&
+		     intel_setup_rss(dev->bar, config, &intel_rss_82576) && init_tx(dev) &&
+		     !injected_failure(config, "queue") &&
 		     igb_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	}
 	if (!ok) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
+#include "injected_failure.h"
 #include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
 #include "intel_rss.h"
@@ -471,9 +472,10 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
 	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX (and RSS, intel_rss.c),
-	// TX, interrupts (ixgbe_interrupts.c), and RX started last.
-	bool ok = reset_device(dev) && init_link(dev) && init_rx(dev) &&
-		  intel_setup_rss(dev->bar, config, &intel_rss_82599) && init_tx(dev) &&
+	// TX, interrupts (ixgbe_interrupts.c), and RX started last. (injected_failure: a test hook.)
+	bool ok = reset_device(dev) && !injected_failure(config, "reset") && init_link(dev) && init_rx(dev) &&
+		  !injected_failure(config, "memory") && intel_setup_rss(dev->bar, config, &intel_rss_82599) &&
+		  init_tx(dev) && !injected_failure(config, "queue") &&
 		  ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);

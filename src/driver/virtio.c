@@ -36,6 +36,7 @@
 
 #include "../pci_interrupts.h"
 #include "driver.h"
+#include "injected_failure.h"
 #include "virtio_rss.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
@@ -1034,9 +1035,9 @@ static int set_driver_ok(struct virtio_device* dev) {
 // maximum, at most LARGEST_EXPECTED_QUEUE).
 static int start_device(struct virtio_device* dev, const struct ixy_config* config) {
 	struct virtio_transport* t = dev->transport;
-	// 1.-3. Reset, then tell the device we noticed it and can drive it.
-	if (reset_device(dev) != 0 || add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 ||
-	    add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
+	// 1.-3. Reset, then tell the device we noticed it and can drive it. (injected_failure: a test hook.)
+	if (reset_device(dev) != 0 || injected_failure(config, "reset") ||
+	    add_status(dev, VIRTIO_STATUS_ACKNOWLEDGE) != 0 || add_status(dev, VIRTIO_STATUS_DRIVER) != 0) {
 		return -1;
 	}
 	// 4.-6. Accept only the features we use, and what the transport requires.
@@ -1049,7 +1050,8 @@ static int start_device(struct virtio_device* dev, const struct ixy_config* conf
 	dev->has_ctrl_queue = dev->features & VIRTIO_NET_F_CTRL_VQ;
 	uint16_t ring_size = config->ring_size != 0 ? (uint16_t)config->ring_size : LARGEST_EXPECTED_QUEUE;
 	if (virtio_mq_setup(config, t, dev->features, &dev->mq) != 0 || setup_interrupts(dev, config) != 0 ||
-	    setup_queues(dev, ring_size) != 0) {
+	    injected_failure(config, "memory") || setup_queues(dev, ring_size) != 0 ||
+	    injected_failure(config, "queue")) {
 		return -1;
 	}
 	// 8. Ready: from now on the device may use the queues. Then tell it about the RX buffers.

@@ -1,6 +1,6 @@
 // The ixgbe driver's initialisation against the 82599 model: the order of the init sequence (datasheet 4.6.3), the
 // link coming up or never, the MAC address, dispatch by PCI ID, refused configurations and error paths that must
-// leave nothing behind, and close.
+// leave nothing behind, close, and giving the device back.
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +316,53 @@ static void test_reopen(void) {
 	model_pci_remove_all();
 }
 
+// The way back (src/checks.c): ixy_init remembers the kernel driver it unbound, ixy_give_back closes the device and
+// binds it to that driver again, ixy_close does not. IXY_TEST_FAIL_INIT (driver/injected_failure.h) fails init at each
+// step: the driver cleans up as for a real failure there, and ixy_init gives the device back.
+static void test_give_back(void) {
+	model_test_begin(__func__);
+	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	struct ixy_device* dev = open_device(NIC_ADDR, 1, 1, 64);
+	CHECK(dev && strcmp(dev->kernel_driver, "kernel-driver-model") == 0);
+	ixy_close(dev);
+	CHECK(!seam_given_back(NIC_ADDR, "kernel-driver-model"));
+	model_pci_remove_all();
+	nic = model_ixgbe_add(NIC_ADDR);
+	ixy_give_back(open_device(NIC_ADDR, 1, 1, 64));
+	CHECK(seam_given_back(NIC_ADDR, "kernel-driver-model"));
+	CHECK(!model_pci_bus_master(model_ixgbe_pci(nic)) && !model_pci_bar_mapped(model_ixgbe_pci(nic)));
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	ixy_give_back(NULL);
+	model_pci_remove_all();
+	const char* fails[] = {NIC_ADDR ":reset", NIC_ADDR ":memory", NIC_ADDR ":queue"};
+	for (size_t i = 0; i < sizeof(fails) / sizeof(fails[0]); i++) {
+		nic = model_ixgbe_add(NIC_ADDR);
+		CHECK(setenv("IXY_TEST_FAIL_INIT", fails[i], 1) == 0);
+		model_test_capture_start();
+		dev = open_device(NIC_ADDR, 2, 2, 64);
+		char* output = model_test_capture_end();
+		CHECK(dev == NULL);
+		CHECK(strstr(output, fails[i] + strlen(NIC_ADDR ":")) && strstr(output, "IXY_TEST_FAIL_INIT"));
+		free(output);
+		CHECK(seam_given_back(NIC_ADDR, "kernel-driver-model"));
+		CHECK(!model_pci_bus_master(model_ixgbe_pci(nic)) && !model_pci_bar_mapped(model_ixgbe_pci(nic)));
+		CHECK_EQ(seam_dma_live_allocations(), 0);
+		model_pci_remove_all();
+	}
+	// Another device's failure, or a step no driver has, fails nothing.
+	const char* others[] = {"0000:03:00.1:reset", NIC_ADDR ":link", NIC_ADDR};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		model_ixgbe_add(NIC_ADDR);
+		CHECK(setenv("IXY_TEST_FAIL_INIT", others[i], 1) == 0);
+		dev = open_device(NIC_ADDR, 1, 1, 64);
+		CHECK(dev != NULL);
+		ixy_close(dev);
+		model_pci_remove_all();
+	}
+	CHECK(unsetenv("IXY_TEST_FAIL_INIT") == 0);
+	CHECK_NO_NEW_VIOLATIONS();
+}
+
 int main(void) {
 	test_check_configs();
 	test_init_order();
@@ -325,5 +372,6 @@ int main(void) {
 	test_refused_configurations();
 	test_allocation_failures();
 	test_reopen();
+	test_give_back();
 	return model_test_summary();
 }

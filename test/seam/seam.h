@@ -31,5 +31,8 @@ size_t seam_dma_live_allocations(void);
 size_t seam_dma_live_bytes(void);
 // Makes the next n allocations fail (as if huge pages ran out), 0 to stop.
 void seam_dma_fail_next(unsigned n);
+// True if the last device given back to its kernel driver (failsafe_give_back) was pci_addr, to kernel_driver;
+// forgets it.
+bool seam_given_back(const char* pci_addr, const char* kernel_driver);
 
 #endif
