@@ -3,7 +3,8 @@
 // serves every device and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
 //
 // The choice is made in one place: ixy_init's checks make it (check_init, checks.c) when it takes the first device. DMA
-// memory allocated before that has physical addresses, so it makes the choice sysfs (access_of_memory, for dma_provider.c).
+// memory allocated before that has physical addresses, so it makes the choice sysfs (access_of_memory, for
+// dma_provider.c).
 #ifndef IXY_ACCESS_H
 #define IXY_ACCESS_H
 
