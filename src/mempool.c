@@ -10,20 +10,25 @@
 // 2 KiB of packet data plus the metadata line. Not a power of two on purpose: buffers 2048 or 4096 bytes apart all
 // map to the same few L1 cache sets, and their metadata lines would keep evicting each other (see docs/benchmark.md).
 #define DEFAULT_BUF_SIZE (2048 + 64)
+// The most buffers a pool takes: 16 Mi, 32 GiB of packet buffers and a free stack of 128 MiB (ixy's largest pools
+// hold about 16 Ki). Far more could not be had, and near 2^32 the sizes would wrap.
+#define MAX_ENTRIES (1u << 24)
 
-// 0 with a message for a pool ixy cannot lay out: no buffers, buffers not of whole 64 byte lines or without a line
-// of data, or larger than a huge page (a buffer never spans two; issue 28: this divided by zero).
+// 0 with a message for a pool ixy cannot lay out: no buffers or more than MAX_ENTRIES, buffers not of whole 64 byte
+// lines or without a line of data, or larger than a huge page (a buffer never spans two).
 uint32_t memory_mempool_huge_pages(uint32_t num_entries, uint32_t buf_size) {
 	buf_size = buf_size ? buf_size : DEFAULT_BUF_SIZE;
-	if (num_entries == 0 || buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 ||
-	    buf_size > IXY_HUGE_PAGE_SIZE) {
+	if (num_entries == 0 || num_entries > MAX_ENTRIES) {
+		ixy_error("mempool of %u buffers: needs 1 to %u buffers", num_entries, MAX_ENTRIES);
+		return 0;
+	}
+	if (buf_size % 64 != 0 || buf_size < sizeof(struct pkt_buf) + 64 || buf_size > IXY_HUGE_PAGE_SIZE) {
 		ixy_error("mempool of %u buffers of %u bytes: needs buffers of whole 64 byte lines, 128 bytes to 2 MiB",
 			  num_entries, buf_size);
 		return 0;
 	}
 	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / buf_size;
-	// Rounded up without adding first: num_entries + bufs_per_page - 1 wraps near UINT32_MAX entries (issue 28).
-	return num_entries / bufs_per_page + (num_entries % bufs_per_page != 0);
+	return (num_entries + bufs_per_page - 1) / bufs_per_page;
 }
 
 // Buffers of a page never span two huge pages: those need not be physically contiguous.
@@ -33,6 +38,15 @@ struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_ent
 	if (memory_mempool_huge_pages(num_entries, buf_size) == 0) { // the sizes it refuses, with its message
 		return NULL;
 	}
+	// Each page's buffers, stride apart from first, end inside the page, and the last buffer inside mem.
+	size_t per_page = stride >= buf_size && stride <= IXY_HUGE_PAGE_SIZE ? IXY_HUGE_PAGE_SIZE / stride : 0;
+	size_t last = num_entries - 1;
+	if (per_page == 0 || first + (per_page - 1) * stride + buf_size > IXY_HUGE_PAGE_SIZE ||
+	    last / per_page * IXY_HUGE_PAGE_SIZE + first + last % per_page * stride + buf_size > mem->size) {
+		ixy_error("mempool of %u buffers of %u bytes, %zu apart from %zu: does not fit %zu bytes of memory",
+			  num_entries, buf_size, stride, first, mem->size);
+		return NULL;
+	}
 	struct mempool* mempool = calloc(1, sizeof(*mempool) + num_entries * sizeof(mempool->free_stack[0]));
 	if (!mempool) {
 		ixy_error("out of memory for a mempool of %u buffers", num_entries);
@@ -40,13 +54,11 @@ struct mempool* memory_mempool_in(const struct dma_memory* mem, uint32_t num_ent
 	}
 	*mempool = (struct mempool){
 	    .dma = *mem, .buf_size = buf_size, .num_entries = num_entries, .free_stack_top = num_entries};
-	uint32_t bufs_per_page = IXY_HUGE_PAGE_SIZE / stride;
 	uintptr_t page_device = 0;
 	for (uint32_t i = 0; i < num_entries; i++) {
-		size_t page = (size_t)(i / bufs_per_page) * IXY_HUGE_PAGE_SIZE,
-		       offset = first + (i % bufs_per_page) * stride;
+		size_t page = i / per_page * IXY_HUGE_PAGE_SIZE, offset = first + i % per_page * stride;
 		// Each huge page is physically contiguous: translate once per page.
-		if (i % bufs_per_page == 0 && (page_device = memory_device_address((uint8_t*)mem->virt + page)) == 0) {
+		if (i % per_page == 0 && (page_device = memory_device_address((uint8_t*)mem->virt + page)) == 0) {
 			free(mempool);
 			return NULL;
 		}

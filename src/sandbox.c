@@ -191,9 +191,7 @@ int ixy_sandbox_drop_privileges(const struct ixy_sandbox_config* config) {
 	if (config->drop_user && become_user(config->uid, config->gid) != 0) {
 		return -1;
 	}
-	if (config->disabled && (!config->drop_user || config->uid == 0)) {
-		return 0; // --no-sandbox, and no user other than root to drop to: capabilities kept
-	}
+	// Also with --no-sandbox (config->disabled), which is about the filter: capset works where seccomp may not.
 	return drop_capabilities();
 }
 

@@ -58,7 +58,9 @@ uint64_t monotonic_time_ns(void);
 // queue's thread writes; its read_stats only reads them and touches no queue (one reader per device, from one thread,
 // as above), so nothing is lost, but a TX packet counts once a tx_batch on its queue saw the device take it (an empty
 // one counts the last). AF_XDP devices (xdp:<ifname>) count the same way (per socket; the kernel's drops by a
-// getsockopt), and a packet sent counts once a tx_batch took its completion back.
+// getsockopt), and a packet sent counts once a tx_batch took its completion back. AF_XDP queues share more: queue i
+// of every AF_XDP device of the process draws on one slice of the process's UMEM (its pool, src/driver/xdp.c), so
+// queue i of all of them belongs to one thread (ixy-fwd: thread i), and a thread may use no other queue number.
 // Everything else (init, set_promisc, MAC address, stop, close) from one thread while no other uses the device. The
 // interrupt waiter (interrupts.h) is one thread's: each thread makes its own for its own RX queues.
 

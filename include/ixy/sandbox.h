@@ -18,7 +18,7 @@
 
 struct ixy_sandbox_config {
 	// No seccomp filter and no no_new_privs (the apps' --no-sandbox); a user is still dropped to with drop_user,
-	// and with a user other than root the capabilities too.
+	// and every capability all the same.
 	bool disabled;
 	bool drop_user; // become uid/gid below (ixy_sandbox_user sets them): root is dropped
 	uid_t uid;
@@ -61,7 +61,7 @@ int ixy_sandbox_enter(const struct ixy_sandbox_config* config);
 //   1. if config->drop_user: as root, setgroups (the user's group only), setresgid, setresuid to that user (glibc
 //      changes every thread's ids); not as root, the process must be that user already (its supplementary groups
 //      then stay).
-//   2. unless config->disabled (then only for a user other than root): drops every capability of the calling thread
+//   2. also with config->disabled (it is about the filter): drops every capability of the calling thread
 //      (capset: permitted, effective, inheritable and with them the ambient set), as root or not, with or without
 //      --user; checks with capget that no thread of the process (/proc/self/task) holds one, and fails if one does
 //      (a thread started before the drop), and, not as root, that root cannot be had back. Nothing after the

@@ -12,6 +12,7 @@
 
 #include <ixy/ixy.h>
 #include <ixy/rss.h>
+#include <ixy/sandbox.h>
 
 #include "../check.h"
 #include "common/packet.h"
@@ -78,6 +79,10 @@ int main(void) {
 	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
 	int saved = dup(STDOUT_FILENO);
 	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
+	// --no-sandbox drops the capabilities all the same (ixy/sandbox.h): this process drops its own before the
+	// feeder thread starts, or ixy_sandbox_enter refuses to go on.
+	struct ixy_sandbox_config drop = {0};
+	CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
 	pthread_t feeder_thread;
 	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &feeder), 0);
 	CHECK_EQ(ixy_pcap_main(10, argv), 0);

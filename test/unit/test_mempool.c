@@ -190,15 +190,39 @@ static void test_bad_arguments(void) {
 }
 
 // Issue 28: the huge pages of a pool. Buffers larger than a huge page are refused (the count divided by zero, SIGFPE),
-// and nearly UINT32_MAX buffers take their true number of pages (rounding up wrapped around to 0 pages).
+// and so are pools of more than 2^24 buffers (near UINT32_MAX buffers, rounding up wrapped around to 0 pages).
 static void test_huge_pages(void) {
 	CHECK_EQ(memory_mempool_huge_pages(1024, 2048), 1);
 	CHECK_EQ(memory_mempool_huge_pages(1025, 2048), 2);
-	CHECK_EQ(memory_mempool_huge_pages(992, 0), 1); // 2048 + 64 bytes: 992 fit in a page
-	CHECK_EQ(memory_mempool_huge_pages(UINT32_MAX, 2048), UINT32_MAX / 1024 + 1);
-	CHECK(memory_allocate_mempool(UINT32_MAX, 2048) == NULL); // 8 TiB: no such memory
+	CHECK_EQ(memory_mempool_huge_pages(992, 0), 1);                // 2048 + 64 bytes: 992 fit in a page
+	CHECK_EQ(memory_mempool_huge_pages(1u << 24, 2048), 1u << 14); // the most buffers a pool takes
+	CHECK_EQ(memory_mempool_huge_pages((1u << 24) + 1, 2048), 0);  // refused, as near UINT32_MAX (it wrapped)
+	CHECK_EQ(memory_mempool_huge_pages(UINT32_MAX, 2048), 0);
+	CHECK(memory_allocate_mempool(UINT32_MAX, 2048) == NULL);
 	CHECK_EQ(memory_mempool_huge_pages(10, 4 << 20), 0);
 	CHECK(memory_allocate_mempool(10, 4 << 20) == NULL);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+}
+
+// A pool in given memory (memory_mempool_in, as AF_XDP lays out its frames): a stride of 0 (it divided by zero), one
+// shorter than a buffer or longer than a huge page, a first offset that pushes a page's last buffer past the page, or
+// buffers beyond the memory are refused; what fits is taken.
+static void test_pool_in_given_memory(void) {
+	struct dma_memory mem;
+	CHECK_EQ(memory_allocate_dma(IXY_HUGE_PAGE_SIZE, false, &mem), 0);
+	CHECK(memory_mempool_in(&mem, 10, 2048, 0, 0) == NULL);
+	CHECK(memory_mempool_in(&mem, 10, 2048, 0, 1024) == NULL);
+	CHECK(memory_mempool_in(&mem, 1, 2048, 0, 4u << 20) == NULL);
+	CHECK(memory_mempool_in(&mem, 10, 2048, 4096, 4096) == NULL); // a page's 512th would end 2048 bytes past it
+	CHECK(memory_mempool_in(&mem, 513, 2048, 0, 4096) == NULL);   // a second page mem does not have
+	struct mempool* pool = memory_mempool_in(&mem, 512, 2048, 2048, 4096); // the 512th ends at the page's end
+	CHECK(pool != NULL);
+	if (pool) {
+		CHECK_EQ(pool->num_entries, 512);
+		memory_free_mempool(pool); // frees mem too
+	} else {
+		memory_free_dma(&mem);
+	}
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 }
 
@@ -212,5 +236,6 @@ int main(void) {
 	test_double_free_panics();
 	test_bad_arguments();
 	test_huge_pages();
+	test_pool_in_given_memory();
 	return check_summary();
 }

@@ -448,6 +448,29 @@ static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, 
 	return pid > 0 ? child_result(pid) : 100;
 }
 
+// --no-sandbox (config.disabled) leaves out the filter, not the capabilities' drop: after ixy_sandbox_enter no task
+// of the child holds one, and there is no filter. Returns the number of failed checks (100: the child died).
+static int no_filter_child(enum start start) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct before b;
+		check_failures = 0;
+		if (start == START_NOBODY_WITH_CAPS) {
+			become_nobody_with_caps();
+		}
+		struct ixy_sandbox_config config = {.disabled = true};
+		CHECK_EQ(ixy_sandbox_drop_privileges(&config), 0);
+		open_before(&b);
+		CHECK_EQ(ixy_sandbox_enter(&config), 0);
+		no_capabilities(&b);
+		CHECK_STATUS(b.status_fd, "Seccomp", "0");
+		fflush(stderr);
+		_exit(check_failures > 99 ? 99 : check_failures);
+	}
+	CHECK(pid > 0);
+	return pid > 0 ? child_result(pid) : 100;
+}
+
 // A thread that holds capabilities (started, as root, before any drop) makes ixy_sandbox_enter fail, before the
 // filter: it cannot drop the thread's (capset acts on the caller only). Returns the number of failed checks (100: the
 // child died).
@@ -673,6 +696,13 @@ int main(int argc, char** argv) {
 		failed = in_child(&nobody, true, START_NOBODY_WITH_CAPS);
 		printf("filter and --user nobody as uid 65534 with ambient capabilities: %d check(s) failed in the "
 		       "child\n",
+		       failed);
+		CHECK_EQ(failed, 0);
+		failed = no_filter_child(START_ROOT);
+		printf("--no-sandbox as root: %d check(s) failed in the child\n", failed);
+		CHECK_EQ(failed, 0);
+		failed = no_filter_child(START_NOBODY_WITH_CAPS);
+		printf("--no-sandbox as uid 65534 with ambient capabilities: %d check(s) failed in the child\n",
 		       failed);
 		CHECK_EQ(failed, 0);
 		failed = thread_with_caps_refused();

@@ -126,6 +126,14 @@ check "no seccomp: after ixy-pktgen, A is reset, without queues, bus master off"
 run_app vm_probe no-seccomp ixy-pcap --no-sandbox $NIC_D /tmp/nofilter.pcap >/tmp/nofilter.log 2>&1 &
 nofilter_pid=$!
 check "no seccomp, --no-sandbox: ixy-pcap runs" wait_running /tmp/nofilter.log $nofilter_pid
+# --no-sandbox leaves out the filter, not the capabilities' drop (ixy/sandbox.h): no thread holds one, as root.
+no_capabilities() {
+	app_status "$1" "$2" >/tmp/status.txt
+	sed 's/^/    /' /tmp/status.txt
+	test "$(total /tmp/status.txt "status app=$1" cap_eff)" = 0 &&
+		test "$(total /tmp/status.txt "status app=$1" cap_prm)" = 0
+}
+check "no seccomp, --no-sandbox: no capability in any thread of ixy-pcap" no_capabilities ixy-pcap $nofilter_pid
 stop_app pcap-no-sandbox $nofilter_pid INT
 check_eq "no seccomp, --no-sandbox: ixy-pcap exits 0 on SIGINT" "$app_rc" 0
 check "no seccomp, --no-sandbox: then D is quiet" probe_is $NIC_D quiet
