@@ -55,8 +55,9 @@ echo "$list" | awk '$1 == "NOCOMMIT" { print $2 }' | while read -r name; do
 done || failed=1
 for pair in $(echo "$list" | awk '$1 == "COMMIT" { print $2 ":" $3 }'); do
 	commit=${pair#*:}
-	git -C "$(dirname "$doc")" cat-file -e "$commit^{commit}" 2>/dev/null || {
-		echo "FAIL table ${pair%%:*} names $commit, which is no commit here"
+	# A commit of the history that holds the document (main's), not any object of the repository.
+	git -C "$(dirname "$doc")" merge-base --is-ancestor "$commit" HEAD 2>/dev/null || {
+		echo "FAIL table ${pair%%:*} names $commit, which is no commit of this history"
 		failed=1
 	}
 done
