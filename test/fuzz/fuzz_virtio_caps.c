@@ -242,8 +242,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 		t->ops->close(t);
 	}
 	FUZZ_CHECK(!device.io_open);
-	for (unsigned bar = 0; bar < NUM_BARS; bar++) { // the transport unmapped what it mapped
-		FUZZ_CHECK(!device.bars[bar] || (msync(device.bars[bar], 1, MS_ASYNC) != 0 && errno == ENOMEM));
+	// The transport unmapped what it mapped: mincore says ENOMEM for an address no mapping holds (and valgrind does
+	// not take the unmapped address for a read, as it does msync's).
+	for (unsigned bar = 0; bar < NUM_BARS; bar++) {
+		unsigned char resident;
+		FUZZ_CHECK(!device.bars[bar] || (mincore(device.bars[bar], 1, &resident) != 0 && errno == ENOMEM));
 	}
 	return 0;
 }
