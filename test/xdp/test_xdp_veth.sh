@@ -26,53 +26,7 @@ bin=$1
 xdp_open=$2
 xsk_umems=$3
 src=$4
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, XDP)"; exit 77; }
-for tool in ip tcpdump setpriv python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
-done
-. "$src/test/vm/totals.sh"
-
-ns=ixy-xdp-test-$$-$RANDOM
-work=$(mktemp -d)
-pids=""
-cleanup() {
-	for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-passed=0
-failed=0
-check() { # check WHAT COMMAND...: PASS if the command succeeds
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS  $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $what"
-		failed=$((failed + 1))
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "      $1 != $2" >&2; return 1; }; }
-in_ns() { ip netns exec "$ns" "$@"; }
-# Processes in the background are started with ip netns exec itself, not in_ns: $! is then the app's process
-# (ip netns exec executes it), not a subshell's.
-# Interfaces with an XDP program: ip link prints "xdp", "xdpgeneric", "xdpdrv" or "xdpoffload" and "prog/xdp".
-attached() { ip -n "$ns" link show ${1:+dev "$1"} | grep -cE ' xdp(generic|drv|offload)? |prog/xdp'; }
-wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
-	local tries=$(($1 * 10))
-	shift
-	until "$@"; do
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-is_attached() { [ "$(attached "$1")" -gt 0 ]; }
+. "$src/test/xdp/veth_lib.sh" ixy-xdp-test "$src" ip tcpdump setpriv python3
 none_attached() { [ "$(attached)" = 0 ]; }
 # xdp_programs DEV: the XDP programs attached to the interface, "mode=M id=N" each (ip -j -d link: mode 1 the
 # driver's, 2 generic), or "none".
@@ -111,17 +65,6 @@ count() {
 	value=$(total "$work/$2.out" "totals app=ixy-$2 pci=xdp:$3" "$4") || value="?$2:$3:$4"
 	printf -v "$1" %s "$value"
 }
-# add N...: their sum, or "?N..." (which equals no count) if one of them is not a number
-add() {
-	local total=0 n
-	for n; do
-		case $n in '' | *[!0-9]*) echo "?$*"; return ;; esac
-		total=$((total + n))
-	done
-	echo $total
-}
-# positive N: N is a number above 0
-positive() { case $1 in '' | *[!0-9]* | 0) return 1 ;; esac; }
 # The state of the interfaces a refusal must leave as it was: all but the counters and the bridges' timers.
 link_state() { ip -n "$ns" -d link show | grep -v -E '^ +(RX|TX|[0-9]+ )' | sed -E 's/[a-z_]+_timer +[0-9.]+//g'; }
 
@@ -428,14 +371,13 @@ echo "== 5. What waits in the TX ring at the close is sent"
 ip -n "$ns" link add vethS type veth peer name vethT
 in_ns sysctl -qw net.ipv6.conf.vethS.disable_ipv6=1 net.ipv6.conf.vethT.disable_ipv6=1
 ip -n "$ns" link set vethT up
-rx_packets() { ip -n "$ns" -s -j link show dev "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'; }
 mkfifo "$work/hold"
 ip netns exec "$ns" "$xdp_open" --send 512 xdp:vethS 1 1 <"$work/hold" >"$work/drain.out" 2>"$work/drain.err" &
 drain=$!
 pids="$pids $drain"
 exec 7>"$work/hold"
 wait_for 10 grep -q "^sent" "$work/drain.out"
-before_t=$(rx_packets vethT)
+before_t=$(kernel vethT rx packets)
 ip -n "$ns" link set vethS up
 sleep 0.5
 exec 7>&-
@@ -445,8 +387,7 @@ pids=""
 sed 's/^/    /' "$work/drain.out" "$work/drain.err"
 check "a batch queued while vethS was down: taken" grep -q "taken=64 of=64" "$work/drain.out"
 check "nothing sent before the close" eq "$before_t" 0
-check "sent at the close: vethT received the 64 packets" eq "$(rx_packets vethT)" 64
+check "sent at the close: vethT received the 64 packets" eq "$(kernel vethT rx packets)" 64
 check "xdp_open exited with status 0, no warning" eval '[ "$status" = 0 ] && ! grep -q "^ixy: warning" "$work/drain.err"'
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

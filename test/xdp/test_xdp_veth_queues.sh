@@ -24,70 +24,16 @@ set -u
 fwd_bin=$1
 src=$2
 tsan=${3:-}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, XDP)"; exit 77; }
-for tool in ip tcpdump python3; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
-done
-. "$src/test/vm/totals.sh"
+. "$src/test/xdp/veth_lib.sh" ixy-xdpq-test "$src" ip tcpdump python3
 
 FLOWS=64
 FRAMES=48000 # per sender
-ns=ixy-xdpq-test-$$-$RANDOM
-work=$(mktemp -d)
-pids=""
-cleanup() {
-	for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-passed=0
-failed=0
-check() { # check WHAT COMMAND...: PASS if the command succeeds
-	local what=$1
-	shift
-	if "$@"; then
-		echo "PASS  $what"
-		passed=$((passed + 1))
-	else
-		echo "FAIL  $what"
-		failed=$((failed + 1))
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "      $1 != $2" >&2; return 1; }; }
-positive() { case $1 in '' | *[!0-9]* | 0) return 1 ;; esac; }
-wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
-	local tries=$(($1 * 10))
-	shift
-	until "$@"; do
-		tries=$((tries - 1))
-		[ $tries -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-is_attached() { ip -n "$ns" link show dev "$1" | grep -qE ' xdp(generic|drv|offload)? |prog/xdp'; }
-# kernel DEV WAY WHAT: the kernel's counter of the interface (ip -s -j link), e.g. kernel vethB rx packets
-kernel() {
-	ip -n "$ns" -s -j link show dev "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['stats64']['$2']['$3'])"
-}
 # count DEV KEY: the number KEY has on ixy-fwd's totals line of xdp:DEV, or "?DEV:KEY", which equals no count
 count() { total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:$1" "$2" || echo "?$1:$2"; }
 # queue_count DEV Q: rx_packets on ixy-fwd's line of queue Q of xdp:DEV
 queue_count() { total "$work/fwd.out" "queue app=ixy-fwd pci=xdp:$1 queue=$2" rx_packets || echo "?$1:$2"; }
-add() { # their sum, or "?..." if one is not a number
-	local total=0 n
-	for n; do
-		case $n in '' | *[!0-9]*) echo "?$*"; return ;; esac
-		total=$((total + n))
-	done
-	echo $total
-}
 
 ip netns add "$ns" || exit 1
-in_ns() { ip netns exec "$ns" "$@"; }
 in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || exit 1
 for pair in vethA:vethB vethC:vethD; do
 	ip -n "$ns" link add "${pair%:*}" numtxqueues 2 numrxqueues 2 type veth peer name "${pair#*:}" \
@@ -172,5 +118,4 @@ sed 's/^/    /' "$work/check.out"
 check "every frame at vethD: a frame sent, byte for byte, once, in its flow's order" eq "$status" 0
 check "frames at vethD: all recorded ones checked" grep -q "^frames=$recorded valid=$recorded " "$work/check.out"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

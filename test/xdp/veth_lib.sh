@@ -1,0 +1,74 @@
+# shellcheck shell=bash disable=SC2034 # sourced by test_xdp_veth.sh and test_xdp_veth_queues.sh
+# What both AF_XDP veth tests need: root and the tools they name, a network namespace ($ns, prefix $1) and a work
+# directory ($work) removed at exit with every process in $pids, the PASS/FAIL lines and their sums, and a few
+# readers of the namespace's interfaces.
+# Usage: . veth_lib.sh NS_PREFIX SOURCE_DIR TOOL...
+veth_ns_prefix=$1
+veth_src=$2
+shift 2
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, XDP)"; exit 77; }
+for tool; do
+	command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
+done
+. "$veth_src/test/vm/totals.sh"
+
+ns=$veth_ns_prefix-$$-$RANDOM
+work=$(mktemp -d)
+pids=""
+cleanup() {
+	for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+passed=0
+failed=0
+check() { # check WHAT COMMAND...: PASS if the command succeeds
+	local what=$1
+	shift
+	if "$@"; then
+		echo "PASS  $what"
+		passed=$((passed + 1))
+	else
+		echo "FAIL  $what"
+		failed=$((failed + 1))
+	fi
+}
+# The last line, and the exit status: 0 if nothing failed.
+summary() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+}
+eq() { [ "$1" = "$2" ] || { echo "      $1 != $2" >&2; return 1; }; }
+# positive N: N is a number above 0
+positive() { case $1 in '' | *[!0-9]* | 0) return 1 ;; esac; }
+wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
+	local tries=$(($1 * 10))
+	shift
+	until "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+add() { # their sum, or "?..." if one is not a number
+	local total=0 n
+	for n; do
+		case $n in '' | *[!0-9]*) echo "?$*"; return ;; esac
+		total=$((total + n))
+	done
+	echo $total
+}
+in_ns() { ip netns exec "$ns" "$@"; }
+# Processes in the background are started with ip netns exec itself, not in_ns: $! is then the app's process
+# (ip netns exec executes it), not a subshell's.
+# Interfaces with an XDP program: ip link prints "xdp", "xdpgeneric", "xdpdrv" or "xdpoffload" and "prog/xdp".
+attached() { ip -n "$ns" link show ${1:+dev "$1"} | grep -cE ' xdp(generic|drv|offload)? |prog/xdp'; }
+is_attached() { [ "$(attached "$1")" -gt 0 ]; }
+# kernel DEV WAY WHAT: the kernel's counter of the interface (ip -s -j link), e.g. kernel vethB rx packets
+kernel() {
+	ip -n "$ns" -s -j link show dev "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['stats64']['$2']['$3'])"
+}
