@@ -221,6 +221,35 @@ static void test_polling_without_msix(void) {
 	model_pci_remove_all();
 }
 
+// A waiter on RX queue 0 of dev, an open device with interrupts; NULL (and dev closed, the models removed) if there is
+// none.
+static struct ixy_waiter* waiter_on_queue_0(struct ixy_device* dev) {
+	CHECK(dev != NULL && dev->interrupts != NULL);
+	struct ixy_waiter* waiter = ixy_waiter_create();
+	CHECK(waiter != NULL);
+	if (!dev || !dev->interrupts || !waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
+		ixy_waiter_destroy(waiter);
+		ixy_close(dev);
+		model_pci_remove_all();
+		return NULL;
+	}
+	return waiter;
+}
+
+// The waiter's line (ixy_waiter_print), malloc'd, or NULL.
+static char* waiter_line(const struct ixy_waiter* waiter) {
+	char* printed = NULL;
+	size_t printed_len = 0;
+	FILE* out = open_memstream(&printed, &printed_len);
+	CHECK(out != NULL);
+	if (!out) {
+		return NULL;
+	}
+	ixy_waiter_print(out, "test", waiter);
+	fclose(out);
+	return printed;
+}
+
 // The race of arming: a packet that arrives after the app's last poll but before its queue is armed. The test makes
 // one arrive exactly then (a wrapper around set_rx_interrupt injects it just before the arming); the waiter's last
 // look after arming must find it, and the waiter must not sleep. (On the 82599 the packet's cause is latched, but the
@@ -241,13 +270,8 @@ static void test_packet_just_before_arming(void) {
 	model_test_begin(__func__);
 	race_nic = model_ixgbe_add(NIC_ADDR);
 	struct ixy_device* dev = open_device(race_nic, 1, 2000); // a missed packet would sleep 2 s
-	CHECK(dev != NULL && dev->interrupts != NULL);
-	struct ixy_waiter* waiter = ixy_waiter_create();
-	CHECK(waiter != NULL);
-	if (!dev || !dev->interrupts || !waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
-		ixy_waiter_destroy(waiter);
-		ixy_close(dev);
-		model_pci_remove_all();
+	struct ixy_waiter* waiter = waiter_on_queue_0(dev);
+	if (!waiter) {
 		return;
 	}
 	original_set_rx_interrupt = dev->interrupts->set_rx_interrupt;
@@ -265,13 +289,8 @@ static void test_packet_just_before_arming(void) {
 	CHECK(!slept);
 	CHECK_EQ(model_pci_msix_count(model_ixgbe_pci(race_nic), 0), 0); // the arming cleared its latched cause
 	CHECK_EQ(drain(dev->interrupts->rx_fds[0]), 0);                  // and no message waits
-	char* printed = NULL;
-	size_t printed_len = 0;
-	FILE* out = open_memstream(&printed, &printed_len);
-	CHECK(out != NULL);
-	if (out) {
-		ixy_waiter_print(out, "test", waiter);
-		fclose(out);
+	char* printed = waiter_line(waiter);
+	if (printed) {
 		CHECK(strstr(printed, "waiter app=test slept=0 ") != NULL);
 		CHECK(strstr(printed, " packet_before_sleep=1 ") != NULL);
 	}
@@ -289,13 +308,8 @@ static void test_first_sleep_after_traffic(void) {
 	model_test_begin(__func__);
 	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
 	struct ixy_device* dev = open_device(nic, 1, 20);
-	CHECK(dev != NULL && dev->interrupts != NULL);
-	struct ixy_waiter* waiter = ixy_waiter_create();
-	CHECK(waiter != NULL);
-	if (!dev || !dev->interrupts || !waiter || ixy_waiter_add(waiter, dev, 0) != 0) {
-		ixy_waiter_destroy(waiter);
-		ixy_close(dev);
-		model_pci_remove_all();
+	struct ixy_waiter* waiter = waiter_on_queue_0(dev);
+	if (!waiter) {
 		return;
 	}
 	for (uint32_t seq = 0; seq < 3; seq++) {
@@ -312,13 +326,8 @@ static void test_first_sleep_after_traffic(void) {
 	CHECK(slept);
 	CHECK_EQ(received, 3);
 	CHECK_EQ(model_pci_msix_count(model_ixgbe_pci(nic), 0), 0);
-	char* printed = NULL;
-	size_t printed_len = 0;
-	FILE* out = open_memstream(&printed, &printed_len);
-	CHECK(out != NULL);
-	if (out) {
-		ixy_waiter_print(out, "test", waiter);
-		fclose(out);
+	char* printed = waiter_line(waiter);
+	if (printed) {
 		printf("%s", printed);
 		CHECK(strstr(printed, "waiter app=test slept=1 timeouts=1 ") != NULL);
 		CHECK(strstr(printed, " interrupts/" NIC_ADDR "/0=0\n") != NULL);
