@@ -948,6 +948,18 @@ static void test_control_queue_failures(void) {
 	close_nic(nic, dev);
 }
 
+// A device running through its modern interface: a frame each way (one received, one sent from pool).
+static void frame_each_way_modern(struct model_virtio* nic, struct ixy_device* dev, struct mempool* pool) {
+	CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
+	CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
+	deliver(nic, 1);
+	receive_in_order(dev, 1, 1, 32);
+	struct pkt_buf* bufs[1];
+	fill_packets(pool, bufs, 1, 2);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 1), 1);
+	check_wire(nic, 0, 2, 1);
+}
+
 // The capability walk (4.1.4, PCI 3.0 6.7) in each layout of the model: QEMU's; structures in three BARs, listed
 // backwards behind capabilities to pass over, with reserved pointer bits set and notify_off_multiplier 0; a page of
 // notification address per queue; and QEMU's with the reserved bits of the first pointer set. Each works: init, a
@@ -968,14 +980,7 @@ static void test_capability_layouts(void) {
 			model_pci_remove_all();
 			continue;
 		}
-		CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
-		CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
-		deliver(nic, 1);
-		receive_in_order(dev, 1, 1, 32);
-		struct pkt_buf* bufs[1];
-		fill_packets(pool, bufs, 1, 2);
-		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 1), 1);
-		check_wire(nic, 0, 2, 1);
+		frame_each_way_modern(nic, dev, pool);
 		uint8_t mac[6];
 		CHECK(ixy_get_mac_addr(dev, mac) == 0 && memcmp(mac, nic_mac, 6) == 0);
 		CHECK(model_virtio_notifications(nic, MODEL_VIRTIO_RX) > 0);
@@ -1100,14 +1105,7 @@ static void test_later_capability(void) {
 			model_pci_remove_all();
 			continue;
 		}
-		CHECK(strcmp(model_virtio_transport(nic), "modern") == 0);
-		CHECK_EQ(model_virtio_status(nic), STATUS_RUNNING_MODERN);
-		deliver(nic, 1);
-		receive_in_order(dev, 1, 1, 32);
-		struct pkt_buf* bufs[1];
-		fill_packets(pool, bufs, 1, 2);
-		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 1), 1);
-		check_wire(nic, 0, 2, 1);
+		frame_each_way_modern(nic, dev, pool);
 		ixy_close(dev);
 		memory_free_mempool(pool);
 		check_left_reset(nic);
