@@ -415,79 +415,90 @@ static void become_nobody_with_caps(void) {
 	}
 }
 
-// Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died). The
-// child drops its privileges, then starts its threads and opens its files (as ixy-fwd --queues does), then enters.
-static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, enum start start) {
+// Runs body(arg) in a forked child with a count of failed checks of its own; returns that count (100: it died).
+static int checks_in_child(void (*body)(const void* arg), const void* arg) {
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct before b;
 		check_failures = 0; // the child's own, not the parent's so far
-		pid_t parent = getppid();
-		CHECK(start != START_KEEP_CAPS || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
-		if (start == START_NOBODY_WITH_CAPS) {
-			become_nobody_with_caps();
-		}
-		CHECK_EQ(ixy_sandbox_drop_privileges(config), 0);
-		open_before(&b);
-		CHECK_EQ(tasks(), 3); // the threads' status files and the process's are every task's
-		int entered = ixy_sandbox_enter(config);
-		CHECK_EQ(entered, 0);
-		if (entered == 0) {
-			no_capabilities(&b);
-			allowed_calls_work(&b);
-			forbidden_calls_fail(parent);
-			kernel_state(&b);
-			if (root_dropped) {
-				dropped_state(&b, config);
-			}
-		}
+		body(arg);
 		fflush(stderr);
 		_exit(check_failures > 99 ? 99 : check_failures);
 	}
 	CHECK(pid > 0);
 	return pid > 0 ? child_result(pid) : 100;
+}
+
+// In the child: who it is when it calls ixy_sandbox_drop_privileges (enum start).
+static void become(enum start start) {
+	CHECK(start != START_KEEP_CAPS || prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) == 0);
+	if (start == START_NOBODY_WITH_CAPS) {
+		become_nobody_with_caps();
+	}
+}
+
+struct filter_case {
+	const struct ixy_sandbox_config* config;
+	bool root_dropped;
+	enum start start;
+};
+
+// The checks under a filter_case: the child drops its privileges, then starts its threads and opens its files (as
+// ixy-fwd --queues does), then enters.
+static void filter_checks(const void* arg) {
+	const struct filter_case* c = arg;
+	struct before b;
+	pid_t parent = getppid();
+	become(c->start);
+	CHECK_EQ(ixy_sandbox_drop_privileges(c->config), 0);
+	open_before(&b);
+	CHECK_EQ(tasks(), 3); // the threads' status files and the process's are every task's
+	int entered = ixy_sandbox_enter(c->config);
+	CHECK_EQ(entered, 0);
+	if (entered == 0) {
+		no_capabilities(&b);
+		allowed_calls_work(&b);
+		forbidden_calls_fail(parent);
+		kernel_state(&b);
+		if (c->root_dropped) {
+			dropped_state(&b, c->config);
+		}
+	}
+}
+
+// Runs the checks in a child under config; returns the number of checks that failed there (or 100: it died).
+static int in_child(const struct ixy_sandbox_config* config, bool root_dropped, enum start start) {
+	struct filter_case c = {config, root_dropped, start};
+	return checks_in_child(filter_checks, &c);
 }
 
 // --no-sandbox (config.disabled) leaves out the filter, not the capabilities' drop: after ixy_sandbox_enter no task
-// of the child holds one, and there is no filter. Returns the number of failed checks (100: the child died).
-static int no_filter_child(enum start start) {
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct before b;
-		check_failures = 0;
-		if (start == START_NOBODY_WITH_CAPS) {
-			become_nobody_with_caps();
-		}
-		struct ixy_sandbox_config config = {.disabled = true};
-		CHECK_EQ(ixy_sandbox_drop_privileges(&config), 0);
-		open_before(&b);
-		CHECK_EQ(ixy_sandbox_enter(&config), 0);
-		no_capabilities(&b);
-		CHECK_STATUS(b.status_fd, "Seccomp", "0");
-		fflush(stderr);
-		_exit(check_failures > 99 ? 99 : check_failures);
-	}
-	CHECK(pid > 0);
-	return pid > 0 ? child_result(pid) : 100;
+// of the child holds one, and there is no filter.
+static void no_filter_checks(const void* arg) {
+	struct before b;
+	become(*(const enum start*)arg);
+	struct ixy_sandbox_config config = {.disabled = true};
+	CHECK_EQ(ixy_sandbox_drop_privileges(&config), 0);
+	open_before(&b);
+	CHECK_EQ(ixy_sandbox_enter(&config), 0);
+	no_capabilities(&b);
+	CHECK_STATUS(b.status_fd, "Seccomp", "0");
 }
 
 // A thread that holds capabilities (started, as root, before any drop) makes ixy_sandbox_enter fail, before the
-// filter: it cannot drop the thread's (capset acts on the caller only). Returns the number of failed checks (100: the
-// child died).
-static int thread_with_caps_refused(void) {
-	pid_t pid = fork();
-	if (pid == 0) {
-		struct before b;
-		check_failures = 0;
-		open_before(&b);
-		struct ixy_sandbox_config config = {0};
-		CHECK_EQ(ixy_sandbox_enter(&config), (uint64_t)-1);
-		CHECK_STATUS(b.status_fd, "Seccomp", "0");
-		fflush(stderr);
-		_exit(check_failures > 99 ? 99 : check_failures);
-	}
-	CHECK(pid > 0);
-	return pid > 0 ? child_result(pid) : 100;
+// filter: it cannot drop the thread's (capset acts on the caller only).
+static void thread_with_caps_refused(const void* unused) {
+	(void)unused;
+	struct before b;
+	open_before(&b);
+	struct ixy_sandbox_config config = {0};
+	CHECK_EQ(ixy_sandbox_enter(&config), (uint64_t)-1);
+	CHECK_STATUS(b.status_fd, "Seccomp", "0");
+}
+
+// Says how many of a child's checks failed (what: the case), and fails one check here if any did.
+static void child_passed(const char* what, int failed) {
+	printf("%s: %d check(s) failed in the child\n", what, failed);
+	CHECK_EQ(failed, 0);
 }
 
 // The filter's program as the book lists it (docs/book/14-least-privilege.md, between its two marker lines), so
@@ -671,9 +682,7 @@ int main(int argc, char** argv) {
 	}
 	filter_as_in_book(IXY_BOOK_SANDBOX_CHAPTER);
 	struct ixy_sandbox_config filter_only = {0};
-	int failed = in_child(&filter_only, false, START_ROOT);
-	printf("filter: %d check(s) failed in the child\n", failed);
-	CHECK_EQ(failed, 0);
+	child_passed("filter", in_child(&filter_only, false, START_ROOT));
 	int status = i386_call();
 	printf("i386 call: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
 	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
@@ -682,32 +691,18 @@ int main(int argc, char** argv) {
 		struct ixy_sandbox_config nobody = {0};
 		CHECK_EQ(ixy_sandbox_user(&nobody, "nobody"), 0);
 		CHECK(nobody.drop_user && nobody.uid != 0);
-		failed = in_child(&nobody, true, START_ROOT);
-		printf("filter and --user nobody: %d check(s) failed in the child\n", failed);
-		CHECK_EQ(failed, 0);
-		failed = in_child(&nobody, true, START_KEEP_CAPS);
-		printf("filter and --user nobody, capabilities kept by PR_SET_KEEPCAPS: %d check(s) failed in the "
-		       "child\n",
-		       failed);
-		CHECK_EQ(failed, 0);
-		failed = in_child(&filter_only, false, START_NOBODY_WITH_CAPS);
-		printf("filter as uid 65534 with ambient capabilities: %d check(s) failed in the child\n", failed);
-		CHECK_EQ(failed, 0);
-		failed = in_child(&nobody, true, START_NOBODY_WITH_CAPS);
-		printf("filter and --user nobody as uid 65534 with ambient capabilities: %d check(s) failed in the "
-		       "child\n",
-		       failed);
-		CHECK_EQ(failed, 0);
-		failed = no_filter_child(START_ROOT);
-		printf("--no-sandbox as root: %d check(s) failed in the child\n", failed);
-		CHECK_EQ(failed, 0);
-		failed = no_filter_child(START_NOBODY_WITH_CAPS);
-		printf("--no-sandbox as uid 65534 with ambient capabilities: %d check(s) failed in the child\n",
-		       failed);
-		CHECK_EQ(failed, 0);
-		failed = thread_with_caps_refused();
-		printf("a thread holding capabilities refused: %d check(s) failed in the child\n", failed);
-		CHECK_EQ(failed, 0);
+		child_passed("filter and --user nobody", in_child(&nobody, true, START_ROOT));
+		child_passed("filter and --user nobody, capabilities kept by PR_SET_KEEPCAPS",
+			     in_child(&nobody, true, START_KEEP_CAPS));
+		child_passed("filter as uid 65534 with ambient capabilities",
+			     in_child(&filter_only, false, START_NOBODY_WITH_CAPS));
+		child_passed("filter and --user nobody as uid 65534 with ambient capabilities",
+			     in_child(&nobody, true, START_NOBODY_WITH_CAPS));
+		static const enum start root = START_ROOT, nobody_with_caps = START_NOBODY_WITH_CAPS;
+		child_passed("--no-sandbox as root", checks_in_child(no_filter_checks, &root));
+		child_passed("--no-sandbox as uid 65534 with ambient capabilities",
+			     checks_in_child(no_filter_checks, &nobody_with_caps));
+		child_passed("a thread holding capabilities refused", checks_in_child(thread_with_caps_refused, NULL));
 	} else {
 		printf("not root: the drop to another user and the capabilities' drop are not tested\n");
 	}
