@@ -22,15 +22,9 @@ import struct
 import sys
 import time
 
-FWD_MODIFIED_BYTE = 45  # apps/fwd.h
+# The byte ixy-fwd changes, the IPv4 checksum, and (cc: test/vm/check_capture.py) the pcap reader.
+from check_xdp_capture import FWD_MODIFIED_BYTE, cc, ipv4_checksum
 ETH_P_ALL = 0x0003
-
-
-def ipv4_checksum(header):
-    total = sum(struct.unpack("!10H", header))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def frame(flow, number):
@@ -75,24 +69,8 @@ def send(ifname, first, flows, frames, seconds):
     return 0 if sent == frames else 1
 
 
-def read_pcap(path):
-    """The packets of a classic pcap file (either byte order, Ethernet)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    order = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">"}.get(data[:4])
-    if order is None or len(data) < 24:
-        raise ValueError(f"{path}: not a classic pcap file")
-    packets = []
-    pos = 24
-    while pos + 16 <= len(data):
-        caplen = struct.unpack(order + "I", data[pos + 8:pos + 12])[0]
-        packets.append(data[pos + 16:pos + 16 + caplen])
-        pos += 16 + caplen
-    return packets
-
-
 def check(path, flows):
-    packets = read_pcap(path)
+    packets = cc.read_pcap(path)
     seen = set()
     last = {}
     wrong = duplicates = reordered = 0
