@@ -64,6 +64,45 @@ static inline uint32_t packet_read_seq(const uint8_t pkt[PACKET_SIZE]) {
 	       (uint32_t)pkt[PACKET_SEQ_OFFSET + 2] << 16 | (uint32_t)pkt[PACKET_SEQ_OFFSET + 3] << 24;
 }
 
+// ixy-pktgen --size (issue 30): frames of PACKET_MIN_SIZE to PACKET_MAX_SIZE bytes (without the FCS) keep the
+// template's headers (IPv4 total length and UDP length follow the size) and its payload, and end, whatever their
+// size, in two fields the receiver reads from the frame's end:
+//   size - 12   8    send time: CLOCK_MONOTONIC in nanoseconds (monotonic_time_ns), 64-bit little-endian, written
+//                    when the batch is handed to the TX queue (one clock read per batch)
+//   size -  4   4    sequence number, 32-bit little-endian (as in the 60 byte packet: its last 4 bytes)
+// In the 60 byte packet the send time is bytes 48..55, between "ixy" and the sequence number.
+#define PACKET_MIN_SIZE 60
+#define PACKET_MAX_SIZE 1514
+#define PACKET_TIME_FROM_END 12
+#define PACKET_SEQ_FROM_END 4
+
+static inline void packet_put_le(uint8_t* p, uint64_t value, int bytes) {
+	for (int i = 0; i < bytes; i++) {
+		p[i] = (uint8_t)(value >> (8 * i));
+	}
+}
+
+static inline uint64_t packet_get_le(const uint8_t* p, int bytes) {
+	uint64_t value = 0;
+	for (int i = bytes - 1; i >= 0; i--) {
+		value = value << 8 | p[i];
+	}
+	return value;
+}
+
+// The send time and sequence number of a frame of `size` bytes (PACKET_MIN_SIZE <= size).
+static inline void packet_stamp_time(uint8_t* pkt, uint32_t size, uint64_t ns) {
+	packet_put_le(pkt + size - PACKET_TIME_FROM_END, ns, 8);
+}
+
+static inline uint64_t packet_read_time(const uint8_t* pkt, uint32_t size) {
+	return packet_get_le(pkt + size - PACKET_TIME_FROM_END, 8);
+}
+
+static inline uint32_t packet_read_seq_at(const uint8_t* pkt, uint32_t size) {
+	return (uint32_t)packet_get_le(pkt + size - PACKET_SEQ_FROM_END, 4);
+}
+
 // The Internet checksum (RFC 1071) over len bytes: the ones' complement of the ones' complement sum of the data
 // as big-endian 16-bit words (an odd last byte is padded with a zero byte). The result is in host order; store it
 // big-endian. Over an IPv4 header that carries its correct checksum, the result is 0.
