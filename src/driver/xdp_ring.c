@@ -67,15 +67,17 @@ bool xsk_needs_wakeup(const struct xsk_ring* ring) {
 	return __atomic_load_n(ring->flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP;
 }
 
-// The loops below work on copies of the slice and of ixy's index (`head`): stores into the rings and the frames
-// cannot change a copy, so that the compiler keeps them in registers instead of loading them again for each packet.
+// The loops below work on copies of the slice, of ixy's index (`head`), of the ring's index mask and of the socket's
+// held value: stores into the rings, the frames and the app's array cannot change a copy, so that the compiler keeps
+// them in registers instead of loading them again for each packet.
 
 void xsk_refill(struct xsk_queue* q) {
 	struct pkt_buf* bufs[64];
 	uint32_t want = room(q, &q->fill);
 	uint64_t* addrs = q->fill.descs;
 	const struct xsk_slice slice = *q->slice;
-	uint32_t head = q->fill.head;
+	uint32_t head = q->fill.head, mask = q->fill.size - 1;
+	const uint16_t given = XSK_HELD(q->slot, 0);
 	while (want > 0) {
 		uint32_t n = pkt_buf_alloc_batch(slice.pool, bufs, want < 64 ? want : 64);
 		if (n == 0) {
@@ -83,8 +85,8 @@ void xsk_refill(struct xsk_queue* q) {
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t frame = buf_frame(&slice, bufs[i]);
-			slice.held[frame] = XSK_HELD(q->slot, 0);
-			addrs[head++ & (q->fill.size - 1)] = frame_addr(&slice, frame);
+			slice.held[frame] = given;
+			addrs[head++ & mask] = frame_addr(&slice, frame);
 		}
 		want -= n;
 	}
@@ -97,11 +99,12 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	n = n < num_bufs ? n : num_bufs;
 	const struct xdp_desc* descs = q->rx.descs;
 	const struct xsk_slice slice = *q->slice;
-	uint32_t head = q->rx.head, got = 0;
+	uint32_t head = q->rx.head, mask = q->rx.size - 1, got = 0;
+	const uint16_t given = XSK_HELD(q->slot, 0);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		struct xdp_desc desc = descs[head++ & (q->rx.size - 1)]; // one read of what the kernel wrote
-		uint32_t frame = frame_of(&slice, desc.addr, XSK_HELD(q->slot, 0));
+		struct xdp_desc desc = descs[head++ & mask]; // one read of what the kernel wrote
+		uint32_t frame = frame_of(&slice, desc.addr, given);
 		// The packet must start where the kernel puts it (aligned mode, no headroom: 256 bytes into the frame,
 		// where the pkt_buf's data is; slices begin at a frame) and fit the frame.
 		if (frame == slice.num_frames || desc.addr % XSK_FRAME_SIZE != XSK_PACKET_OFFSET ||
@@ -128,10 +131,11 @@ static void complete(struct xsk_queue* q) {
 	uint32_t n = ready(q, &q->completion);
 	const uint64_t* addrs = q->completion.descs;
 	const struct xsk_slice slice = *q->slice;
-	uint32_t head = q->completion.head, sent = 0;
+	uint32_t head = q->completion.head, mask = q->completion.size - 1, sent = 0;
+	const uint16_t given = XSK_HELD(q->slot, 1);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t frame = frame_of(&slice, addrs[head++ & (q->completion.size - 1)], XSK_HELD(q->slot, 1));
+		uint32_t frame = frame_of(&slice, addrs[head++ & mask], given);
 		if (frame == slice.num_frames) {
 			count(&q->counters.bad, 1);
 			continue;
@@ -154,7 +158,8 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	n = n < num_bufs ? n : num_bufs;
 	struct xdp_desc* descs = q->tx.descs;
 	const struct xsk_slice slice = *q->slice;
-	uint32_t head = q->tx.head, taken = 0;
+	uint32_t head = q->tx.head, mask = q->tx.size - 1, taken = 0;
+	const uint16_t given = XSK_HELD(q->slot, 1);
 	for (; taken < n; taken++) {
 		struct pkt_buf* buf = bufs[taken];
 		if (buf->size > XSK_MAX_PACKET) {
@@ -175,9 +180,9 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			count(&q->counters.tx_copied, 1);
 		}
 		uint32_t frame = buf_frame(&slice, buf);
-		slice.held[frame] = XSK_HELD(q->slot, 1);
-		descs[head++ & (q->tx.size - 1)] = (struct xdp_desc){
-		    .addr = frame_addr(&slice, frame) + XSK_PACKET_OFFSET, .len = buf->size}; // its data
+		slice.held[frame] = given;
+		descs[head++ & mask] = (struct xdp_desc){.addr = frame_addr(&slice, frame) + XSK_PACKET_OFFSET,
+							 .len = buf->size}; // its data
 	}
 	q->tx.head = head;
 	store_index(q->tx.producer, head);
