@@ -41,52 +41,78 @@ static uint32_t room(struct xsk_queue* q, const struct xsk_ring* ring) {
 	return ring->size - queued;
 }
 
-// The frame of the slice an address the kernel wrote lies in, if the socket gave it the kernel as `held`; else
-// num_frames. An address below the slice wraps around to one far above it.
-static uint32_t frame_of(const struct xsk_slice* slice, uint64_t addr, uint16_t held) {
-	uint64_t frame = (addr - slice->offset) / XSK_FRAME_SIZE;
-	return frame < slice->num_frames && slice->held[frame] == held ? (uint32_t)frame : slice->num_frames;
+// What the loops need of the queue's slice, copied once per call: stores into the rings, the frames and the app's
+// array cannot change a copy, so that the compiler keeps it in registers instead of loading it again for each packet.
+// Frame i's pkt_buf lies i * XSK_FRAME_SIZE after first_buf; the kernel finds frame i at offset + i * XSK_FRAME_SIZE
+// in the UMEM. A frame's "place" below is i * XSK_FRAME_SIZE, the same distance in both.
+struct frames {
+	uint8_t* first_buf;
+	uint64_t offset;
+	uint16_t* held;
+	uint32_t num_frames;
+	struct mempool* pool;
+};
+
+#define XSK_FRAME_SHIFT 11u
+_Static_assert(XSK_FRAME_SIZE == 1u << XSK_FRAME_SHIFT, "a frame is 2^XSK_FRAME_SHIFT bytes");
+
+static struct frames frames_of(const struct xsk_slice* slice) {
+	return (struct frames){.first_buf = (uint8_t*)slice->pool->dma.virt + XSK_BUF_OFFSET,
+			       .offset = slice->offset,
+			       .held = slice->held,
+			       .num_frames = slice->num_frames,
+			       .pool = slice->pool};
 }
 
-static struct pkt_buf* frame_buf(const struct xsk_slice* slice, uint32_t frame) {
-	return (struct pkt_buf*)((uint8_t*)slice->pool->dma.virt + (size_t)frame * XSK_FRAME_SIZE + XSK_BUF_OFFSET);
+// The place of a buffer of the slice's pool, from where it lies: its buf_addr_phy is the address a PCI NIC uses for it
+// (the UMEM is DMA memory when the process has PCI devices too), not its offset in the UMEM.
+static uint64_t buf_place(const struct frames* f, const struct pkt_buf* buf) {
+	return (uint64_t)((const uint8_t*)buf - f->first_buf);
 }
 
-// The frame a buffer of the slice's pool lies in, by its place in the slice: its buf_addr_phy is the address a PCI NIC
-// uses for it (the UMEM is DMA memory when the process has PCI devices too), not its offset in the UMEM.
-static uint32_t buf_frame(const struct xsk_slice* slice, const struct pkt_buf* buf) {
-	return (uint32_t)((uint64_t)((const uint8_t*)buf - (const uint8_t*)slice->pool->dma.virt) / XSK_FRAME_SIZE);
+static struct pkt_buf* place_buf(const struct frames* f, uint64_t place) {
+	return (struct pkt_buf*)(f->first_buf + place);
 }
 
-// Where the kernel finds a frame of the slice: its offset in the UMEM.
-static uint64_t frame_addr(const struct xsk_slice* slice, uint32_t frame) {
-	return slice->offset + (uint64_t)frame * XSK_FRAME_SIZE;
+// The frame whose packet an RX descriptor's address names; num_frames or more for any other address. Its distance
+// from frame 0's packet is a frame's place exactly when the address is a packet's of the slice; rotated right by
+// XSK_FRAME_SHIFT bits, that distance is the frame, while any other has bits left over in the low XSK_FRAME_SHIFT,
+// which the rotation moves to the top: an address not at the packet offset, or outside the slice (one below wraps
+// around to far above), fails the same one comparison with num_frames.
+static uint64_t packet_frame(const struct frames* f, uint64_t addr) {
+	uint64_t distance = addr - (f->offset + XSK_PACKET_OFFSET);
+	return distance >> XSK_FRAME_SHIFT | distance << (64 - XSK_FRAME_SHIFT);
+}
+
+// The frame a completion entry's address lies in, at any offset (it is the TX descriptor's address, which the kernel
+// need not keep as it was); num_frames or more outside the slice (an address below wraps around to far above).
+static uint64_t addr_frame(const struct frames* f, uint64_t addr) {
+	return (addr - f->offset) >> XSK_FRAME_SHIFT;
 }
 
 bool xsk_needs_wakeup(const struct xsk_ring* ring) {
 	return __atomic_load_n(ring->flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP;
 }
 
-// The loops below work on copies of the slice, of ixy's index (`head`), of the ring's index mask and of the socket's
-// held value: stores into the rings, the frames and the app's array cannot change a copy, so that the compiler keeps
-// them in registers instead of loading them again for each packet.
+// The loops below also keep ixy's index (`head`), the ring's index mask and the socket's held value in locals, for the
+// same reason as struct frames.
 
 void xsk_refill(struct xsk_queue* q) {
 	struct pkt_buf* bufs[64];
 	uint32_t want = room(q, &q->fill);
 	uint64_t* addrs = q->fill.descs;
-	const struct xsk_slice slice = *q->slice;
+	const struct frames f = frames_of(q->slice);
 	uint32_t head = q->fill.head, mask = q->fill.size - 1;
 	const uint16_t given = XSK_HELD(q->slot, 0);
 	while (want > 0) {
-		uint32_t n = pkt_buf_alloc_batch(slice.pool, bufs, want < 64 ? want : 64);
+		uint32_t n = pkt_buf_alloc_batch(f.pool, bufs, want < 64 ? want : 64);
 		if (n == 0) {
 			break;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			uint32_t frame = buf_frame(&slice, bufs[i]);
-			slice.held[frame] = given;
-			addrs[head++ & mask] = frame_addr(&slice, frame);
+			uint64_t place = buf_place(&f, bufs[i]);
+			f.held[place >> XSK_FRAME_SHIFT] = given;
+			addrs[head++ & mask] = f.offset + place; // the frame's address
 		}
 		want -= n;
 	}
@@ -98,22 +124,22 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	uint32_t n = ready(q, &q->rx);
 	n = n < num_bufs ? n : num_bufs;
 	const struct xdp_desc* descs = q->rx.descs;
-	const struct xsk_slice slice = *q->slice;
+	const struct frames f = frames_of(q->slice);
 	uint32_t head = q->rx.head, mask = q->rx.size - 1, got = 0;
 	const uint16_t given = XSK_HELD(q->slot, 0);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct xdp_desc desc = descs[head++ & mask]; // one read of what the kernel wrote
-		uint32_t frame = frame_of(&slice, desc.addr, given);
 		// The packet must start where the kernel puts it (aligned mode, no headroom: 256 bytes into the frame,
-		// where the pkt_buf's data is; slices begin at a frame) and fit the frame.
-		if (frame == slice.num_frames || desc.addr % XSK_FRAME_SIZE != XSK_PACKET_OFFSET ||
-		    desc.len > XSK_MAX_PACKET) {
+		// where the pkt_buf's data is; slices begin at a frame), in a frame this socket gave through its fill
+		// ring, and fit the frame.
+		uint64_t frame = packet_frame(&f, desc.addr);
+		if (frame >= f.num_frames || f.held[frame] != given || desc.len > XSK_MAX_PACKET) {
 			count(&q->counters.bad, 1);
 			continue;
 		}
-		slice.held[frame] = 0;
-		struct pkt_buf* buf = frame_buf(&slice, frame);
+		f.held[frame] = 0;
+		struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
 		buf->size = desc.len;
 		bufs[got++] = buf;
 		bytes += desc.len;
@@ -130,18 +156,18 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 static void complete(struct xsk_queue* q) {
 	uint32_t n = ready(q, &q->completion);
 	const uint64_t* addrs = q->completion.descs;
-	const struct xsk_slice slice = *q->slice;
+	const struct frames f = frames_of(q->slice);
 	uint32_t head = q->completion.head, mask = q->completion.size - 1, sent = 0;
 	const uint16_t given = XSK_HELD(q->slot, 1);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t frame = frame_of(&slice, addrs[head++ & mask], given);
-		if (frame == slice.num_frames) {
+		uint64_t frame = addr_frame(&f, addrs[head++ & mask]);
+		if (frame >= f.num_frames || f.held[frame] != given) { // not a frame this socket sent
 			count(&q->counters.bad, 1);
 			continue;
 		}
-		slice.held[frame] = 0;
-		struct pkt_buf* buf = frame_buf(&slice, frame);
+		f.held[frame] = 0;
+		struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
 		sent++; // sent: counted when the kernel is done with it, as a NIC counts
 		bytes += buf->size;
 		pkt_buf_free(buf);
@@ -157,7 +183,7 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	uint32_t n = room(q, &q->tx);
 	n = n < num_bufs ? n : num_bufs;
 	struct xdp_desc* descs = q->tx.descs;
-	const struct xsk_slice slice = *q->slice;
+	const struct frames f = frames_of(q->slice);
 	uint32_t head = q->tx.head, mask = q->tx.size - 1, taken = 0;
 	const uint16_t given = XSK_HELD(q->slot, 1);
 	for (; taken < n; taken++) {
@@ -168,8 +194,8 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			continue;
 		}
 		// Not a frame of this slice (a PCI NIC's pool, or another slice, another queue's): copy it into one.
-		if (buf->mempool != slice.pool) {
-			struct pkt_buf* frame_copy = pkt_buf_alloc(slice.pool);
+		if (buf->mempool != f.pool) {
+			struct pkt_buf* frame_copy = pkt_buf_alloc(f.pool);
 			if (!frame_copy) {
 				break; // the caller keeps bufs[taken ..]
 			}
@@ -179,10 +205,10 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			buf = frame_copy;
 			count(&q->counters.tx_copied, 1);
 		}
-		uint32_t frame = buf_frame(&slice, buf);
-		slice.held[frame] = given;
-		descs[head++ & mask] = (struct xdp_desc){.addr = frame_addr(&slice, frame) + XSK_PACKET_OFFSET,
-							 .len = buf->size}; // its data
+		uint64_t place = buf_place(&f, buf);
+		f.held[place >> XSK_FRAME_SHIFT] = given;
+		descs[head++ & mask] =
+		    (struct xdp_desc){.addr = f.offset + place + XSK_PACKET_OFFSET, .len = buf->size}; // its data
 	}
 	q->tx.head = head;
 	store_index(q->tx.producer, head);
@@ -191,10 +217,11 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 
 void xsk_take_back(struct xsk_queue* q) {
 	struct xsk_slice* slice = q->slice;
+	const struct frames f = frames_of(slice);
 	for (uint32_t frame = 0; frame < slice->num_frames; frame++) {
 		if (slice->held[frame] >> 1 == q->slot) {
 			slice->held[frame] = 0;
-			pkt_buf_free(frame_buf(slice, frame));
+			pkt_buf_free(place_buf(&f, (uint64_t)frame << XSK_FRAME_SHIFT));
 		}
 	}
 }
