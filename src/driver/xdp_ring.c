@@ -125,7 +125,8 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	n = n < num_bufs ? n : num_bufs;
 	const struct xdp_desc* descs = q->rx.descs;
 	const struct frames f = frames_of(q->slice);
-	uint32_t head = q->rx.head, mask = q->rx.size - 1, got = 0;
+	uint32_t head = q->rx.head, mask = q->rx.size - 1;
+	struct pkt_buf** next = bufs; // where the next packet goes
 	const uint16_t given = XSK_HELD(q->slot, 0);
 	uint64_t bytes = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -135,15 +136,16 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 		// ring, and fit the frame.
 		uint64_t frame = packet_frame(&f, desc.addr);
 		if (frame >= f.num_frames || f.held[frame] != given || desc.len > XSK_MAX_PACKET) {
-			count(&q->counters.bad, 1);
-			continue;
+			continue; // bad: counted below
 		}
 		f.held[frame] = 0;
 		struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
 		buf->size = desc.len;
-		bufs[got++] = buf;
+		*next++ = buf;
 		bytes += desc.len;
 	}
+	uint32_t got = (uint32_t)(next - bufs);
+	count(&q->counters.bad, n - got); // the descriptors taken that gave no packet
 	count(&q->counters.rx_packets, got);
 	count(&q->counters.rx_bytes, bytes);
 	q->rx.head = head;
@@ -167,8 +169,7 @@ static void complete(struct xsk_queue* q) {
 		for (uint32_t i = 0; i < batch; i++) {
 			uint64_t frame = addr_frame(&f, addrs[head++ & mask]);
 			if (frame >= f.num_frames || f.held[frame] != given) { // not a frame this socket sent
-				count(&q->counters.bad, 1);
-				continue;
+				continue;                                      // bad: counted below
 			}
 			f.held[frame] = 0;
 			struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
@@ -179,29 +180,49 @@ static void complete(struct xsk_queue* q) {
 		sent += num_done; // sent: counted when the kernel is done with it, as a NIC counts
 		n -= batch;
 	}
+	count(&q->counters.bad, head - q->completion.head - sent); // the entries taken that gave back no frame
 	count(&q->counters.tx_packets, sent);
 	count(&q->counters.tx_bytes, bytes);
 	q->completion.head = head;
 	store_index(q->completion.consumer, head);
 }
 
+// Puts bufs[0 ..] into the TX ring, in order, as long as each is a frame of the slice that holds its packet (the common
+// case: a loop without calls, whose copies stay in registers); returns how many it put, at most n.
+static uint32_t send_frames(struct xsk_queue* q, const struct frames* slice, struct pkt_buf* const bufs[], uint32_t n) {
+	const struct frames f = *slice;
+	struct xdp_desc* descs = q->tx.descs;
+	uint32_t head = q->tx.head, mask = q->tx.size - 1, i = 0;
+	const uint16_t given = XSK_HELD(q->slot, 1);
+	for (; i < n; i++) {
+		const struct pkt_buf* buf = bufs[i];
+		if (buf->mempool != f.pool || buf->size > XSK_MAX_PACKET) {
+			break;
+		}
+		uint64_t place = buf_place(&f, buf);
+		f.held[place >> XSK_FRAME_SHIFT] = given;
+		struct xdp_desc* desc = &descs[head++ & mask];
+		desc->addr = f.offset + place + XSK_PACKET_OFFSET; // its data
+		desc->len = buf->size;
+		desc->options = 0;
+	}
+	q->tx.head = head;
+	return i;
+}
+
 uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	complete(q);
 	uint32_t n = room(q, &q->tx);
 	n = n < num_bufs ? n : num_bufs;
-	struct xdp_desc* descs = q->tx.descs;
 	const struct frames f = frames_of(q->slice);
-	uint32_t head = q->tx.head, mask = q->tx.size - 1, taken = 0;
-	const uint16_t given = XSK_HELD(q->slot, 1);
-	for (; taken < n; taken++) {
+	uint32_t taken = send_frames(q, &f, bufs, n);
+	while (taken < n) { // bufs[taken] is not a frame of the slice, or larger than a frame holds
 		struct pkt_buf* buf = bufs[taken];
 		if (buf->size > XSK_MAX_PACKET) {
 			count(&q->counters.tx_dropped, 1);
 			pkt_buf_free(buf);
-			continue;
-		}
-		// Not a frame of this slice (a PCI NIC's pool, or another slice, another queue's): copy it into one.
-		if (buf->mempool != f.pool) {
+		} else { // not a frame of this slice (a PCI NIC's pool, or another slice, another queue's): copy it
+			 // into one
 			struct pkt_buf* frame_copy = pkt_buf_alloc(f.pool);
 			if (!frame_copy) {
 				break; // the caller keeps bufs[taken ..]
@@ -209,16 +230,13 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 			memcpy(frame_copy->data, buf->data, buf->size);
 			frame_copy->size = buf->size;
 			pkt_buf_free(buf);
-			buf = frame_copy;
 			count(&q->counters.tx_copied, 1);
+			send_frames(q, &f, &frame_copy, 1);
 		}
-		uint64_t place = buf_place(&f, buf);
-		f.held[place >> XSK_FRAME_SHIFT] = given;
-		descs[head++ & mask] =
-		    (struct xdp_desc){.addr = f.offset + place + XSK_PACKET_OFFSET, .len = buf->size}; // its data
+		taken++;
+		taken += send_frames(q, &f, bufs + taken, n - taken);
 	}
-	q->tx.head = head;
-	store_index(q->tx.producer, head);
+	store_index(q->tx.producer, q->tx.head);
 	return taken;
 }
 
