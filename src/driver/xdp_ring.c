@@ -94,26 +94,35 @@ bool xsk_needs_wakeup(const struct xsk_ring* ring) {
 	return __atomic_load_n(ring->flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP;
 }
 
-// The loops below also keep ixy's index (`head`), the ring's index mask and the socket's held value in locals, for the
-// same reason as struct frames.
+// How many of n entries from index `from` on lie one after another in the ring's array, up to its end: the loops below
+// walk such a run with a pointer (no index arithmetic per packet), then go on from the array's start.
+static uint32_t run_of(const struct xsk_ring* ring, uint32_t from, uint32_t n) {
+	uint32_t to_end = ring->size - (from & (ring->size - 1));
+	return n < to_end ? n : to_end;
+}
+
+// The loops below also keep ixy's index (`head`) and the socket's held value in locals, for the same reason as struct
+// frames.
 
 void xsk_refill(struct xsk_queue* q) {
 	struct pkt_buf* bufs[64];
 	uint32_t want = room(q, &q->fill);
 	uint64_t* addrs = q->fill.descs;
 	const struct frames f = frames_of(q->slice);
-	uint32_t head = q->fill.head, mask = q->fill.size - 1;
+	uint32_t head = q->fill.head;
 	const uint16_t given = XSK_HELD(q->slot, 0);
 	while (want > 0) {
-		uint32_t n = pkt_buf_alloc_batch(f.pool, bufs, want < 64 ? want : 64);
+		uint32_t n = pkt_buf_alloc_batch(f.pool, bufs, run_of(&q->fill, head, want < 64 ? want : 64));
 		if (n == 0) {
 			break;
 		}
+		uint64_t* addr = &addrs[head & (q->fill.size - 1)];
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t place = buf_place(&f, bufs[i]);
 			f.held[place >> XSK_FRAME_SHIFT] = given;
-			addrs[head++ & mask] = f.offset + place; // the frame's address
+			addr[i] = f.offset + place; // the frame's address
 		}
+		head += n;
 		want -= n;
 	}
 	q->fill.head = head;
@@ -125,24 +134,29 @@ uint32_t xsk_rx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 	n = n < num_bufs ? n : num_bufs;
 	const struct xdp_desc* descs = q->rx.descs;
 	const struct frames f = frames_of(q->slice);
-	uint32_t head = q->rx.head, mask = q->rx.size - 1;
+	uint32_t head = q->rx.head, end = head + n;
 	struct pkt_buf** next = bufs; // where the next packet goes
 	const uint16_t given = XSK_HELD(q->slot, 0);
 	uint64_t bytes = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct xdp_desc desc = descs[head++ & mask]; // one read of what the kernel wrote
-		// The packet must start where the kernel puts it (aligned mode, no headroom: 256 bytes into the frame,
-		// where the pkt_buf's data is; slices begin at a frame), in a frame this socket gave through its fill
-		// ring, and fit the frame.
-		uint64_t frame = packet_frame(&f, desc.addr);
-		if (frame >= f.num_frames || f.held[frame] != given || desc.len > XSK_MAX_PACKET) {
-			continue; // bad: counted below
+	while (head != end) {
+		const struct xdp_desc* desc = &descs[head & (q->rx.size - 1)];
+		uint32_t run = run_of(&q->rx, head, end - head);
+		for (const struct xdp_desc* run_end = desc + run; desc != run_end; desc++) {
+			struct xdp_desc d = *desc; // one read of what the kernel wrote
+			// The packet must start where the kernel puts it (aligned mode, no headroom: 256 bytes into the
+			// frame, where the pkt_buf's data is; slices begin at a frame), in a frame this socket gave
+			// through its fill ring, and fit the frame.
+			uint64_t frame = packet_frame(&f, d.addr);
+			if (frame >= f.num_frames || f.held[frame] != given || d.len > XSK_MAX_PACKET) {
+				continue; // bad: counted below
+			}
+			f.held[frame] = 0;
+			struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
+			buf->size = d.len;
+			*next++ = buf;
+			bytes += d.len;
 		}
-		f.held[frame] = 0;
-		struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
-		buf->size = desc.len;
-		*next++ = buf;
-		bytes += desc.len;
+		head += run;
 	}
 	uint32_t got = (uint32_t)(next - bufs);
 	count(&q->counters.bad, n - got); // the descriptors taken that gave no packet
@@ -161,13 +175,14 @@ static void complete(struct xsk_queue* q) {
 	uint32_t n = ready(q, &q->completion);
 	const uint64_t* addrs = q->completion.descs;
 	const struct frames f = frames_of(q->slice);
-	uint32_t head = q->completion.head, mask = q->completion.size - 1, sent = 0;
+	uint32_t head = q->completion.head, sent = 0;
 	const uint16_t given = XSK_HELD(q->slot, 1);
 	uint64_t bytes = 0;
 	while (n > 0) {
-		uint32_t batch = n < 64 ? n : 64, num_done = 0;
-		for (uint32_t i = 0; i < batch; i++) {
-			uint64_t frame = addr_frame(&f, addrs[head++ & mask]);
+		const uint64_t* addr = &addrs[head & (q->completion.size - 1)];
+		uint32_t run = run_of(&q->completion, head, n < 64 ? n : 64), num_done = 0;
+		for (uint32_t i = 0; i < run; i++) {
+			uint64_t frame = addr_frame(&f, addr[i]);
 			if (frame >= f.num_frames || f.held[frame] != given) { // not a frame this socket sent
 				continue;                                      // bad: counted below
 			}
@@ -178,7 +193,8 @@ static void complete(struct xsk_queue* q) {
 		}
 		pkt_buf_free_batch(done, num_done);
 		sent += num_done; // sent: counted when the kernel is done with it, as a NIC counts
-		n -= batch;
+		head += run;
+		n -= run;
 	}
 	count(&q->counters.bad, head - q->completion.head - sent); // the entries taken that gave back no frame
 	count(&q->counters.tx_packets, sent);
@@ -192,22 +208,32 @@ static void complete(struct xsk_queue* q) {
 static uint32_t send_frames(struct xsk_queue* q, const struct frames* slice, struct pkt_buf* const bufs[], uint32_t n) {
 	const struct frames f = *slice;
 	struct xdp_desc* descs = q->tx.descs;
-	uint32_t head = q->tx.head, mask = q->tx.size - 1, i = 0;
+	uint32_t head = q->tx.head;
 	const uint16_t given = XSK_HELD(q->slot, 1);
-	for (; i < n; i++) {
-		const struct pkt_buf* buf = bufs[i];
-		if (buf->mempool != f.pool || buf->size > XSK_MAX_PACKET) {
-			break;
+	struct pkt_buf* const* next = bufs; // the next buffer to put
+	struct pkt_buf* const* const last = bufs + n;
+	while (next != last) {
+		struct xdp_desc* desc = &descs[head & (q->tx.size - 1)];
+		struct pkt_buf* const* const run_start = next;
+		struct pkt_buf* const* const run_end = next + run_of(&q->tx, head, (uint32_t)(last - next));
+		for (; next != run_end; next++, desc++) {
+			const struct pkt_buf* buf = *next;
+			if (buf->mempool != f.pool || buf->size > XSK_MAX_PACKET) {
+				break;
+			}
+			uint64_t place = buf_place(&f, buf);
+			f.held[place >> XSK_FRAME_SHIFT] = given;
+			desc->addr = f.offset + place + XSK_PACKET_OFFSET; // its data
+			desc->len = buf->size;
+			desc->options = 0;
 		}
-		uint64_t place = buf_place(&f, buf);
-		f.held[place >> XSK_FRAME_SHIFT] = given;
-		struct xdp_desc* desc = &descs[head++ & mask];
-		desc->addr = f.offset + place + XSK_PACKET_OFFSET; // its data
-		desc->len = buf->size;
-		desc->options = 0;
+		head += (uint32_t)(next - run_start);
+		if (next != run_end) {
+			break; // not a frame of the slice, or too large
+		}
 	}
 	q->tx.head = head;
-	return i;
+	return (uint32_t)(next - bufs);
 }
 
 uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) {
@@ -221,8 +247,9 @@ uint32_t xsk_tx(struct xsk_queue* q, struct pkt_buf* bufs[], uint32_t num_bufs) 
 		if (buf->size > XSK_MAX_PACKET) {
 			count(&q->counters.tx_dropped, 1);
 			pkt_buf_free(buf);
-		} else { // not a frame of this slice (a PCI NIC's pool, or another slice, another queue's): copy it
-			 // into one
+		} else {
+			// Not a frame of this slice (a PCI NIC's pool, or another slice, another queue's): copy it into
+			// one.
 			struct pkt_buf* frame_copy = pkt_buf_alloc(f.pool);
 			if (!frame_copy) {
 				break; // the caller keeps bufs[taken ..]
