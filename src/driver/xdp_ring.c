@@ -180,7 +180,8 @@ static void complete(struct xsk_queue* q) {
 	uint64_t bytes = 0;
 	while (n > 0) {
 		const uint64_t* addr = &addrs[head & (q->completion.size - 1)];
-		uint32_t run = run_of(&q->completion, head, n < 64 ? n : 64), num_done = 0;
+		uint32_t run = run_of(&q->completion, head, n < 64 ? n : 64);
+		struct pkt_buf** next = done; // where the next frame goes
 		for (uint32_t i = 0; i < run; i++) {
 			uint64_t frame = addr_frame(&f, addr[i]);
 			if (frame >= f.num_frames || f.held[frame] != given) { // not a frame this socket sent
@@ -189,8 +190,9 @@ static void complete(struct xsk_queue* q) {
 			f.held[frame] = 0;
 			struct pkt_buf* buf = place_buf(&f, frame << XSK_FRAME_SHIFT);
 			bytes += buf->size;
-			done[num_done++] = buf;
+			*next++ = buf;
 		}
+		uint32_t num_done = (uint32_t)(next - done);
 		pkt_buf_free_batch(done, num_done);
 		sent += num_done; // sent: counted when the kernel is done with it, as a NIC counts
 		head += run;
