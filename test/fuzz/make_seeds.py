@@ -458,6 +458,18 @@ seed("xdp_rings", "rx-offset-not-packet",
      bytes([4]) + bytes([0, 16]) + b"".join(bytes([1]) + x_addr_held_at(i, offset) + x_len(60)
                                             for i, offset in enumerate((0, 255, 257, 2047)))
      + bytes([1]) + x_addr_held(4) + x_len(60) + bytes([6, 16]))
+# The edges of xsk_rx's one comparison (the distance from the slice's first packet rotated right by 11 bits): the
+# slice is the UMEM's second half, frames 256 .. 511 (fuzz_xdp_rings.c, SLICE_OFFSET). RX descriptors at the packet
+# address of frame 255 (the other slice's last, just below), of frame 512 (just past the slice), at the start of the
+# slice's frame 0 (the distance is -256: it wraps), at the packet address of the last frame of the 64-bit space, and
+# one byte past frame 0's packet: all dropped; then frame 0's packet address, taken. Each a length of its own, so that
+# a buffer taken for a wrong descriptor cannot pass for the right one's.
+SLICE = 256 * 2048
+seed("xdp_rings", "rx-address-edges",
+     bytes([3]) + FILL_TAKE_ALL
+     + b"".join(bytes([1]) + x_addr_any(a) + x_len(61 + i) for i, a in enumerate(
+         (SLICE - 2048 + 256, SLICE + 256 * 2048 + 256, SLICE, 2**64 - 2048 + 256, SLICE + 257)))
+     + bytes([1]) + x_addr_held(0) + x_len(60) + bytes([6, 16]))
 # Two sockets sharing the UMEM (rings of 4). The kernel writes into socket 0's RX ring frames that socket 0 did not
 # give it through its fill ring: frame 4, which socket 1 gave through its fill ring and the kernel read, and frame 8,
 # socket 2's, not read; then frame 0, socket 0's own: only that one is received. Then the same on socket 1, whose
