@@ -50,7 +50,7 @@ struct xsk_ring {
 // a pool has no lock (ixy/memory.h).
 struct xsk_slice {
 	struct mempool* pool; // buffer i is frame i of the slice; pool->dma.virt is where the slice begins
-	uint64_t offset;      // of the slice in the UMEM: the addresses in the rings are offsets in the UMEM
+	uint64_t offset;      // of the slice in the UMEM (whole frames): ring addresses are offsets in the UMEM
 	uint32_t num_frames;
 	// Per frame: 0 while ixy (the pool or the app) has it; else the socket that gave it to the kernel, as
 	// XSK_HELD(slot, tx). Sockets sharing the UMEM have slots 1, 2, ...
