@@ -1,7 +1,8 @@
 #!/bin/sh
 # ctest bench_lib: what the benchmark scripts of bench/ build their tables from (bench/lib.sh): the runs read from
 # host_ends's stamped marks; the median and spread of a few numbers (bench_awk), and the table of forwarders' rates
-# made from runs (bench_rates_table: peers.sh, xdp_veth.sh); the table written between its two marker lines of a
+# made from runs (bench_rates_table: peers.sh) and the one with offered rates and forwarder loss (bench_offered_table:
+# xdp_veth.sh); the table written between its two marker lines of a
 # document (doc_table, bench_write_table), nothing else changed, and a document without those lines left alone; the
 # commit a table names (bench_commit).
 set -u
@@ -80,6 +81,27 @@ printf '%s\n' "b 1 100 1" >"$tmp/nobase"
 bench_rates_table a median "forwarder a" ": see its log" a A b B <"$tmp/nobase" >"$tmp/out"
 expect "no runs of the base: fails" $? 1
 expect "... saying so" "$(tail -1 "$tmp/out")" "no results: see its log"
+
+# bench_offered_table: per mode and peer the medians of offered and forwarded kpps, the spread, the loss inside the
+# forwarder and the ratio to the base in that mode; "source-limited" where the forwarder passed >= 99 % of what
+# reached it with < 1 % loss (b pinned: 99.5 % of 100); "-" without the base in the mode (c idle).
+printf '%s\n' "pinned a 1 10 1000000 1000000 600000 600000" "pinned b 1 10 1000000 1000000 995000 995000" \
+	"pinned a 2 10 1200000 1000000 800000 800000" "contended a 1 10 500000 500000 250000 250000" \
+	"contended b 1 10 600000 600000 450000 450000" "idle c 1 5 100000 100000 50000 50000" >"$tmp/offered"
+bench_offered_table a a "A" b "B" c "C" <"$tmp/offered" >"$tmp/table2"
+expect "offered table made" $? 0
+expect "... its rows" "$(sed -n '/^|/p' "$tmp/table2")" "$(printf '%s\n' \
+	"| CPUs | forwarder | offered kpps | forwarded kpps | spread (min..max) | loss in the forwarder | ratio to A |" \
+	"|---|---|---|---|---|---|---|" \
+	"| pinned | A | 110.0 | 70.0 | 60.0..80.0 | 30.0 % | 1.00 |" \
+	"| pinned | B | 100.0 | 99.5 | 99.5..99.5 | 0.5 % | source-limited |" \
+	"| contended | A | 50.0 | 25.0 | 25.0..25.0 | 50.0 % | 1.00 |" \
+	"| contended | B | 60.0 | 45.0 | 45.0..45.0 | 25.0 % | 1.80 |" \
+	"| idle | C | 20.0 | 10.0 | 10.0..10.0 | 50.0 % | - |")"
+expect "... each run first" "$(head -1 "$tmp/table2")" "pinned    a              run 1: offered   100.0 kpps, reached the forwarder   100.0, it sent    60.0, forwarded    60.0 kpps; loss in the forwarder 40.0 %"
+bench_offered_table a a A </dev/null >"$tmp/out"
+expect "no runs: fails" $? 1
+expect "... saying so" "$(tail -1 "$tmp/out")" "no results"
 
 # bench_write_table: the setup line, a blank line and only the table's lines into the document; none without one.
 printf '%s\n' "text" "<!-- begin: r, written by: cmd -->" "<!-- end: r -->" >"$tmp/rates.md"
