@@ -104,7 +104,7 @@ cleanup() {
 	for pid in $fwd $pktgen; do kill -9 "$pid" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
-	rm -rf "$work"
+	rm -rf "$work" "/var/run/dpdk/ixy-xdp-bench-$$" # (testpmd's runtime directory, its --file-prefix)
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
