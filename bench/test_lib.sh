@@ -1,8 +1,7 @@
 #!/bin/sh
 # ctest bench_lib: what the benchmark scripts of bench/ build their tables from (bench/lib.sh): the runs read from
 # host_ends's stamped marks; the median and spread of a few numbers (bench_awk), and the table of forwarders' rates
-# made from runs (bench_rates_table: peers.sh) and the one with offered rates and forwarder loss (bench_offered_table:
-# xdp_veth.sh); the table written between its two marker lines of a
+# made from runs (bench_rates_table: peers.sh, xdp_veth.sh); the table written between its two marker lines of a
 # document (doc_table, bench_write_table), nothing else changed, and a document without those lines left alone; the
 # commit a table names (bench_commit).
 set -u
@@ -82,7 +81,17 @@ bench_rates_table a median "forwarder a" ": see its log" a A b B <"$tmp/nobase" 
 expect "no runs of the base: fails" $? 1
 expect "... saying so" "$(tail -1 "$tmp/out")" "no results: see its log"
 
-# bench_offered_table: per mode and peer the medians of offered and forwarded kpps, the spread, the loss inside the
+# bench_write_table: the setup line, a blank line and only the table's lines into the document; none without one.
+printf '%s\n' "text" "<!-- begin: r, written by: cmd -->" "<!-- end: r -->" >"$tmp/rates.md"
+expect "bench_write_table says where" "$(bench_write_table "$tmp/rates.md" r "on a day" "$tmp/table")" \
+	"table written into $tmp/rates.md"
+expect "... and writes the setup and the table's lines" "$(cat "$tmp/rates.md")" "$(printf '%s\n' "text" \
+	"<!-- begin: r, written by: cmd -->" "on a day:" "" "| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" \
+	"|---|---|---|---|" "| B (two runs) | 40.0 | 30.0..50.0 | 2.00 |" "| A | 20.0 | 10.0..40.0 | 1.00 |" \
+	"<!-- end: r -->")"
+expect "no document: nothing written, no failure" "$(bench_write_table "" r "on a day" "$tmp/table"; echo "exit $?")" \
+	"exit 0"
+# bench_offered_table (xdp_veth.sh's table, with offered rates and forwarder loss): per mode and peer the medians of offered and forwarded kpps, the spread, the loss inside the
 # forwarder and the ratio to the base in that mode; "source-limited" where the forwarder passed >= 99 % of what
 # reached it with < 1 % loss (b pinned: 99.5 % of 100); "-" without the base in the mode (c idle).
 printf '%s\n' "pinned a 1 10 1000000 1000000 600000 600000" "pinned b 1 10 1000000 1000000 995000 995000" \
@@ -103,14 +112,4 @@ bench_offered_table a a A </dev/null >"$tmp/out"
 expect "no runs: fails" $? 1
 expect "... saying so" "$(tail -1 "$tmp/out")" "no results"
 
-# bench_write_table: the setup line, a blank line and only the table's lines into the document; none without one.
-printf '%s\n' "text" "<!-- begin: r, written by: cmd -->" "<!-- end: r -->" >"$tmp/rates.md"
-expect "bench_write_table says where" "$(bench_write_table "$tmp/rates.md" r "on a day" "$tmp/table")" \
-	"table written into $tmp/rates.md"
-expect "... and writes the setup and the table's lines" "$(cat "$tmp/rates.md")" "$(printf '%s\n' "text" \
-	"<!-- begin: r, written by: cmd -->" "on a day:" "" "| forwarder | median kpps | spread (min..max) | ratio to forwarder a |" \
-	"|---|---|---|---|" "| B (two runs) | 40.0 | 30.0..50.0 | 2.00 |" "| A | 20.0 | 10.0..40.0 | 1.00 |" \
-	"<!-- end: r -->")"
-expect "no document: nothing written, no failure" "$(bench_write_table "" r "on a day" "$tmp/table"; echo "exit $?")" \
-	"exit 0"
 exit $failed
