@@ -152,3 +152,61 @@ bench_write_table() {
 		sed -n '/^|/p' "$4"
 	} | doc_table "$1" "$2" && echo "table written into $1"
 }
+
+# bench_offered_table BASE PEER NAME [PEER NAME]...: the table of a benchmark that counts at every hop (xdp_veth.sh).
+# Reads runs "<mode> <peer> <run> <seconds> <offered> <reached> <out> <sink>", one a line: packets the source put on
+# its link (offered), that reached the forwarder's NIC (reached), that the forwarder sent (out) and that the sink
+# counted (forwarded), in a run of <seconds>. Prints each run, a blank line, then a Markdown table with a row per
+# mode (in the order first seen) and PEER with runs (in the order given): the medians of the offered and forwarded
+# rates in kpps, the forwarded rates' spread (min..max), the median loss inside the forwarder (1 - out / reached,
+# in %), and the ratio of the forwarded median to BASE's in the same mode. A row whose forwarder forwarded at least
+# 99 % of what reached it and lost under 1 % says "source-limited" instead of a ratio: the source, not the
+# forwarder, set its rate, so it ranks nothing; "-" where BASE has no runs in the mode. Fails with "no results" if
+# there are no runs.
+bench_offered_table() {
+	awk "$bench_awk"'
+	BEGIN {
+		base = ARGV[1]
+		for (i = 2; i + 1 < ARGC; i += 2) { order[++peers] = ARGV[i]; names[ARGV[i]] = ARGV[i + 1] }
+		ARGC = 1 # (the runs: standard input)
+	}
+	{
+		mode = $1; peer = $2; s = $4
+		if (!(mode in seen)) { seen[mode] = 1; modes[++nmodes] = mode }
+		loss = $6 > 0 ? 100 * (1 - $7 / $6) : 0
+		offered = s > 0 ? $5 / s : 0; forwarded = s > 0 ? $8 / s : 0
+		printf "%-9s %-14s run %s: offered %7.1f kpps, reached the forwarder %7.1f, it sent %7.1f, forwarded %7.1f kpps; loss in the forwarder %.1f %%\n",
+			mode, peer, $3, offered / 1000, (s > 0 ? $6 / s : 0) / 1000, (s > 0 ? $7 / s : 0) / 1000, forwarded / 1000, loss
+		k = ++count[mode, peer]
+		off[mode, peer, k] = offered; got[mode, peer, k] = s > 0 ? $6 / s : 0
+		fwd[mode, peer, k] = forwarded; lost[mode, peer, k] = loss
+	}
+	function median(arr, mode, peer,   i, k) {
+		k = count[mode, peer]
+		for (i = 1; i <= k; i++) a[i] = arr[mode, peer, i]
+		bench_sort(a, k)
+		return bench_median(a, k)
+	}
+	END {
+		if (!nmodes) { print "no results"; exit 1 }
+		print ""
+		print "| CPUs | forwarder | offered kpps | forwarded kpps | spread (min..max) | loss in the forwarder | ratio to " names[base] " |"
+		print "|---|---|---|---|---|---|---|"
+		for (m = 1; m <= nmodes; m++) {
+			mode = modes[m]
+			base_median = count[mode, base] ? median(fwd, mode, base) : 0
+			for (p = 1; p <= peers; p++) {
+				peer = order[p]
+				if (!count[mode, peer]) continue
+				o = median(off, mode, peer); r = median(got, mode, peer); l = median(lost, mode, peer)
+				f = median(fwd, mode, peer) # (last: a[] keeps the forwarded rates sorted, for the spread)
+				lo = a[1]; hi = a[count[mode, peer]]
+				if (f >= 0.99 * r && l < 1) ratio = "source-limited"
+				else if (base_median > 0) ratio = sprintf("%.2f", f / base_median)
+				else ratio = "-"
+				printf "| %s | %s | %.1f | %.1f | %.1f..%.1f | %.1f %% | %s |\n", mode, names[peer], o / 1000,
+					f / 1000, lo / 1000, hi / 1000, l, ratio
+			}
+		}
+	}' "$@"
+}

@@ -91,4 +91,25 @@ expect "... and writes the setup and the table's lines" "$(cat "$tmp/rates.md")"
 	"<!-- end: r -->")"
 expect "no document: nothing written, no failure" "$(bench_write_table "" r "on a day" "$tmp/table"; echo "exit $?")" \
 	"exit 0"
+# bench_offered_table (xdp_veth.sh's table, with offered rates and forwarder loss): per mode and peer the medians of offered and forwarded kpps, the spread, the loss inside the
+# forwarder and the ratio to the base in that mode; "source-limited" where the forwarder passed >= 99 % of what
+# reached it with < 1 % loss (b pinned: 99.5 % of 100); "-" without the base in the mode (c idle).
+printf '%s\n' "pinned a 1 10 1000000 1000000 600000 600000" "pinned b 1 10 1000000 1000000 995000 995000" \
+	"pinned a 2 10 1200000 1000000 800000 800000" "contended a 1 10 500000 500000 250000 250000" \
+	"contended b 1 10 600000 600000 450000 450000" "idle c 1 5 100000 100000 50000 50000" >"$tmp/offered"
+bench_offered_table a a "A" b "B" c "C" <"$tmp/offered" >"$tmp/table2"
+expect "offered table made" $? 0
+expect "... its rows" "$(sed -n '/^|/p' "$tmp/table2")" "$(printf '%s\n' \
+	"| CPUs | forwarder | offered kpps | forwarded kpps | spread (min..max) | loss in the forwarder | ratio to A |" \
+	"|---|---|---|---|---|---|---|" \
+	"| pinned | A | 110.0 | 70.0 | 60.0..80.0 | 30.0 % | 1.00 |" \
+	"| pinned | B | 100.0 | 99.5 | 99.5..99.5 | 0.5 % | source-limited |" \
+	"| contended | A | 50.0 | 25.0 | 25.0..25.0 | 50.0 % | 1.00 |" \
+	"| contended | B | 60.0 | 45.0 | 45.0..45.0 | 25.0 % | 1.80 |" \
+	"| idle | C | 20.0 | 10.0 | 10.0..10.0 | 50.0 % | - |")"
+expect "... each run first" "$(head -1 "$tmp/table2")" "pinned    a              run 1: offered   100.0 kpps, reached the forwarder   100.0, it sent    60.0, forwarded    60.0 kpps; loss in the forwarder 40.0 %"
+bench_offered_table a a A </dev/null >"$tmp/out"
+expect "no runs: fails" $? 1
+expect "... saying so" "$(tail -1 "$tmp/out")" "no results"
+
 exit $failed

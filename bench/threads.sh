@@ -4,6 +4,9 @@
 # alternate between the thread counts; prints every run, then a table of the median rate per thread count, the spread
 # and the ratio to 1 thread, and the ratio of each round's runs (median, min..max).
 # A benchmark, not a test: nothing is asserted about speed (the ctest bench_threads only checks that it runs).
+# Who is the bottleneck (issue 29): there is no separate source or sink to pin or to saturate. Each forwarding thread
+# is its own source and sink: the model puts a burst into its queues, then the thread forwards it, in turn, so what
+# is offered is what is forwarded; threads_bench pins thread q to CPU q (modulo the CPUs it may use), as ixy-fwd.
 #
 # Usage: bench/threads.sh [--doc DOC] [PACKETS [RUNS]]   (defaults: 2000000 packets per run, 5 runs of each)
 #   --doc DOC  also writes the table into DOC between "<!-- begin: threads, ... -->" and
@@ -36,6 +39,7 @@ trap 'rm -rf "$out"' EXIT
 load=$(cut -d' ' -f1 /proc/loadavg)
 "$bench" "$packets" "$runs" >"$out/bench.txt" || { cat "$out/bench.txt"; echo "$0: threads_bench failed" >&2; exit 1; }
 grep -v '^run ' "$out/bench.txt"
+echo "closed loop: each thread is its own source and sink (offered = forwarded), thread q pinned to CPU q modulo $(nproc)"
 # "run <threads> <i> <packets> <wall> <cpu>" -> bench_rates_table's "<name> <run> <packets> <seconds>"
 awk '$1 == "run" { print $2 "thread", $3, $4, $5 }' "$out/bench.txt" |
 	bench_rates_table 1thread min "1 thread" " (see threads_bench's output)" \

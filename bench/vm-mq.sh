@@ -3,7 +3,9 @@
 # cores: queues and threads"; issue 20). One boot (test/vm/run-vm.sh --scenario bench-mq --nics igb): ixy-pktgen
 # --flows 1024 on A, ixy-fwd B -> C with 1 and 2 queues alternating, SECONDS per run, ROUNDS runs of each. Prints every
 # run, then a table of the median forwarded rate per queue count, the spread and the ratio to 1 queue. A benchmark,
-# not a test: nothing is asserted.
+# not a test: nothing is asserted. The source (ixy-pktgen) and the forwarder run in the guest, on its 2 vCPUs, not on
+# this host: nothing here to pin them to (with ixy-fwd --queues 2 three busy threads share 2 vCPUs); the guest prints
+# ixy-pktgen's totals (what was offered over the whole boot) beside ixy-fwd's queue and totals lines.
 #
 # Usage: bench/vm-mq.sh [--doc DOC] [SECONDS [ROUNDS]]   (defaults 10, 3)
 #   --doc DOC  also writes the table into DOC between "<!-- begin: vm-threads, ... -->" and

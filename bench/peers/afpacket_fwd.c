@@ -4,7 +4,14 @@
 //   afpacket_fwd <in interface> <out interface>
 //
 // Forwards every frame that arrives on the first interface to the second, one direction, until SIGINT or SIGTERM,
-// then prints "<in> -> <out>: forwarded <n> packets, dropped <m> (TX ring full)". It is as fast as packet sockets
+// then prints a totals line for machines:
+//
+//   totals app=afpacket_fwd in=<in> out=<out> forwarded=<n> dropped=<m> kernel_dropped=<k> tx_ring_full=<t>
+//
+// dropped = kernel_dropped + tx_ring_full: every frame that reached the RX socket and was not forwarded. The kernel
+// drops a frame when no block of the RX ring is free (the forwarder was too slow or lost its CPU); it counts these per
+// socket (PACKET_STATISTICS, read at the end: reading resets them). tx_ring_full counts the frames this program found
+// no free TX frame for. It is as fast as packet sockets
 // allow without leaving the kernel's driver: both sides use a ring shared with the kernel (TPACKET_V3, Linux's
 // Documentation/networking/packet_mmap.rst), so that there is one system call per block of received frames (poll)
 // and one per batch sent (send), not one per packet. The kernel's driver still copies each frame twice (into the
@@ -99,6 +106,19 @@ static int open_ring(struct packet_ring* ring, const char* ifname, int ring_kind
 	return 0;
 }
 
+// The frames the kernel dropped on this socket since the last call (PACKET_STATISTICS, struct tpacket_stats_v3 for
+// TPACKET_V3: packet_mmap.rst, "PACKET_STATISTICS"; reading resets the counters). 0 or -1 after a message.
+static int kernel_drops(const struct packet_ring* ring, uint64_t* drops) {
+	struct tpacket_stats_v3 stats = {0};
+	socklen_t len = sizeof(stats);
+	if (getsockopt(ring->fd, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) {
+		perror("afpacket_fwd: getsockopt(PACKET_STATISTICS)");
+		return -1;
+	}
+	*drops += stats.tp_drops;
+	return 0;
+}
+
 // Asks the kernel to send the TX frames marked TP_STATUS_SEND_REQUEST. EAGAIN/ENOBUFS only mean "not now": the frames
 // stay marked and go with the next call.
 static int flush_tx(const struct packet_ring* tx) {
@@ -136,7 +156,7 @@ int main(int argc, char* argv[]) {
 	printf("afpacket_fwd: forwarding %s -> %s\n", argv[1], argv[2]);
 	fflush(stdout);
 
-	uint64_t forwarded = 0, dropped = 0;
+	uint64_t forwarded = 0, tx_ring_full = 0;
 	uint32_t rx_block = 0, tx_frame = 0;
 	struct pollfd wait_rx = {.fd = rx.fd, .events = POLLIN | POLLERR};
 	while (!stop_requested) {
@@ -158,7 +178,7 @@ int main(int argc, char* argv[]) {
 			struct tpacket3_hdr* tx_hdr = (struct tpacket3_hdr*)(tx.map + (size_t)tx_frame * TX_FRAME_SIZE);
 			if (__atomic_load_n(&tx_hdr->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE ||
 			    rx_hdr->tp_snaplen > TX_FRAME_SIZE - TX_DATA_OFFSET) {
-				dropped++;
+				tx_ring_full++;
 			} else {
 				memcpy((uint8_t*)tx_hdr + TX_DATA_OFFSET, frame + rx_hdr->tp_mac, rx_hdr->tp_snaplen);
 				tx_hdr->tp_len = rx_hdr->tp_snaplen;
@@ -174,8 +194,14 @@ int main(int argc, char* argv[]) {
 			return 1;
 		}
 	}
-	printf("%s -> %s: forwarded %llu packets, dropped %llu (TX ring full)\n", argv[1], argv[2],
-	       (unsigned long long)forwarded, (unsigned long long)dropped);
+	uint64_t kernel_dropped = 0; // by both sockets (the TX socket receives nothing, so drops nothing, today)
+	if (kernel_drops(&rx, &kernel_dropped) != 0 || kernel_drops(&tx, &kernel_dropped) != 0) {
+		return 1;
+	}
+	printf("totals app=afpacket_fwd in=%s out=%s forwarded=%llu dropped=%llu kernel_dropped=%llu "
+	       "tx_ring_full=%llu\n",
+	       argv[1], argv[2], (unsigned long long)forwarded, (unsigned long long)(kernel_dropped + tx_ring_full),
+	       (unsigned long long)kernel_dropped, (unsigned long long)tx_ring_full);
 	munmap(rx.map, rx.size);
 	munmap(tx.map, tx.size);
 	close(rx.fd);

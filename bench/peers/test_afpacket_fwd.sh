@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Test of afpacket_fwd (the AF_PACKET peer of bench/peers.sh) without any NIC: in a network namespace of its own,
 # frames sent into one veth pair must leave the other pair byte for byte and in order, while afpacket_fwd forwards
-# between the two inner ends. Needs root and iproute2 (exit 77 otherwise). Touches nothing outside the namespace.
+# between the two inner ends; then, with a second afpacket_fwd stopped (SIGSTOP) while a burst fills its RX ring, the
+# kernel drops frames at its socket, and its totals line must count them: forwarded + dropped = the frames that
+# reached its interface, kernel_dropped > 0. Needs root and iproute2 (exit 77 otherwise). Touches nothing outside the namespace.
 #
 #   test_afpacket_fwd.sh <afpacket_fwd binary>
 set -euo pipefail
@@ -18,7 +20,7 @@ fi
 work=$(mktemp -d)
 fwd_pid=
 cleanup() {
-	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null
+	[ -n "$fwd_pid" ] && kill -9 "$fwd_pid" 2>/dev/null
 	ip netns delete "$ns"
 	rm -rf "$work"
 }
@@ -31,12 +33,26 @@ for dev in lo src in out sink; do in_ns ip link set "$dev" up; done
 # No IPv6 on the veths: the kernel's own router solicitations would mix into the frames that are checked.
 for dev in src in out sink; do in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"; done
 
-# nsenter runs the forwarder itself (ip netns exec may stay in between), so that the signal below reaches it.
-nsenter --net="/run/netns/$ns" "$fwd" in out >"$work/fwd.log" 2>&1 &
-fwd_pid=$!
-for _ in $(seq 50); do grep -q forwarding "$work/fwd.log" && break; sleep 0.1; done
-grep -q forwarding "$work/fwd.log" || { cat "$work/fwd.log"; echo "FAIL: afpacket_fwd did not start"; exit 1; }
+# nsenter runs the forwarder itself (ip netns exec may stay in between), so that the signals below reach it.
+start_fwd() {
+	nsenter --net="/run/netns/$ns" "$fwd" in out >"$work/fwd.log" 2>&1 &
+	fwd_pid=$!
+	for _ in $(seq 50); do grep -q forwarding "$work/fwd.log" && break; sleep 0.1; done
+	grep -q forwarding "$work/fwd.log" || { cat "$work/fwd.log"; echo "FAIL: afpacket_fwd did not start"; exit 1; }
+}
+stop_fwd() { # prints its log; fails if it did
+	kill -TERM "$fwd_pid"
+	_rc=0
+	wait "$fwd_pid" || _rc=1
+	fwd_pid=
+	cat "$work/fwd.log"
+	return $_rc
+}
+# total NAME: the value of NAME=<n> in the forwarder's totals line
+total() { sed -n "s/^totals app=afpacket_fwd .* $1=\([0-9]*\).*/\1/p" "$work/fwd.log"; }
+in_rx() { in_ns cat /sys/class/net/in/statistics/rx_packets; }
 
+start_fwd
 # 2000 frames of different lengths with a sequence number; the sink must see exactly these, in order.
 rc=0
 in_ns python3 - <<'PY' || rc=1
@@ -65,10 +81,35 @@ bad = [i for i, got in enumerate(received) if got != frame(i)]
 print(f"sent {count}, received {len(received)}, differing {len(bad)}")
 sys.exit(0 if len(received) == count and not bad else 1)
 PY
-kill -TERM "$fwd_pid"
-wait "$fwd_pid" || rc=1
-fwd_pid=
-cat "$work/fwd.log"
-grep -q "in -> out: forwarded 2000 packets, dropped 0" "$work/fwd.log" || { echo "FAIL: afpacket_fwd's count"; rc=1; }
+stop_fwd || rc=1
+grep -q "^totals app=afpacket_fwd in=in out=out forwarded=2000 dropped=0 " "$work/fwd.log" ||
+	{ echo "FAIL: afpacket_fwd's count"; rc=1; }
 [ $rc = 0 ] && echo "PASS: 2000 frames forwarded byte for byte and in order"
+
+# The kernel's drops: 20000 frames of 1000 bytes while the forwarder is stopped. Its RX ring (64 blocks of 64 KiB)
+# holds at most about 4200 of them; once every block waits for it, the kernel drops at the socket.
+start_fwd
+rx0=$(in_rx)
+kill -STOP "$fwd_pid"
+in_ns python3 - <<'PY' || rc=1
+import socket
+src = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+src.bind(("src", 0))
+frame = b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb5" + bytes(986)
+for i in range(20000):
+    src.send(frame)
+PY
+kill -CONT "$fwd_pid"
+sleep 0.5 # (it empties its ring)
+stop_fwd || rc=1
+reached=$(($(in_rx) - rx0))
+forwarded=$(total forwarded)
+dropped=$(total dropped)
+kernel_dropped=$(total kernel_dropped)
+echo "reached in: $reached, forwarded $forwarded, dropped $dropped (kernel: $kernel_dropped)"
+if [ -z "$kernel_dropped" ] || [ "$kernel_dropped" = 0 ] || [ $((forwarded + dropped)) != "$reached" ]; then
+	echo "FAIL: afpacket_fwd's totals must count the kernel's drops (forwarded + dropped = frames that reached in)"
+	rc=1
+fi
+[ $rc = 0 ] && echo "PASS: the kernel's drops are counted"
 exit $rc

@@ -96,7 +96,7 @@ struct ixy_config {
 	uint16_t rx_queues; // 0..IXY_MAX_QUEUES
 	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
 	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device's largest, at most
-	// 1024; the legacy interface: the device fixes it).
+	// 1024; the legacy interface: the device fixes it; AF_XDP: 4096, src/driver/xdp.c).
 	uint32_t ring_size;
 	// 0: the app polls (the default). Otherwise, for a device reached through VFIO, each RX queue gets an
 	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet

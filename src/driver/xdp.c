@@ -53,6 +53,12 @@
 #define UMEM_SPARE_FRAMES 4096u
 // Sockets that can share it at once (slots for xsk_slice.held).
 #define MAX_SOCKETS 256
+// Descriptors per ring where the app asks for no size (ring_size 0), the largest ixy allows. A forwarder that polls
+// loses its CPU now and then; the kernel keeps filling its RX ring meanwhile and drops what does not fit. 512
+// descriptors hold about 0.6 ms of traffic at 800 kpps: with the source on the forwarder's CPU (bench/xdp_veth.sh
+// --contended) ixy-fwd lost 81 % of what reached it, with 2048 (libxdp's and DPDK's default) 37 %, with 4096 2 %
+// (issue 29; docs/benchmark.md, "The AF_XDP ring default"). The UMEM grows with the rings (queue_frames).
+#define XDP_DEFAULT_RING_SIZE 4096u
 
 struct xdp_device {
 	struct ixy_device ixy;
@@ -182,7 +188,7 @@ static uint32_t queue_frames(uint32_t ring_size, uint16_t rx_queues, uint16_t tx
 
 // Adds the frames of the device of config, queue by queue, to plan.
 static void plan_frames(const struct ixy_config* config, struct xdp_plan* plan) {
-	uint32_t ring = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	uint32_t ring = config->ring_size ? config->ring_size : XDP_DEFAULT_RING_SIZE;
 	uint16_t queues = config->rx_queues > config->tx_queues ? config->rx_queues : config->tx_queues;
 	queues = queues ? queues : 1; // a device of no queues has one (new_device)
 	for (uint16_t q = 0; q < queues; q++) {
@@ -899,7 +905,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 	dev->ifname = ifname_of(dev->name);
 	dev->ifindex = (int)if_nametoindex(dev->ifname);
 	dev->num_queues = num_queues;
-	dev->ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
+	dev->ring_size = config->ring_size ? config->ring_size : XDP_DEFAULT_RING_SIZE;
 	dev->link_fd = dev->prog_fd = -1;
 	for (uint16_t q = 0; q < num_queues; q++) {
 		dev->fds[q] = -1;
@@ -993,7 +999,6 @@ static void print_started(const struct xdp_device* dev, uint32_t ring_size) {
 // The map, the UMEM, the program, the sockets, then the link that attaches the program.
 static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
 	(void)pci; // none: the interface stays the kernel's
-	uint32_t ring_size = config->ring_size ? config->ring_size : IXY_DEFAULT_RING_SIZE;
 	struct xdp_device* dev = new_device(config);
 	if (!dev) {
 		return NULL;
@@ -1005,7 +1010,7 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	}
 	bool ok = dev->map_fd >= 0 && umem_promise(dev, config) == 0;
 	ok = ok && (dev->prog_fd = load_program(dev->name, dev->map_fd)) >= 0;
-	ok = ok && open_sockets(dev, ring_size) == 0;
+	ok = ok && open_sockets(dev, dev->ring_size) == 0;
 	// Last: from now on the interface's packets come to the sockets.
 	ok = ok && (dev->link_fd = attach(dev)) >= 0;
 	if (!ok) {
@@ -1013,7 +1018,7 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 		return NULL;
 	}
 	dev->started = true;
-	print_started(dev, ring_size);
+	print_started(dev, dev->ring_size);
 	return &dev->ixy;
 }
 
