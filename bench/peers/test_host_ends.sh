@@ -14,7 +14,8 @@
 # max runs: the relay drops half of the second's); datagrams that are not the source's frames (the relay sends 40
 # with another MAC, 10 short ones, 5 with a sequence number not yet sent, 5 stamped before host_ends started) are
 # counted as foreign, not received; "latency path direct" sends straight to the sink, past the relay; an error
-# reading standard input ends host_ends with a message.
+# reading standard input ends host_ends with a message. Each end mark also gives a line of what NIC B's socket
+# dropped (the relay is stopped for 0.3 s in run 2: its socket fills).
 # Usage: test_host_ends.sh <host_ends binary>
 set -eu
 host_ends=$1
@@ -106,7 +107,11 @@ ends=$!
 	sleep 0.5
 	echo "IXY-VM: bench x run 1: end"
 	echo "IXY-VM: bench x run 2: begin"
-	sleep 0.5
+	sleep 0.1
+	kill -STOP "$relay" # NIC B's socket (the relay's) fills and drops: the nic_b line counts them
+	sleep 0.3
+	kill -CONT "$relay"
+	sleep 0.1
 	echo "IXY-VM: bench x run 2: end"
 	echo "IXY-VM: latency load 50"
 	sleep 0.2
@@ -171,6 +176,19 @@ awk '$1 == "latency" && $2 == "x" && $4 == "4:" { found = 1
 	if ($20 < 100000000) { print "run 4: 90th percentile " $20 " ns after a stall of 300 ms: " $0; exit 1 } }
 	END { if (!found) { print "no latency line for run 4"; exit 1 } }' "$dir/out.txt" ||
 	fail "a stall of the source vanished from the latencies (frames stamped when sent, not when due)"
+# nic_b x run <i>: sent <n> refused <r> dropped <d>, for every run: sent as in its latency line, no more refused and
+# dropped than sent; in run 2 the relay stopped reading for 0.3 s (1500 frames at 5 kpps, more than its socket
+# holds): its socket dropped some; in run 1 it read all.
+for run in 1 2 3 4; do
+	awk -v run="$run:" '$1 == "latency" && $2 == "x" && $4 == run { sent = $9 }
+		$1 == "nic_b" && $2 == "x" && $4 == run { found = 1; n = $6; refused = $8; dropped = $10 }
+		END {
+			if (!found) { print "no nic_b line for run " run; exit 1 }
+			if (n != sent || n <= 0 || refused + dropped > n) { print "run " run ": nic_b sent " n " refused " refused " dropped " dropped ", latency line sent " sent; exit 1 }
+			if (run == "1:" && dropped != 0) { print "run 1: dropped " dropped " while the relay read all"; exit 1 }
+			if (run == "2:" && dropped == 0) { print "run 2: nothing dropped while the relay stood still"; exit 1 }
+		}' "$dir/out.txt" || fail "NIC B's counts of run $run"
+done
 # The maximum: the larger of runs 1 and 2 (both under "load max").
 maximum=$(awk '$1 == "latency" && $2 == "maximum" { m = $3 } END { print m }' "$dir/out.txt")
 larger=$(awk '$1 == "latency" && $2 == "x" && ($4 == "1:" || $4 == "2:") { k = $11 / $13 / 1000; if (k > m) m = k } END { print m }' "$dir/out.txt")
