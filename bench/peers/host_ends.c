@@ -33,11 +33,12 @@
 // With the "latency" line of an end mark goes one about NIC B (bench/peers.sh --layouts: the loss inside the
 // forwarder):
 //
-//   nic_b <name> run <i>: sent <n> refused <r> dropped <d>
+//   nic_b <name> run <i>: sent <n> refused <r> dropped <d> sink_dropped <s>
 //
 // sent: the frames the source sent in the run; refused: those of them the host's own socket did not take (a full send
 // buffer); dropped: those that QEMU's socket for NIC B dropped because it was full (the "drops" column of
 // /proc/net/udp for NIC B's port): NIC B had no free receive buffer. sent - refused - dropped reached NIC B.
+// sink_dropped: what the sink's own socket dropped (host_ends did not read it in time): left NIC C, never counted.
 // A line containing "latency path <where>" sets where the source sends: "nic" (NIC B's port, the start), "direct"
 // (the sink's own port: the measuring path alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub
 // joins to a netdev sending to the sink, with no NIC and no guest in between).
@@ -169,7 +170,7 @@ struct control {
 	bool measuring_max;   // the load is "max": each begin..end measures it
 	uint16_t ports[3];    // where the source sends: NIC B's port, the sink's, the hub's (0: none)
 	uint16_t to;          // the one of them it sends to now
-	uint64_t begin_count, begin_sent, begin_refused, begin_drops;
+	uint64_t begin_count, begin_sent, begin_refused, begin_drops, begin_sink_drops;
 	double begin_seconds;
 	struct histogram latency;
 };
@@ -219,6 +220,7 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		c->begin_sent = sent;
 		c->begin_refused = refused;
 		c->begin_drops = socket_drops(c->ports[0]);
+		c->begin_sink_drops = socket_drops(c->ports[1]);
 		c->begin_seconds = now_seconds();
 	} else if (strcmp(what, "end") == 0) {
 		double seconds = now_seconds() - c->begin_seconds;
@@ -233,9 +235,10 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		       (unsigned long long)histogram_percentile(h, 990000),
 		       (unsigned long long)histogram_percentile(h, 999000),
 		       (unsigned long long)histogram_percentile(h, 999900), (unsigned long long)h->max);
-		printf("nic_b %s run %u: sent %llu refused %llu dropped %llu\n", name, run,
+		printf("nic_b %s run %u: sent %llu refused %llu dropped %llu sink_dropped %llu\n", name, run,
 		       (unsigned long long)(sent - c->begin_sent), (unsigned long long)(refused - c->begin_refused),
-		       (unsigned long long)(socket_drops(c->ports[0]) - c->begin_drops));
+		       (unsigned long long)(socket_drops(c->ports[0]) - c->begin_drops),
+		       (unsigned long long)(socket_drops(c->ports[1]) - c->begin_sink_drops));
 		double kpps = seconds > 0 ? (double)(count - c->begin_count) / seconds / 1000.0 : 0;
 		if (c->measuring_max && kpps > c->max_kpps) {
 			c->max_kpps = kpps;

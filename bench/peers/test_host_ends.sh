@@ -176,15 +176,15 @@ awk '$1 == "latency" && $2 == "x" && $4 == "4:" { found = 1
 	if ($20 < 100000000) { print "run 4: 90th percentile " $20 " ns after a stall of 300 ms: " $0; exit 1 } }
 	END { if (!found) { print "no latency line for run 4"; exit 1 } }' "$dir/out.txt" ||
 	fail "a stall of the source vanished from the latencies (frames stamped when sent, not when due)"
-# nic_b x run <i>: sent <n> refused <r> dropped <d>, for every run: sent as in its latency line, no more refused and
-# dropped than sent; in run 2 the relay stopped reading for 0.3 s (1500 frames at 5 kpps, more than its socket
+# nic_b x run <i>: sent <n> refused <r> dropped <d> sink_dropped <s>, for every run: sent as in its latency line, no
+# more refused and dropped than sent, no sink drops (host_ends reads its sink at 5 kpps); in run 2 the relay stopped reading for 0.3 s (1500 frames at 5 kpps, more than its socket
 # holds): its socket dropped some; in run 1 it read all.
 for run in 1 2 3 4; do
 	awk -v run="$run:" '$1 == "latency" && $2 == "x" && $4 == run { sent = $9 }
-		$1 == "nic_b" && $2 == "x" && $4 == run { found = 1; n = $6; refused = $8; dropped = $10 }
+		$1 == "nic_b" && $2 == "x" && $4 == run { found = 1; n = $6; refused = $8; dropped = $10; sink = $12 }
 		END {
 			if (!found) { print "no nic_b line for run " run; exit 1 }
-			if (n != sent || n <= 0 || refused + dropped > n) { print "run " run ": nic_b sent " n " refused " refused " dropped " dropped ", latency line sent " sent; exit 1 }
+			if (n != sent || n <= 0 || refused + dropped > n || sink != "0") { print "run " run ": nic_b sent " n " refused " refused " dropped " dropped " sink_dropped " sink ", latency line sent " sent; exit 1 }
 			if (run == "1:" && dropped != 0) { print "run 1: dropped " dropped " while the relay read all"; exit 1 }
 			if (run == "2:" && dropped == 0) { print "run 2: nothing dropped while the relay stood still"; exit 1 }
 		}' "$dir/out.txt" || fail "NIC B's counts of run $run"
