@@ -68,27 +68,28 @@ bench_rates_table() {
 #   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks>
 # (bench/peers-layouts.sh; sent, reached and left "-" without host ends, kicks "-" if not counted), prints each run,
 # then a Markdown table with a row per layout of LAYOUTS (in that order) and forwarder (ixy, testpmd): the median
-# rate, its spread, the ratio of ixy-fwd's median to testpmd's ("source-limited" instead where both passed on to the
+# rate (of what left NIC C: the sink's count where that is all that is known), its spread, the ratio of ixy-fwd's median to testpmd's ("source-limited" instead where both passed on to the
 # sink 95 % or more of what was offered), the median kicks per packet that left NIC C, the median offered rate and
 # the median loss inside the forwarder ((reached - left) / reached); "-" where a number is not known.
 peers_layouts_table() {
 	awk "$bench_awk"'
 	function stats(list,   k, a) { k = split(list, a, " "); if (!k) return "-"; bench_sort(a, k); return bench_median(a, k) }
+	function percent(x,   t) { t = sprintf("%.1f %%", 100 * x); return t == "-0.0 %" ? "0.0 %" : t } # (frames in flight)
 	BEGIN { nl = split(ARGV[1], layout_order, " "); ARGC = 1; names["ixy"] = "ixy-fwd"; names["testpmd"] = "testpmd io-fwd" }
 	{
 		layout = $1; peer = $2; n = $4; s = $5
-		rate = s > 0 ? n / s : 0
-		printf "%-14s %-8s run %s %9d packets in %6.2f s, %7.1f kpps", layout, peer, $3, n, s, rate / 1000
+		left = $8 == "-" ? n : $8 # (the rate: what left NIC C, also what the sink missed)
+		rate = s > 0 ? left / s : 0
+		printf "%-14s %-8s run %s %9d packets in %6.2f s, %7.1f kpps", layout, peer, $3, left, s, rate / 1000
 		key = layout SUBSEP peer
 		rates[key] = rates[key] " " rate
-		left = $8 == "-" ? n : $8
 		if ($9 != "-" && left > 0) { kpp[key] = kpp[key] " " $9 / left; printf ", %.3f kicks/packet", $9 / left }
 		if ($6 != "-" && s > 0) {
 			offered[key] = offered[key] " " $6 / s
 			loss[key] = loss[key] " " ($7 > 0 ? ($7 - left) / $7 : 0)
-			passed[key] = passed[key] " " ($6 > 0 ? n / $6 : 0)
-			printf ", offered %.1f kpps, reached NIC B %d, left NIC C %d, lost inside %.1f %%", $6 / s / 1000, $7, left,
-				($7 > 0 ? 100 * ($7 - left) / $7 : 0)
+			passed[key] = passed[key] " " ($6 > 0 ? left / $6 : 0)
+			printf ", offered %.1f kpps, reached NIC B %d, the sink counted %d, lost inside %.1f %%", $6 / s / 1000, $7,
+				n, ($7 > 0 ? 100 * ($7 - left) / $7 : 0)
 		}
 		print ""
 	}
@@ -112,7 +113,7 @@ peers_layouts_table() {
 					a[1] / 1000, a[k] / 1000, p == 1 ? ratio : "",
 					kpp[key] == "" ? "-" : sprintf("%.3f", stats(kpp[key])),
 					offered[key] == "" ? "-" : sprintf("%.1f", stats(offered[key]) / 1000),
-					loss[key] == "" ? "-" : sprintf("%.1f %%", 100 * stats(loss[key]))
+					loss[key] == "" ? "-" : percent(stats(loss[key]))
 			}
 		}
 	}' "$1"

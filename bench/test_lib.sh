@@ -83,7 +83,7 @@ expect "no runs of the base: fails" $? 1
 expect "... saying so" "$(tail -1 "$tmp/out")" "no results: see its log"
 
 # peers_layouts_table: per layout in the order given (transitional has no runs), ixy-fwd then testpmd; legacy: rates
-# 20, 40, 30 and 15, 25 kpps (ratio of the medians 1.50), kicks per packet that left NIC C 0.1, 0.2, 0.1 and 1.0, 0.5,
+# of what left NIC C (the sink missed some of ixy-fwd's) 22.5, 40.5, 30 and 15, 25 kpps (ratio of the medians 1.50), kicks per packet that left NIC C 0.1, 0.2, 0.1 and 1.0, 0.5,
 # offered 100 kpps, loss inside (reached - left) / reached 10, 10, 0 % and 0, 3.85 %; modern: no host ends (offered
 # and loss unknown), testpmd's kicks not counted; modern-packed: both passed on 99 and 98 % of what was offered (lost
 # 1 and 2 % inside): the source is the limit, no ratio.
@@ -96,13 +96,13 @@ peers_layouts_table "modern-packed transitional legacy modern" <"$tmp/layouts" >
 expect "layouts table made" $? 0
 expect "... a line per run" "$(grep -c "packets in" "$tmp/out")" 9
 expect "... with what is known of it" "$(grep "^legacy *testpmd *run 2" "$tmp/out")" \
-	"legacy         testpmd  run 2    250000 packets in  10.00 s,    25.0 kpps, 0.500 kicks/packet, offered 100.0 kpps, reached NIC B 260000, left NIC C 250000, lost inside 3.8 %"
+	"legacy         testpmd  run 2    250000 packets in  10.00 s,    25.0 kpps, 0.500 kicks/packet, offered 100.0 kpps, reached NIC B 260000, the sink counted 250000, lost inside 3.8 %"
 expect "... and the table" "$(grep "^|" "$tmp/out")" "$(printf '%s\n' \
 	"| NIC layout | forwarder | median kpps | spread (min..max) | ixy-fwd / testpmd | kicks per packet | offered kpps | loss inside the forwarder |" \
 	"|---|---|---|---|---|---|---|---|" \
 	"| modern-packed | ixy-fwd | 9.9 | 9.9..9.9 | source-limited | 0.010 | 10.0 | 1.0 % |" \
 	"| modern-packed | testpmd io-fwd | 9.8 | 9.8..9.8 |  | 0.010 | 10.0 | 2.0 % |" \
-	"| legacy | ixy-fwd | 30.0 | 20.0..40.0 | 1.50 | 0.100 | 100.0 | 10.0 % |" \
+	"| legacy | ixy-fwd | 30.0 | 22.5..40.5 | 1.50 | 0.100 | 100.0 | 10.0 % |" \
 	"| legacy | testpmd io-fwd | 20.0 | 15.0..25.0 |  | 0.750 | 100.0 | 1.9 % |" \
 	"| modern | ixy-fwd | 10.0 | 10.0..10.0 | 2.00 | 0.050 | - | - |" \
 	"| modern | testpmd io-fwd | 5.0 | 5.0..5.0 |  | - | - | - |")"
