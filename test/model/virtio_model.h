@@ -17,6 +17,20 @@
 //   virtual address in test builds, test/seam): take chains from the available ring, write frames into RX chains,
 //   read TX chains (the "wire"), and put used entries, also wrong ones (a length beyond the buffer, an id the
 //   driver never offered, a used index that jumps);
+// - with VIRTIO_F_RING_PACKED (offered only when a test asks) does the same on packed virtqueues (VirtIO 1.2, 2.8):
+//   the three queue addresses are the descriptor ring and the driver's and device's event suppression areas
+//   (aligned to 16, 4, 4, 2.8.10.1); the device walks available descriptors in ring order with its wrap counter,
+//   takes chains by buffer id, writes used descriptors at its used position (AVAIL = USED = its used wrap counter)
+//   and skips the chain's descriptors; the test can also write used descriptors no correct device writes (wrong
+//   wrap bits, ahead of the position). It checks the driver's descriptors: wrap bits that fit neither lap, or
+//   flags written over a used descriptor that still leave it unavailable (the driver's wrap counter is wrong), a
+//   buffer id the device still holds, more descriptors than the ring has, a chain running into descriptors not
+//   available, indirect descriptors; and 32 bit notifications (VIRTIO_F_NOTIFICATION_DATA is never offered);
+// - asks for notifications as the knobs say (split: VRING_USED_F_NO_NOTIFY, with VIRTIO_RING_F_EVENT_IDX
+//   avail_event, 2.7.10; packed: its event suppression area, 2.8.14) and tells whether the driver owes it one (a
+//   driver that does not kick when asked leaves its TX frames unseen); reads the driver's side (split: the
+//   available ring's flags or used_event; packed: the driver's area) to say whether its next used buffer would
+//   interrupt, and interrupts (MSI-X, when the driver set a vector) on model_virtio_signal;
 // - checks that every RX and TX chain follows the negotiated layout: with VERSION_1 or ANY_LAYOUT one descriptor
 //   holding header and frame (ixy's choice; the spec allows any split), without them the header in a descriptor of
 //   its own, then the frame (2.6.4);
@@ -28,7 +42,10 @@
 //   FEATURES_OK (model_virtio_refuse_features); the capabilities can be broken byte by byte.
 // A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
 //
-// What it leaves out: interrupts and event indices (ixy uses neither; the ISR reads 0), mergeable RX buffers, offloads,
+// What it leaves out: interrupts of its own accord (only model_virtio_signal raises one; the ISR reads 0), in-order
+// completion (VIRTIO_F_IN_ORDER), packed buffer ids at or above the queue size, chains longer than 8 descriptors on
+// packed rings, a driver's wrap bits that are wrong yet look like a stale descriptor of the last lap (a slot that
+// held the tail of a chain), mergeable RX buffers, offloads,
 // IPv6 hashing, the hash report, automatic steering by TX queue (queue 0 without RSS), indirect descriptors, the MSI-X
 // table and the PCI configuration access capability's window (the capability is there, the driver does not use it).
 #ifndef IXY_TEST_VIRTIO_MODEL_H
