@@ -32,7 +32,7 @@
 # source, the forwarder and the sink share the guest's one vCPU, and kicks per packet are counted over the sink's
 # window (a little more than the sink counts: its start). Writes table "peers-layouts" (IXY_BENCH_DOC as above);
 # IXY_BENCH_LAYOUTS chooses the layouts (default "legacy modern modern-packed"). Takes about
-# rounds * layouts * (80 + 2 * (seconds + 15)) / 60 minutes under TCG (one boot about a minute).
+# rounds * layouts * (60 + 2 * (seconds + 8)) / 60 minutes under TCG (--layouts --host-ends 10 3: about 15).
 #
 # Usage: bench/peers.sh [--layouts] [--host-ends] [seconds per run (10)] [runs of each (3)]
 # Environment: BUILD_DIR (default build-bench-vm), IXY_BENCH_KPPS (--host-ends only), IXY_BENCH_DOC,
