@@ -12,7 +12,7 @@
 // Only the modern transport offers VIRTIO_F_RING_PACKED (bit 34), so a packet is always one descriptor: the 12 byte
 // header of VIRTIO_F_VERSION_1 in the buffer's head room, then the frame (as split's version_1 copy). The buffer id
 // is the index of the buffer in q->bufs; RX gives a buffer the id of the one it replaces, TX takes free ids from a
-// stack. The device may return ids in any order (2.8.9: in order only with VIRTIO_F_IN_ORDER, which ixy does not
+// stack. The device may return ids in any order (2.8.8: in order only with VIRTIO_F_IN_ORDER, which ixy does not
 // accept), and nothing it writes is trusted: a used descriptor whose flags are not the device's wrap counter's, that
 // names no buffer the device holds, or reports more bytes than the buffer has, is dropped and counted, and reported
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
@@ -54,14 +54,14 @@ static inline void advance(const struct virtqueue* q, uint16_t* position, bool* 
 	}
 }
 
-// Makes the descriptor at next_avail available (2.8.6 in 1.2, "Writing the available descriptor"): everything
+// Makes the descriptor at next_avail available (2.8.1): everything
 // else before the flags, which hand it over.
 static inline void make_available(struct virtqueue* q, uint64_t addr, uint32_t len, uint16_t id, uint16_t flags) {
 	volatile struct vring_packed_desc* desc = &q->ring[q->next_avail];
 	desc->addr = addr;
 	desc->len = len;
 	desc->id = id;
-	write_barrier(); // address, length and id before the flags (2.8.21: "a memory barrier before the flags")
+	write_barrier(); // address, length and id before the flags that hand the descriptor over
 	desc->flags = (uint16_t)(flags | avail_flags(q->avail_wrap));
 	advance(q, &q->next_avail, &q->avail_wrap);
 	q->in_flight++;
@@ -156,7 +156,7 @@ static __attribute__((cold)) void rx_bad_desc(const struct virtio_device* dev, s
 	count(&q->dropped, 1);
 }
 
-// The used descriptors from next_used on, at most max: those the device has written (2.8.7 in 1.2), never more than
+// The used descriptors from next_used on, at most max: those the device has written (2.8.1), never more than
 // it holds.
 static inline uint32_t used_descriptors(const struct virtqueue* q, uint32_t max) {
 	uint32_t n = 0;
@@ -182,7 +182,7 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
 	uint32_t entries = used_descriptors(q, num_bufs);
-	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
+	read_barrier(); // the flags before the rest of each descriptor
 	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
@@ -238,7 +238,7 @@ static void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
 	uint64_t tx_bytes = 0;
 	struct pkt_buf** ring_bufs = q->bufs;
 	uint32_t entries = used_descriptors(q, q->in_flight);
-	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
+	read_barrier(); // the flags before the rest of each descriptor
 	for (uint32_t i = 0; i < entries; i++) {
 		volatile struct vring_packed_desc* done = &q->ring[q->next_used];
 		uint16_t flags = done->flags;
@@ -302,7 +302,7 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 // ---- Control queue and interrupts
 
 // The command's chain of three descriptors (class and command, data, ack), linked by VRING_DESC_F_NEXT in ring
-// order (2.8.6 in 1.2: chains are consecutive descriptors; the buffer id in each, the device returns one used
+// order (2.8.6: chains are consecutive descriptors; the buffer id in each, the device returns one used
 // descriptor for the chain, then skips the rest). The first descriptor's flags go last: they hand the whole chain
 // over.
 static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uint32_t len) {

@@ -2,7 +2,7 @@
 // buffers, the barriers, and the small set of ring operations each layout brings (chosen once at init, as the
 // transport is, virtio_transport.h):
 //   split (virtio.c, spec 2.6): descriptor table, available ring and used ring; both transports.
-//   packed (virtio_packed.c, VirtIO 1.1/1.2 2.7 in 1.1, 2.8 in 1.2): one ring of descriptors the driver and the
+//   packed (virtio_packed.c, VirtIO 1.2 2.8; 2.7 in 1.1): one ring of descriptors the driver and the
 //          device walk in the same direction, with wrap counters; the modern transport with VIRTIO_F_RING_PACKED.
 // virtio.c keeps everything else: init, features, the control flow, statistics.
 #ifndef IXY_VIRTIO_QUEUE_H
@@ -76,10 +76,10 @@ struct virtqueue {
 	// of the frames only: read_stats adds the CRC's, IXY_ETHER_CRC_BYTES per packet (not the batch's work).
 	uint64_t pkts, bytes, dropped;
 	uint64_t bad_used_entries; // used ring entries ignored (device bugs), the first reported; summed at close
-	// Split with VIRTIO_RING_F_EVENT_IDX (2.6.7, 2.6.10 in 1.1): kicks and interrupts follow the event indexes
+	// Split with VIRTIO_RING_F_EVENT_IDX (VirtIO 1.2, 2.7.7, 2.7.10): kicks and interrupts follow the event indexes
 	// behind the rings (avail_event, used_event) instead of the flags.
 	bool event_idx;
-	// Packed (virtio_packed.c, 2.7 in 1.1): the one ring, the two event suppression areas, the driver's next
+	// Packed (virtio_packed.c, VirtIO 1.2, 2.8): the one ring, the two event suppression areas, the driver's next
 	// descriptor to make available and the device's next to come back, each with its wrap counter (2.7.1), and
 	// the descriptors the device holds. `bufs` is then indexed by buffer id; TX keeps the free ids in free_chains.
 	volatile struct vring_packed_desc* ring;
@@ -146,8 +146,8 @@ static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
 	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
 }
 
-// The spec's test whether the other side asked to hear about the entries old_idx .. new_idx - 1 (2.6.7.2 and
-// 2.6.10.2 in 1.1, with 16 bit wrapping indexes): its event index lies in that range.
+// The spec's test whether the other side asked to hear about the entries old_idx .. new_idx - 1 (VirtIO 1.2,
+// 2.7.7.2 and 2.7.10.2, with 16 bit wrapping indexes): its event index lies in that range.
 static inline bool vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx) {
 	return (uint16_t)(new_idx - event_idx - 1) < (uint16_t)(new_idx - old_idx);
 }
