@@ -40,6 +40,15 @@ struct ctrl_command {
 
 enum queue_kind { QUEUE_RX, QUEUE_TX, QUEUE_CTRL };
 
+// A position in a packed virtqueue's ring and the flags of its round (virtio_packed.c). The driver's next_avail: the
+// flags a descriptor made available there carries, AVAIL set to the driver's wrap counter and USED to the inverse.
+// next_used: the flags the device writes into a used descriptor there, both set to its wrap counter (2.8.1). Passing
+// the ring's end flips both bits.
+struct packed_cursor {
+	uint16_t pos;
+	uint16_t flags;
+};
+
 // Each queue starts a cache line of its own (_Alignas; driver.h, IXY_CACHE_LINE): RX queue k and k + 1 may be two
 // threads', and neither's writes (indexes, counters) may take the other's line away. The statistics reader only reads
 // a queue; what it writes is the device's `seen`.
@@ -80,13 +89,14 @@ struct virtqueue {
 	// behind the rings (avail_event, used_event) instead of the flags.
 	bool event_idx;
 	// Packed (virtio_packed.c, VirtIO 1.2, 2.8): the one ring, the two event suppression areas, the driver's next
-	// descriptor to make available and the device's next to come back, each with its wrap counter (2.7.1), and
-	// the descriptors the device holds. `bufs` is then indexed by buffer id; TX keeps the free ids in free_chains.
+	// descriptor to make available and the next it takes back from the device, each with the flags of its round
+	// (which carry the wrap counters, 2.8.1), and the descriptors the device holds. `bufs` is then indexed by
+	// buffer id; TX keeps the free ids in free_chains.
 	volatile struct vring_packed_desc* ring;
-	volatile struct vring_packed_event* driver_event; // the driver writes it: interrupts (2.7.10)
-	volatile struct vring_packed_event* device_event; // the device writes it: notifications (2.7.10)
-	uint16_t next_avail, next_used, in_flight;
-	bool avail_wrap, used_wrap;
+	volatile struct vring_packed_event* driver_event; // the driver writes it: interrupts (2.8.10)
+	volatile struct vring_packed_event* device_event; // the device writes it: notifications (2.8.10)
+	struct packed_cursor next_avail, next_used;
+	uint16_t in_flight;
 };
 _Static_assert(sizeof(struct virtqueue) % IXY_CACHE_LINE == 0, "queues in an array start cache lines");
 
