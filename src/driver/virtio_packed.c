@@ -175,50 +175,71 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	struct packed_cursor used = q->next_used, avail = q->next_avail;
-	uint32_t entries = used_descriptors(q, used, num_bufs);
+	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
 	read_barrier(); // the flags before the rest of each descriptor
 	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
-	uint32_t received = 0, offered = 0;
+	// The cursors as 32 bit locals; each run below ends where either position reaches the ring's end, so that
+	// the positions need no test per packet (ixgbe and split stop a run at the ring's end too).
+	uint32_t used_pos = q->next_used.pos, used_flags = q->next_used.flags;
+	uint32_t avail_pos = q->next_avail.pos, avail_flags = q->next_avail.flags | VRING_DESC_F_WRITE;
+	uint32_t taken = 0, received = 0, lost = 0; // lost: descriptors not made available again
 	uint64_t rx_bytes = 0;
-	for (uint32_t i = 0; i < fresh; i++) {
-		volatile struct vring_packed_desc* done = &ring[used.pos];
-		uint16_t flags = done->flags;
-		uint32_t id = done->id;
-		uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
-		bool good_flags = used_flags_good(flags, used);
-		advance(&used, size);
-		// __builtin_expect: bad descriptors are rare, the straight path is the packet.
-		if (__builtin_expect(!good_flags, 0)) {
-			rx_bad_desc(dev, q, "a used descriptor with flags against its wrap counter", id, flags);
-			continue;
+	while (taken < fresh) {
+		uint32_t run = fresh - taken;
+		run = run < size - used_pos ? run : size - used_pos;
+		run = run < size - avail_pos ? run : size - avail_pos;
+		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
+			volatile struct vring_packed_desc* done = &ring[used_pos];
+			uint16_t flags = done->flags;
+			uint32_t id = done->id;
+			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+			// __builtin_expect: bad descriptors are rare, the straight path is the packet.
+			if (__builtin_expect((flags & USED_FLAGS) != used_flags, 0)) {
+				rx_bad_desc(dev, q, "a used descriptor with flags against its wrap counter", id, flags);
+				lost++;
+				continue;
+			}
+			if (__builtin_expect(id >= size, 0)) {
+				rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
+				lost++;
+				continue;
+			}
+			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
+			// is made available again. Otherwise the packet is swapped for a fresh buffer.
+			struct pkt_buf* give = ring_bufs[id];
+			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+				rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
+			} else {
+				give->size = length;
+				rx_bytes += length;
+				struct pkt_buf* packet = give;
+				give = bufs[received]; // the fresh buffer goes into the ring
+				ring_bufs[id] = give;
+				bufs[received++] = packet;
+			}
+			volatile struct vring_packed_desc* slot = &ring[avail_pos++];
+			slot->addr = rx_buffer_addr(give);
+			slot->len = RX_DESC_LEN;
+			slot->id = (uint16_t)id;
+			write_barrier(); // address, length and id before the flags that hand the descriptor over
+			slot->flags = (uint16_t)avail_flags;
 		}
-		if (__builtin_expect(id >= size, 0)) {
-			rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
-			continue;
+		taken += run;
+		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
+			used_pos = 0;
+			used_flags ^= USED_FLAGS;
 		}
-		offered++;
-		// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and is made
-		// available again.
-		if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-			rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
-			make_available(ring, &avail, size, rx_buffer_addr(ring_bufs[id]), RX_DESC_LEN, (uint16_t)id,
-				       VRING_DESC_F_WRITE);
-			continue;
+		if (avail_pos == size) {
+			avail_pos = 0;
+			avail_flags ^= USED_FLAGS;
 		}
-		struct pkt_buf* buf = ring_bufs[id];
-		buf->size = length;
-		rx_bytes += length;
-		ring_bufs[id] = bufs[received];
-		make_available(ring, &avail, size, rx_buffer_addr(bufs[received]), RX_DESC_LEN, (uint16_t)id,
-			       VRING_DESC_F_WRITE);
-		bufs[received++] = buf;
 	}
-	q->next_used = used;
-	q->next_avail = avail;
+	uint32_t offered = fresh - lost;
+	q->next_used = (struct packed_cursor){(uint16_t)used_pos, (uint16_t)used_flags};
+	q->next_avail = (struct packed_cursor){(uint16_t)avail_pos, (uint16_t)(avail_flags & USED_FLAGS)};
 	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
 	count(&q->pkts, received);
 	count(&q->bytes, rx_bytes);
