@@ -85,6 +85,7 @@ struct model_queue {
 	bool packed;
 	bool broken;                          // the driver broke the ring: the device takes nothing more
 	uint32_t avail_pos, used_pos;         // the device's next available and next used position
+	uint32_t published;                   // the end of the available descriptors the device last found
 	uint32_t held_descriptors;            // descriptors of the buffers the device holds
 	uint8_t chain_length[MAX_QUEUE_SIZE]; // by buffer id: descriptors of the held buffer
 	struct segment* chains;               // by buffer id: PACKED_MAX_CHAIN copies of its descriptors
@@ -262,14 +263,26 @@ static bool packed_available(const struct model_queue* q, uint32_t pos, uint16_t
 	return ((flags & PACKED_F_AVAIL) != 0) == wrap && ((flags & PACKED_F_USED) != 0) != wrap;
 }
 
-// The position after the driver's available descriptors that follow the device's next one.
-static uint32_t packed_published(const struct model_queue* q) {
-	uint32_t pos = q->avail_pos;
-	for (uint32_t n = q->held_descriptors;
+// The position after the driver's available descriptors that follow the device's next one, looked for from pos
+// (the device's next position, or a position the driver published up to before).
+static uint32_t scan_published(const struct model_queue* q, uint32_t pos) {
+	for (uint32_t n = q->held_descriptors + distance(q, q->avail_pos, pos);
 	     n < q->size && packed_available(q, pos, packed_desc(q, slot_of(q, pos))->flags); n++) {
 		pos = advance(q, pos, 1);
 	}
 	return pos;
+}
+
+static uint32_t packed_published(const struct model_queue* q) {
+	return scan_published(q, q->avail_pos);
+}
+
+// The same, from where the device last found the end (descriptors stay available until the device takes them): a
+// notification after each batch does not scan a full ring again.
+static uint32_t packed_published_since(struct model_queue* q) {
+	bool still_ahead = distance(q, q->avail_pos, q->published) <= q->size - q->held_descriptors;
+	q->published = scan_published(q, still_ahead ? q->published : q->avail_pos);
+	return q->published;
 }
 
 // The queue the test or driver names, or a usage error.
@@ -517,7 +530,7 @@ static void ask_for_notifications(struct model_virtio* nic, struct model_queue* 
 		area->off_wrap = q->kick_event;
 		area->flags = nic->suppress_notify ? EVENT_DISABLE : q->kick_at ? EVENT_DESC : EVENT_ENABLE;
 		atomic_thread_fence(memory_order_seq_cst); // the request before the driver's progress it is measured by
-		q->kick_mark = packed_published(q);
+		q->kick_mark = packed_published_since(q);
 	} else if (nic->driver_features & F_EVENT_IDX) {
 		*avail_event(q) = nic->suppress_notify ? (uint16_t)(q->next_avail - 1)
 				  : q->kick_at         ? q->kick_event
@@ -638,7 +651,7 @@ static void notify(struct model_virtio* nic, uint16_t index) {
 	}
 	struct model_queue* q = &nic->queues[index];
 	q->notifications++;
-	q->kick_mark = q->packed ? packed_published(q) : avail_ring(q)->idx;
+	q->kick_mark = q->packed ? packed_published_since(q) : avail_ring(q)->idx;
 	if (index == model_virtio_ctrl_queue(nic)) {
 		answer_control_queue(nic);
 	} else if (index % 2 == 1 && nic->tx_on_notify) {
