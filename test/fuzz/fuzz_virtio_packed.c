@@ -132,6 +132,7 @@ static void take(struct fuzz_input* in) {
 	uint16_t id;
 	if (state.num_taken[side] < state.ring_size && model_virtio_take(state.nic, (uint16_t)side, &id)) {
 		state.taken[side][state.num_taken[side]++] = id;
+		state.unchecked[1] |= side == 1; // a TX frame the device keeps is missing on the wire
 		TRACE("take %s buffer %u\n", side ? "TX" : "RX", id);
 	}
 }
@@ -249,6 +250,12 @@ static void check_wire(void) {
 		const uint8_t* sent = model_virtio_tx_frame(state.nic, state.wire_checked, &len);
 		uint32_t seq = state.accepted[state.wire_checked];
 		make_frame(frame, seq, frame_len(seq));
+		if (len != frame_len(seq) || memcmp(sent, frame, len) != 0) {
+			uint32_t got_seq = 0;
+			memcpy(&got_seq, sent, len >= 4 ? 4 : 0);
+			TRACE("wire frame %u: %u bytes, sequence number %u; expected %u bytes, %u\n",
+			      state.wire_checked, len, got_seq, frame_len(seq), seq);
+		}
 		FUZZ_CHECK(len == frame_len(seq) && memcmp(sent, frame, len) == 0);
 	}
 	FUZZ_CHECK(!behaves(1) || count <= state.num_accepted || state.num_accepted == MAX_FRAMES);
