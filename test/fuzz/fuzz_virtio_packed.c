@@ -288,6 +288,12 @@ static void send(struct fuzz_input* in) {
 	}
 }
 
+static void process(struct fuzz_input* in) {
+	uint32_t max = fuzz_u8(in);
+	uint32_t sent = model_virtio_tx_process_up_to(state.nic, max);
+	TRACE("device sends %u of at most %u\n", sent, max);
+}
+
 static void check_pool_complete(struct mempool* pool) {
 	static bool seen[MAX_RX_POOL];
 	FUZZ_CHECK(pool->free_stack_top == pool->num_entries);
@@ -362,7 +368,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 				send(&in);
 				break;
 			case OP_PROCESS:
-				TRACE("device sends %u\n", model_virtio_tx_process_up_to(state.nic, fuzz_u8(&in)));
+				process(&in);
 				break;
 		}
 		check_accounting();

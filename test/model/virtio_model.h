@@ -248,7 +248,8 @@ bool model_virtio_misbehaved(const struct model_virtio* nic);
 void model_virtio_used_position(struct model_virtio* nic, uint16_t queue, uint16_t* slot, bool* wrap);
 // Packed: writes a descriptor {id, len, flags} at slot (mod queue size) as the device would write a used one, and
 // moves no position: with the wrong flags or wrap bits, ahead of the used position, an id the driver never offered.
-// The model counts as misbehaving from then on.
+// The model counts as misbehaving from then on: the slot may have held a descriptor the driver made available, so
+// the model no longer reports what it finds wrong in the driver's descriptors (it stops taking at such a buffer).
 void model_virtio_put_used_raw(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint16_t id, uint32_t len,
 			       uint16_t flags);
 
