@@ -96,7 +96,8 @@ struct model_queue {
 	bool kick_at;
 	uint16_t kick_event;
 	uint32_t kick_mark;
-	uint32_t signalled; // used index (split) or position (packed) at the device's last interrupt
+	uint32_t needless_notifications; // notifications when none was owed (model_virtio_kick_owed false)
+	uint32_t signalled;              // used index (split) or position (packed) at the device's last interrupt
 };
 
 // One descriptor of a chain, as the device reads it.
@@ -528,7 +529,8 @@ static void ask_for_notifications(struct model_virtio* nic, struct model_queue* 
 	if (q->packed) {
 		volatile struct event_suppress* area = device_area(q);
 		area->off_wrap = q->kick_event;
-		area->flags = nic->suppress_notify ? EVENT_DISABLE : q->kick_at ? EVENT_DESC : EVENT_ENABLE;
+		bool desc = q->kick_at && (nic->driver_features & F_EVENT_IDX); // DESC only with EVENT_IDX (2.8.10)
+		area->flags = nic->suppress_notify ? EVENT_DISABLE : desc ? EVENT_DESC : EVENT_ENABLE;
 		atomic_thread_fence(memory_order_seq_cst); // the request before the driver's progress it is measured by
 		q->kick_mark = packed_published_since(q);
 	} else if (nic->driver_features & F_EVENT_IDX) {
@@ -651,6 +653,7 @@ static void notify(struct model_virtio* nic, uint16_t index) {
 	}
 	struct model_queue* q = &nic->queues[index];
 	q->notifications++;
+	q->needless_notifications += !model_virtio_kick_owed(nic, index);
 	q->kick_mark = q->packed ? packed_published_since(q) : avail_ring(q)->idx;
 	if (index == model_virtio_ctrl_queue(nic)) {
 		answer_control_queue(nic);
@@ -1374,6 +1377,10 @@ void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress) {
 
 void model_virtio_kick_at(struct model_virtio* nic, uint16_t queue, bool at, uint16_t event) {
 	struct model_queue* q = queue_of(nic, queue);
+	if (at && q->ready && !(nic->driver_features & F_EVENT_IDX)) {
+		// 2.7.10: avail_event needs EVENT_IDX; 2.8.10: so does RING_EVENT_FLAGS_DESC
+		model_usage_error("virtqueue %u: a kick at an event needs VIRTIO_RING_F_EVENT_IDX negotiated", queue);
+	}
 	q->kick_at = at;
 	q->kick_event = event;
 	if (q->ready) {
@@ -1533,6 +1540,10 @@ uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue)
 
 uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue) {
 	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].notifications : 0;
+}
+
+uint32_t model_virtio_needless_notifications(const struct model_virtio* nic, uint16_t queue) {
+	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].needless_notifications : 0;
 }
 
 bool model_virtio_promisc(const struct model_virtio* nic) {
