@@ -38,6 +38,7 @@ VIRTIO = {
     "one": ("virtio_rx_any_layout", "virtio_tx_any_layout"),
     "modern": ("virtio_rx_version_1", "virtio_tx_version_1"),
     "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
+    "packed": ("packed_rx_batch", "packed_tx_batch"),  # virtio_packed.c: packed virtqueues (VirtIO 1.2, 2.8)
 }
 VIRTIO_MODEL = {"notify"}
 # A profile of xdp_fwd_bench: the AF_XDP driver's rx_batch and tx_batch (xdp.c's, compiled into the bench, on devices

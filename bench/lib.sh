@@ -64,12 +64,69 @@ bench_rates_table() {
 	}' "$@"
 }
 
+# peers_layouts_table LAYOUTS: reads runs of bench/peers.sh --layouts, one a line,
+#   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks>
+# (bench/peers-layouts.sh; sent, reached and left "-" without host ends, kicks "-" if not counted), prints each run,
+# then a Markdown table with a row per layout of LAYOUTS (in that order) and forwarder (ixy, testpmd): the median
+# rate (of what left NIC C: the sink's count where that is all that is known), its spread, the ratio of ixy-fwd's median to testpmd's ("source-limited" instead where both passed on to the
+# sink 95 % or more of what was offered), the median kicks per packet that left NIC C, the median offered rate and
+# the median loss inside the forwarder ((reached - left) / reached); "-" where a number is not known.
+peers_layouts_table() {
+	awk "$bench_awk"'
+	function stats(list,   k, a) { k = split(list, a, " "); if (!k) return "-"; bench_sort(a, k); return bench_median(a, k) }
+	function percent(x,   t) { t = sprintf("%.1f %%", 100 * x); return t == "-0.0 %" ? "0.0 %" : t } # (frames in flight)
+	BEGIN { nl = split(ARGV[1], layout_order, " "); ARGC = 1; names["ixy"] = "ixy-fwd"; names["testpmd"] = "testpmd io-fwd" }
+	{
+		layout = $1; peer = $2; n = $4; s = $5
+		left = $8 == "-" ? n : $8 # (the rate: what left NIC C, also what the sink missed)
+		rate = s > 0 ? left / s : 0
+		printf "%-14s %-8s run %s %9d packets in %6.2f s, %7.1f kpps", layout, peer, $3, left, s, rate / 1000
+		key = layout SUBSEP peer
+		rates[key] = rates[key] " " rate
+		if ($9 != "-" && left > 0) { kpp[key] = kpp[key] " " $9 / left; printf ", %.3f kicks/packet", $9 / left }
+		if ($6 != "-" && s > 0) {
+			offered[key] = offered[key] " " $6 / s
+			loss[key] = loss[key] " " ($7 > 0 ? ($7 - left) / $7 : 0)
+			passed[key] = passed[key] " " ($6 > 0 ? left / $6 : 0)
+			printf ", offered %.1f kpps, reached NIC B %d, the sink counted %d, lost inside %.1f %%", $6 / s / 1000, $7,
+				n, ($7 > 0 ? 100 * ($7 - left) / $7 : 0)
+		}
+		print ""
+	}
+	END {
+		print ""
+		print "| NIC layout | forwarder | median kpps | spread (min..max) | ixy-fwd / testpmd | kicks per packet | offered kpps | loss inside the forwarder |"
+		print "|---|---|---|---|---|---|---|---|"
+		for (l = 1; l <= nl; l++) {
+			lay = layout_order[l]
+			ixy = lay SUBSEP "ixy"; tpmd = lay SUBSEP "testpmd"
+			ratio = "-"
+			if (rates[ixy] != "" && rates[tpmd] != "" && stats(rates[tpmd]) > 0)
+				ratio = sprintf("%.2f", stats(rates[ixy]) / stats(rates[tpmd]))
+			if (passed[ixy] != "" && passed[tpmd] != "" && stats(passed[ixy]) >= 0.95 && stats(passed[tpmd]) >= 0.95)
+				ratio = "source-limited"
+			for (p = 1; p <= 2; p++) {
+				peer = p == 1 ? "ixy" : "testpmd"; key = lay SUBSEP peer
+				if (rates[key] == "") continue
+				k = split(rates[key], a, " "); bench_sort(a, k)
+				printf "| %s | %s | %.1f | %.1f..%.1f | %s | %s | %s | %s |\n", lay, names[peer], bench_median(a, k) / 1000,
+					a[1] / 1000, a[k] / 1000, p == 1 ? ratio : "",
+					kpp[key] == "" ? "-" : sprintf("%.3f", stats(kpp[key])),
+					offered[key] == "" ? "-" : sprintf("%.1f", stats(offered[key]) / 1000),
+					loss[key] == "" ? "-" : percent(stats(loss[key]))
+			}
+		}
+	}' "$1"
+}
+
 # host_ends_start BUILD OUT KPPS [hub]: four free UDP ports on the loopback (NIC B's netdev, the source, NIC C's netdev,
 # the sink) and bench/peers/host_ends sending KPPS thousand frames per second, fed the guest's console OUT/console.log
 # (it stamps each line with the host's time and the sink's count into OUT-host-ends.txt). Sets host_ends_vm, the
 # value of run-vm.sh's --host-ends, and host_ends_marks, the file of stamped lines. With "hub", two more ports for
-# QEMU's hub between two netdevs (bench/vm/host-ends.sh), the first of which is host_ends's hub port.
+# QEMU's hub between two netdevs (bench/vm/host-ends.sh), the first of which is host_ends's hub port. If
+# host_ends_cpu is set, host_ends runs on that CPU only (taskset).
 host_ends_start() {
+	host_ends_pin=${host_ends_cpu:+taskset -c $host_ends_cpu}
 	# shellcheck disable=SC2046  # four or six numbers
 	set -- "$1" "$2" "$3" $(python3 -c '
 import socket, sys
@@ -80,7 +137,8 @@ print(*[s.getsockname()[1] for s in socks])' "$([ "${4:-}" = hub ] && echo 6 || 
 	host_ends_marks=$2-host-ends.txt
 	host_ends_fifo=$2.fifo
 	rm -rf "$2" "$host_ends_fifo" && mkfifo "$host_ends_fifo" # (tail must not see an earlier run's console)
-	"$1/bench/peers/host_ends" "$5" "$4" "$7" "$3" ${8:+"$8"} <"$host_ends_fifo" >"$host_ends_marks" &
+	# shellcheck disable=SC2086 # host_ends_pin: empty or three words
+	$host_ends_pin "$1/bench/peers/host_ends" "$5" "$4" "$7" "$3" ${8:+"$8"} <"$host_ends_fifo" >"$host_ends_marks" &
 	host_ends_pid=$!
 	tail -s 0.02 -n +1 -F "$2/console.log" 2>/dev/null >"$host_ends_fifo" & # (-s: it may poll the file)
 	host_ends_tail=$!

@@ -30,6 +30,15 @@
 // A line containing "latency load <what>" sets the source's rate: "max" or "overload" <kpps>; a percentage (10)
 // that share of the forwarder's maximum: the largest rate the sink saw between a begin and an end mark while the
 // load was "max" (overload; the guest may measure it several times, and the largest counts).
+// With the "latency" line of an end mark goes one about NIC B (bench/peers.sh --layouts: the loss inside the
+// forwarder):
+//
+//   nic_b <name> run <i>: sent <n> refused <r> dropped <d> sink_dropped <s>
+//
+// sent: the frames the source sent in the run; refused: those of them the host's own socket did not take (a full send
+// buffer); dropped: those that QEMU's socket for NIC B dropped because it was full (the "drops" column of
+// /proc/net/udp for NIC B's port): NIC B had no free receive buffer. sent - refused - dropped reached NIC B.
+// sink_dropped: what the sink's own socket dropped (host_ends did not read it in time): left NIC C, never counted.
 // A line containing "latency path <where>" sets where the source sends: "nic" (NIC B's port, the start), "direct"
 // (the sink's own port: the measuring path alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub
 // joins to a netdev sending to the sink, with no NIC and no guest in between).
@@ -125,6 +134,34 @@ static uint64_t due_time(uint64_t start_ns, uint64_t k, double kpps) {
 	return start_ns + (uint64_t)((double)(k + 1) * 1e6 / kpps);
 }
 
+// The datagrams the kernel dropped at the UDP socket bound to 127.0.0.1:port because its receive buffer was full: the
+// last column ("drops") of that socket's line in /proc/net/udp, whose local address is hexadecimal (address:port).
+// 0 if there is no such socket (yet), or the file cannot be read.
+static uint64_t socket_drops(uint16_t port) {
+	FILE* f = fopen("/proc/net/udp", "r");
+	if (!f) {
+		return 0;
+	}
+	static char row[512];
+	uint64_t drops = 0;
+	while (fgets(row, sizeof(row), f)) {
+		unsigned int local_port;
+		char* field = strchr(row, ':'); // "  sl: local rem ..."
+		if (!field || sscanf(field + 1, " %*8x:%4x", &local_port) != 1 || local_port != port) {
+			continue;
+		}
+		// The drops column is the line's last word (spaces may follow it).
+		char* last = NULL;
+		for (char* word = strtok(row, " \t\n"); word; word = strtok(NULL, " \t\n")) {
+			last = word;
+		}
+		drops = last ? strtoull(last, NULL, 10) : 0;
+		break;
+	}
+	fclose(f);
+	return drops;
+}
+
 // What the marks of the guest's console say to do.
 struct control {
 	double overload_kpps; // the command line's rate
@@ -133,13 +170,13 @@ struct control {
 	bool measuring_max;   // the load is "max": each begin..end measures it
 	uint16_t ports[3];    // where the source sends: NIC B's port, the sink's, the hub's (0: none)
 	uint16_t to;          // the one of them it sends to now
-	uint64_t begin_count, begin_sent;
+	uint64_t begin_count, begin_sent, begin_refused, begin_drops, begin_sink_drops;
 	double begin_seconds;
 	struct histogram latency;
 };
 
 // Acts on one line of the guest's console (after it was copied with its time and count).
-static void control_line(struct control* c, const char* line, uint64_t count, uint64_t sent) {
+static void control_line(struct control* c, const char* line, uint64_t count, uint64_t sent, uint64_t refused) {
 	const char* load = strstr(line, "latency load ");
 	if (load) {
 		load += strlen("latency load ");
@@ -181,6 +218,9 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		histogram_reset(&c->latency);
 		c->begin_count = count;
 		c->begin_sent = sent;
+		c->begin_refused = refused;
+		c->begin_drops = socket_drops(c->ports[0]);
+		c->begin_sink_drops = socket_drops(c->ports[1]);
 		c->begin_seconds = now_seconds();
 	} else if (strcmp(what, "end") == 0) {
 		double seconds = now_seconds() - c->begin_seconds;
@@ -195,6 +235,10 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		       (unsigned long long)histogram_percentile(h, 990000),
 		       (unsigned long long)histogram_percentile(h, 999000),
 		       (unsigned long long)histogram_percentile(h, 999900), (unsigned long long)h->max);
+		printf("nic_b %s run %u: sent %llu refused %llu dropped %llu sink_dropped %llu\n", name, run,
+		       (unsigned long long)(sent - c->begin_sent), (unsigned long long)(refused - c->begin_refused),
+		       (unsigned long long)(socket_drops(c->ports[0]) - c->begin_drops),
+		       (unsigned long long)(socket_drops(c->ports[1]) - c->begin_sink_drops));
 		double kpps = seconds > 0 ? (double)(count - c->begin_count) / seconds / 1000.0 : 0;
 		if (c->measuring_max && kpps > c->max_kpps) {
 			c->max_kpps = kpps;
@@ -262,7 +306,7 @@ int main(int argc, char** argv) {
 	histogram_reset(&control.latency);
 	static char line[LINE_MAX_BYTES];
 	size_t line_length = 0;
-	uint64_t sent = 0, count = 0, foreign = 0;
+	uint64_t sent = 0, refused = 0, count = 0, foreign = 0;
 	// The rate changes at marks: frames are due at rate_kpps since rate_start, after the sent_at_start sent before.
 	uint64_t rate_start = now_ns(), sent_at_start = 0;
 	double rate_now = kpps;
@@ -295,7 +339,8 @@ int main(int argc, char** argv) {
 				perror("host_ends: sendmmsg");
 				return 1;
 			}
-			sent += n > 0 ? (uint64_t)n : to_send;
+			sent += to_send;
+			refused += to_send - (n > 0 ? (unsigned int)n : 0u);
 		}
 		// Count what arrived, and how long each frame took.
 		ssize_t length;
@@ -322,7 +367,7 @@ int main(int argc, char** argv) {
 				if (line[line_length] != '\n') {
 					putchar('\n');
 				}
-				control_line(&control, line, count, sent);
+				control_line(&control, line, count, sent, refused);
 				fflush(stdout);
 				line_length = 0;
 			} else {

@@ -14,7 +14,8 @@
 # max runs: the relay drops half of the second's); datagrams that are not the source's frames (the relay sends 40
 # with another MAC, 10 short ones, 5 with a sequence number not yet sent, 5 stamped before host_ends started) are
 # counted as foreign, not received; "latency path direct" sends straight to the sink, past the relay; an error
-# reading standard input ends host_ends with a message.
+# reading standard input ends host_ends with a message. Each end mark also gives a line of what NIC B's socket
+# dropped (counted when NIC B's port is a socket nobody reads: it fills).
 # Usage: test_host_ends.sh <host_ends binary>
 set -eu
 host_ends=$1
@@ -171,6 +172,16 @@ awk '$1 == "latency" && $2 == "x" && $4 == "4:" { found = 1
 	if ($20 < 100000000) { print "run 4: 90th percentile " $20 " ns after a stall of 300 ms: " $0; exit 1 } }
 	END { if (!found) { print "no latency line for run 4"; exit 1 } }' "$dir/out.txt" ||
 	fail "a stall of the source vanished from the latencies (frames stamped when sent, not when due)"
+# nic_b x run <i>: sent <n> refused <r> dropped <d> sink_dropped <s>, for every run: sent as in its latency line, no
+# more refused, dropped and sink-dropped than sent.
+for run in 1 2 3 4; do
+	awk -v run="$run:" '$1 == "latency" && $2 == "x" && $4 == run { sent = $9 }
+		$1 == "nic_b" && $2 == "x" && $4 == run { found = 1; n = $6; refused = $8; dropped = $10; sink = $12 }
+		END {
+			if (!found) { print "no nic_b line for run " run; exit 1 }
+			if (n != sent || n <= 0 || refused + dropped + sink > n) { print "run " run ": nic_b sent " n " refused " refused " dropped " dropped " sink_dropped " sink ", latency line sent " sent; exit 1 }
+		}' "$dir/out.txt" || fail "NIC B's counts of run $run"
+done
 # The maximum: the larger of runs 1 and 2 (both under "load max").
 maximum=$(awk '$1 == "latency" && $2 == "maximum" { m = $3 } END { print m }' "$dir/out.txt")
 larger=$(awk '$1 == "latency" && $2 == "x" && ($4 == "1:" || $4 == "2:") { k = $11 / $13 / 1000; if (k > m) m = k } END { print m }' "$dir/out.txt")
@@ -180,6 +191,23 @@ awk -v m="$maximum" -v l="$larger" 'BEGIN { exit !(m > 0 && m > l * 0.99 && m < 
 half=$(awk '$1 == "latency" && $2 == "rate" { r = $3 } END { print r }' "$dir/out.txt")
 [ -n "$maximum" ] && awk -v m="$maximum" -v h="$half" 'BEGIN { exit !(m > 0 && h * 2 > m * 0.999 && h * 2 < m * 1.001) }' ||
 	fail "load 50 gave rate $half kpps, the maximum was $maximum kpps"
+# NIC B's socket full: a socket bound to NIC B's port that nobody reads takes what its buffer holds (a few hundred
+# 60-byte datagrams) and drops the rest, which the nic_b line counts: of 1 s at 5 kpps, a quarter or more.
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+time.sleep(3)' "$nic_port" &
+hole=$!
+sleep 0.3
+{
+	echo "IXY-VM: bench y run 1: begin"
+	sleep 1
+	echo "IXY-VM: bench y run 1: end"
+} | "$host_ends" "$source_port" "$nic_port" "$sink_port" 5 >"$dir/hole.txt"
+wait $hole
+grep nic_b "$dir/hole.txt"
+awk '$1 == "nic_b" && $2 == "y" { found = 1; if (!($10 >= $6 / 4 && $8 + $10 <= $6)) { print "sent " $6 ", dropped " $10 " by a socket nobody reads"; exit 1 } }
+	END { if (!found) { print "no nic_b line"; exit 1 } }' "$dir/hole.txt" || fail "the drops of NIC B's full socket"
 # A standard input that cannot be read (a directory: EISDIR) ends host_ends with a message, not a loop.
 status=0
 timeout 20 "$host_ends" "$source_port" "$nic_port" "$sink_port" 5 </ >/dev/null 2>"$dir/err.txt" || status=$?

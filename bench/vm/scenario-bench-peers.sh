@@ -8,11 +8,16 @@
 #             (src/driver/xdp.c; the interfaces promiscuous, as the bridge and afpacket_fwd make them)
 #   testpmd   DPDK's testpmd in io forwarding mode, B and C bound to uio_pci_generic (if the guest has it:
 #             build-guest.sh --with-testpmd, when the host has dpdk-testpmd)
-# Prints "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" per run. With IXY_BENCH_HOST_ENDS=1
-# (run-vm.sh --host-ends) the source and the sink are on the host, the guest's vCPU runs only the forwarder, and the
-# guest prints "bench <peer> run <i>: begin" and "...: end" around each measured run instead.
+# Prints "bench <peer> run <i>: begin" and "...: end" around each measured run (QEMU's trace counts the kicks between
+# them: bench/vm/kicks.sh), and "bench <peer> run <i>: <packets> packets at the sink in <seconds> s" after it. With
+# IXY_BENCH_HOST_ENDS=1 (run-vm.sh --host-ends) the source and the sink are on the host, the guest's vCPU runs only
+# the forwarder, and the host counts what arrived between the marks (no "packets at the sink" line).
+# IXY_BENCH_PEERS: the peers to run and their order, separated by "+" (default ixy+bridge+afpacket+xdp+testpmd;
+# bench/peers.sh --layouts: ixy+testpmd or testpmd+ixy); testpmd only if the guest has it.
+# IXY_BENCH_ROUND: the number of the first round (default 1; bench/peers.sh --layouts boots once per round).
 BENCH_S=${IXY_BENCH_SECONDS:-10}
 ROUNDS=${IXY_BENCH_ROUNDS:-3}
+FIRST_ROUND=${IXY_BENCH_ROUND:-1}
 
 # kernel_takes NIC: the NIC bound to the kernel's VirtIO driver again (after ixy-fwd), its interface up; prints its name.
 kernel_takes() {
@@ -42,12 +47,22 @@ uio_leaves() {
 	echo >"/sys/bus/pci/devices/$1/driver_override"
 	echo "$1" >/sys/bus/pci/drivers/uio_pci_generic/unbind
 }
-peers="ixy bridge afpacket xdp"
-if command -v dpdk-testpmd >/dev/null; then
-	peers="$peers testpmd"
-	mkfifo /tmp/testpmd.in
-	mkdir -p /var/run # EAL's runtime directory (/var/run/dpdk) goes there
-fi
+peers=
+for peer in $(echo "${IXY_BENCH_PEERS:-ixy+bridge+afpacket+xdp+testpmd}" | tr + ' '); do
+	case $peer in
+		ixy | bridge | afpacket | xdp) peers="$peers $peer" ;;
+		testpmd)
+			if command -v dpdk-testpmd >/dev/null; then
+				peers="$peers testpmd"
+				mkfifo /tmp/testpmd.in
+				mkdir -p /var/run # EAL's runtime directory (/var/run/dpdk) goes there
+			else
+				marker "bench: no dpdk-testpmd in the guest, testpmd skipped"
+			fi
+			;;
+		*) marker "FAIL bench: unknown peer '$peer' in IXY_BENCH_PEERS" ;;
+	esac
+done
 
 host_ends=${IXY_BENCH_HOST_ENDS:-0}
 if [ "$host_ends" != 1 ]; then
@@ -58,7 +73,7 @@ if [ "$host_ends" != 1 ]; then
 		checks_failed=$((checks_failed + 1))
 	fi
 fi
-for i in $(seq "$ROUNDS"); do
+for i in $(seq "$FIRST_ROUND" $((FIRST_ROUND + ROUNDS - 1))); do
 	for peer in $peers; do
 		: >/tmp/bench-fwd.log
 		case $peer in
@@ -68,6 +83,7 @@ for i in $(seq "$ROUNDS"); do
 				run_app ixy-fwd $NIC_B $NIC_C >/tmp/bench-fwd.log 2>&1 &
 				fwd_pid=$!
 				wait_running /tmp/bench-fwd.log $fwd_pid || marker "FAIL ixy-fwd did not start"
+				grep -i -m2 "virtio" /tmp/bench-fwd.log | sed 's/^/    /' # the transport (and layout) it chose
 				;;
 			bridge)
 				if_b=$(kernel_takes $NIC_B) if_c=$(kernel_takes $NIC_C)
@@ -129,6 +145,7 @@ for i in $(seq "$ROUNDS"); do
 			for _ in $(seq 600); do grep -q " RX: [1-9]" /tmp/bench-probe.log && break; sleep 0.1; done
 			grep -q " RX: [1-9]" /tmp/bench-probe.log || marker "FAIL nothing arrived through $peer within 60 s"
 			stop_app probe $probe_pid
+			marker "bench $peer run $i: begin"
 			t0=$(uptime_s)
 			run_app ixy-pcap $NIC_D /dev/null >/tmp/bench-sink.log 2>&1 &
 			sink_pid=$!
@@ -136,6 +153,7 @@ for i in $(seq "$ROUNDS"); do
 			sleep "$BENCH_S"
 			stop_app sink $sink_pid
 			t1=$(uptime_s)
+			marker "bench $peer run $i: end"
 			sink=$(total /tmp/bench-sink.log "totals app=ixy-pcap pci=$NIC_D" captured)
 		fi
 		if [ "$peer" = testpmd ]; then
@@ -147,6 +165,7 @@ for i in $(seq "$ROUNDS"); do
 		[ "$peer" = bridge ] && ip link delete br0
 		if [ "$peer" = testpmd ]; then
 			grep -E "RX-packets|TX-packets" /tmp/bench-testpmd.log | tail -2 | sed 's/^ */    testpmd total: /'
+			grep -i -m2 "packed" /tmp/bench-testpmd.log | sed 's/^/    testpmd: /' # (on a packed=on NIC)
 			uio_leaves $NIC_B
 			uio_leaves $NIC_C
 		fi

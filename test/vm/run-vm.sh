@@ -29,6 +29,8 @@
 #                 q35 VM of libvirt has
 #   modern-no-msix  the same without MSI-X (vectors=0: QEMU gives it no MSI-X capability); through VFIO ixy polls
 #                 it, also for an app that waits, and says so
+#   modern-packed the same with packed virtqueues offered (packed=on, VIRTIO_F_RING_PACKED, VirtIO 1.1 section 2.8); a
+#                 driver that does not accept the feature gets split rings
 #   modern-mq     the same with several queue pairs and receive side scaling (mq=on,rss=on,vectors=10); the rss
 #                 scenario puts it behind a tap of 4 queues
 #   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
@@ -123,8 +125,8 @@ machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
 		legacy | legacy-chain) ;;
-		transitional | modern | modern-no-msix | modern-mq | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, igb)" >&2; exit 2 ;;
+		transitional | modern | modern-packed | modern-no-msix | modern-mq | igb) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-packed, modern-no-msix, modern-mq, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -198,12 +200,14 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		legacy-chain) device="virtio-net-pci,disable-modern=on,any_layout=off,romfile=" ;;
 		transitional) device="virtio-net-pci,romfile=" ;;
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
+		modern-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,packed=on,romfile=" ;;
 		modern-no-msix) device="virtio-net-pci,disable-legacy=on,disable-modern=off,vectors=0,romfile=" ;;
 		modern-mq) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,romfile=" ;;
 		igb) device="igb,romfile=" ;;
 	esac
 	base=${2%-no-msix}
 	base=${base%-mq}
+	base=${base%-packed}
 	[ "$base" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
 	if [ "$base" = modern ] || [ "$2" = igb ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
