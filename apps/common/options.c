@@ -87,6 +87,9 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 			case 'f':
 				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
 				break;
+			case 'R':
+				options->report = true;
+				break;
 			case 'n':
 				options->sandbox.disabled = true;
 				break;

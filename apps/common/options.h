@@ -10,6 +10,7 @@
 //   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (ixy_init checks the value)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
 //   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
+//   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
 //   --no-sandbox, --user <name>   least privilege (ixy/sandbox.h): no seccomp filter; drop root to <name>, who is
 //                         looked up here, before any device is opened
 // A refused option leaves its field as it was.
@@ -33,6 +34,7 @@ struct app_options {
 	uint32_t ring_size; // --ring; 0: the driver's default
 	uint32_t queues;    // --queues
 	uint32_t flows;     // --flows
+	bool report;        // --report
 	struct ixy_sandbox_config sandbox;
 };
 
@@ -46,6 +48,8 @@ struct app_options {
 	{ "queues", required_argument, NULL, 'q' }
 #define ARG_FLOWS                                                                                                      \
 	{ "flows", required_argument, NULL, 'f' }
+#define ARG_REPORT                                                                                                     \
+	{ "report", no_argument, NULL, 'R' }
 #define ARG_SANDBOX                                                                                                    \
 	{"no-sandbox", no_argument, NULL, 'n'}, {                                                                      \
 		"user", required_argument, NULL, 'u'                                                                   \

@@ -82,7 +82,8 @@ expect_help ixy-fwd --poll --queues 2
 expect_help ixy-pktgen
 expect_help ixy-pktgen --flows 4
 expect_help ixy-pcap
-expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] [--report] <pci> <file | -> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: file - (none) needs --report" "$bin/ixy-pcap" "$addr" - 5
 expect 2 "ixy-pcap: queues '65' is out of range (allowed: 1 to 64)" "$bin/ixy-pcap" --queues 65 "$addr" "$tmp/b.pcap"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --queues 4 "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"
