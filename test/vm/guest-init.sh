@@ -232,11 +232,12 @@ check_eq() { # check_eq WHAT GOT EXPECTED
 
 free_hugepages() { cat $HUGEPAGE_SYSFS/free_hugepages; }
 
-# The apps as a pipeline (scenarios e2e and xdp): ixy-pcap on D captures $packets packets into /tmp/capture.pcap,
+# The apps as a pipeline (scenarios e2e and xdp): ixy-pcap --report on D captures $packets packets into
+# /tmp/capture.pcap (and prints its report, issue 30),
 # ixy-fwd runs between its two arguments, and ixy-pktgen on A sends once both receivers run; logs in /tmp/pcap.log,
 # fwd.log, pktgen.log, the apps' uids in /tmp/apps-uid.txt, markers "receivers running" and "<app> exit <code>".
 pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
-	run_app ixy-pcap --user ixy $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+	run_app ixy-pcap --user ixy --report $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 	pcap_pid=$!
 	run_app ixy-fwd --user ixy "$1" "$2" >/tmp/fwd.log 2>&1 &
 	fwd_pid=$!
