@@ -2,7 +2,8 @@
 // printing rates every second.
 //
 //   ixy-pktgen [--flows <k>] [--rate <n><unit>] [--size <bytes> | <min>-<max> | imix] [--seed <n>]
-//              [--count <n>] [--seconds <s>] [--no-sandbox] [--user <name>] <pci>
+//              [--replay <file.pcap> [--loop] [--replay-timing]] [--count <n>] [--seconds <s>]
+//              [--no-sandbox] [--user <name>] <pci>
 //
 // Every packet is the template of common/packet.h, 60 bytes or the size --size gives (common/sizes.h), ending in
 // the send time (monotonic_time_ns, read once per batch) and a sequence number 0, 1, 2, ... (32-bit
@@ -10,8 +11,11 @@
 // source port (flow f: 42 + (45 f mod 1031), i.e. 42, 87, 132, ...; packet_flow_port in common/packet.h says why not
 // consecutive), each with its own sequence number 0, 1, 2, ... (generator.h). --rate paces in software
 // (common/pacing.h; Mbit and Gbit count the wire: frame + FCS + preamble + inter-frame gap, 24 bytes per frame).
-// --count n stops after n packets sent, --seconds s after s seconds; Ctrl-C or SIGTERM stops it too. Then it prints
-// its totals line (print_stats_totals, then the keys below) and closes the device.
+// --replay file.pcap sends the file's frames instead, byte for byte, once or (--loop) again and again, at --rate, at
+// the file's own timing (--replay-timing) or as fast as the NIC takes them (common/replay.h; the file is checked,
+// common/pcap_read.h, before the device is taken). --count n stops after n packets sent, --seconds s after s
+// seconds; Ctrl-C or SIGTERM stops it too. Then it prints its totals line (print_stats_totals, then the keys
+// below) and closes the device.
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -20,15 +24,20 @@
 #include "common/generator.h"
 #include "common/options.h"
 #include "common/rates.h"
+#include "common/replay.h"
+#include "common/sender.h"
 #include "common/signals.h"
 
 #define USAGE                                                                                                          \
 	"ixy-pktgen [--flows <k>] [--rate <n><unit>] [--size <bytes> | <min>-<max> | imix] [--seed <n>]\n"             \
-	"           [--count <n>] [--seconds <s>] <pci>   (PCI address like 0000:03:00.0)\n"                           \
+	"           [--replay <file.pcap> [--loop] [--replay-timing]] [--count <n>] [--seconds <s>] <pci>\n"           \
+	"           (PCI address like 0000:03:00.0)\n"                                                                 \
 	"  --rate     units pps, kpps, Mpps, or Mbit, Gbit counting the wire: frame + 4 FCS + 8 preamble/SFD\n"        \
 	"             + 12 inter-frame gap bytes (as the 82599 datasheet and MoonGen count); paced in software\n"      \
 	"  --size     frame bytes without FCS, 60 to 1514 (default 60); <min>-<max>: uniform; imix: 60/590/1514\n"     \
 	"             (64/594/1518 with FCS) in the ratio 7:4:1; random sizes from --seed (default 1)\n"               \
+	"  --replay   send a classic pcap file's Ethernet frames (14 to 1514 bytes, none cut) byte for byte, once,\n"  \
+	"             or with --loop again and again; at --rate, or at the file's timing with --replay-timing\n"       \
 	"  --count    stop after n packets sent; --seconds: after s seconds"
 
 // Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4.1 MiB, three huge
@@ -54,15 +63,30 @@ int main(int argc, char* argv[]) {
 	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE, first == ARG_HELP);
 	}
+	if ((opt.loop || opt.replay_timing) && !opt.replay) {
+		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");
+		return EXIT_USAGE;
+	}
+	if (opt.replay_timing && opt.rate.per_second > 0) {
+		fprintf(stderr, "ixy-pktgen: give --rate or --replay-timing, not both\n");
+		return EXIT_USAGE;
+	}
+	struct replay replay = {0};
+	if (opt.replay && replay_open(&replay, opt.replay, opt.loop, opt.replay_timing) != 0) {
+		return 1; // the file is refused before any device is taken
+	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
 	struct ixy_config config = {.pci_addr = argv[first], .rx_queues = 1, .tx_queues = 1};
 	// The device and the packet pool allocated after it: both checked before the device is taken.
-	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(NUM_BUFS, 0)) || stop_on_signals() != 0) {
+	uint32_t num_bufs = opt.replay ? replay_buffers(&replay) : NUM_BUFS;
+	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(num_bufs, 0)) || stop_on_signals() != 0) {
+		replay_free(&replay);
 		return 1;
 	}
 	struct ixy_device* dev = ixy_init_config(&config);
 	if (!dev) {
+		replay_free(&replay);
 		return 1;
 	}
 	uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
@@ -70,15 +94,19 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "ixy-pktgen: cannot read the MAC address of %s, sending from 02:00:00:00:00:01\n",
 			argv[first]);
 	}
-	struct mempool* pool = memory_allocate_mempool(NUM_BUFS, 0);
-	struct generator gen;
-	if (!pool || generator_init(&gen, pool, mac) != 0) {
+	// The sender, chosen once: the generator with its pool, or the replay with the file's frames in its own.
+	struct mempool* pool = opt.replay ? NULL : memory_allocate_mempool(NUM_BUFS, 0);
+	struct generator gen = {0};
+	if (opt.replay ? replay_load(&replay) != 0 : !pool || generator_init(&gen, pool, mac) != 0) {
 		ixy_give_back(dev); // the app gives up: the NIC goes back to its kernel driver (ixy/checks.h)
 		memory_free_mempool(pool);
+		replay_free(&replay);
 		return 1;
 	}
 	gen.flows = opt.flows;
 	generator_set_sizes(&gen, &opt.sizes);
+	const struct sender_ops* sender = opt.replay ? &replay_sender : &generator_sender;
+	void* self = opt.replay ? (void*)&replay : (void*)&gen;
 	int locked_out = ixy_sandbox_enter(&opt.sandbox) != 0; // the filter cannot be installed: stop and close
 	struct device_stats stats, stats_old;
 	stats_init(&stats, dev);
@@ -89,13 +117,16 @@ int main(int argc, char* argv[]) {
 	struct pacer* paced = opt.rate.per_second > 0 ? &pacer : NULL;
 	for (uint64_t round = 1; !locked_out && !stop_requested(); round++) {
 		uint64_t now = monotonic_time_ns(); // once per batch: the send time stamped, the pacing, the limits
-		uint32_t limit = batch_limit(&opt, gen.sent, now - start_ns);
+		uint32_t limit = batch_limit(&opt, opt.replay ? replay.position : gen.sent, now - start_ns);
 		if (limit == 0) {
 			break;
 		}
-		generator_send(&gen, dev, 0, now, limit, paced);
+		sender->send(self, dev, 0, now, limit, paced);
 		// Ahead of the rate: sleep until the next frame is due (or the time is up), once per batch at most.
-		uint64_t next_ns = paced ? pacer_next_ns(paced) : 0;
+		uint64_t next_ns = sender->next_ns(self, paced);
+		if (next_ns == UINT64_MAX) {
+			break; // a replay without --loop: all sent
+		}
 		if (next_ns > now) {
 			uint64_t end_ns = opt.seconds ? start_ns + opt.seconds * ONE_SECOND_NS : next_ns;
 			pacing_sleep_until(next_ns < end_ns ? next_ns : end_ns);
@@ -120,16 +151,31 @@ int main(int argc, char* argv[]) {
 	// (--rate; rate_pps=0: none) in packets or wire bits per second; size: the --size given (60, 60-1514, imix).
 	char sizes[32];
 	format_sizes(&opt.sizes, sizes, sizeof(sizes));
+	// With --replay: sent counts the file's frames sent, next_seq is 0 (nothing is stamped), the pools are the
+	// replay's, and replay_frames=<frames in the file> follows.
+	struct sender_totals totals =
+	    opt.replay ? (struct sender_totals){replay.position,
+						replay.bytes,
+						replay.not_taken,
+						0,
+						replay_free_buffers(&replay),
+						replay.buffers}
+		       : (struct sender_totals){
+			     gen.sent, gen.bytes, gen.not_taken, gen.next_seq, pool->free_stack_top, pool->num_entries};
 	print_stats_totals(stdout, "ixy-pktgen", &stats);
 	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32,
-	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
-	printf(" bytes=%" PRIu64 " run_ns=%" PRIu64 " %s=%.0f size=%s", gen.bytes, run_ns,
-	       opt.rate.wire_bits ? "rate_bit" : "rate_pps", opt.rate.per_second, sizes);
+	       totals.sent, totals.next_seq, totals.not_taken, totals.pool_free, totals.pool_size);
+	printf(" bytes=%" PRIu64 " run_ns=%" PRIu64 " %s=%.0f size=%s", totals.bytes, run_ns,
+	       opt.rate.wire_bits ? "rate_bit" : "rate_pps", opt.rate.per_second, opt.replay ? "replay" : sizes);
+	if (opt.replay) {
+		printf(" replay_frames=%" PRIu32, replay.frames);
+	}
 	if (opt.flows > 1) {
 		printf(" flows=%" PRIu32, opt.flows);
 	}
 	printf("\n");
 	ixy_close(dev);
 	memory_free_mempool(pool);
+	replay_free(&replay);
 	return locked_out;
 }

@@ -5,6 +5,7 @@
 
 #include "generator.h"
 #include "packet.h"
+#include "sender.h"
 
 int generator_init(struct generator* gen, struct mempool* pool, const uint8_t src_mac[6]) {
 	*gen = (struct generator){.pool = pool, .flows = 1};
@@ -106,3 +107,15 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	gen->not_taken += num - num_sent;
 	return num_sent;
 }
+
+static uint32_t send_generated(void* self, struct ixy_device* dev, uint16_t queue, uint64_t now_ns,
+			       uint32_t max_packets, struct pacer* pacer) {
+	return generator_send(self, dev, queue, now_ns, max_packets, pacer);
+}
+
+static uint64_t next_generated(const void* self, const struct pacer* pacer) {
+	(void)self;
+	return pacer ? pacer_next_ns(pacer) : 0;
+}
+
+const struct sender_ops generator_sender = {.send = send_generated, .next_ns = next_generated};
