@@ -1,7 +1,8 @@
 # Scenario bench-report (sourced by guest-init.sh; book chapter 15, issue 30): a measurement, not a test. ixy-fwd
-# forwards B -> C all along; for each offered rate of RATES (packets per second) ixy-pcap --report runs on D without a file while
-# ixy-pktgen --rate <r>pps --seconds SECONDS sends on A, then stops after a second to drain. Each step's report goes
-# to the host as report-<r>.log; docs/book/latency_plot.py turns them into the plot (bench/vm/host-bench-report.sh).
+# forwards B -> C all along; for each offered rate of RATES (packets per second; IXY_BENCH_RATES) ixy-pcap --report
+# runs on D without a file while ixy-pktgen --rate <r>pps --seconds SECONDS_PER_STEP sends on A, and stops a second
+# after it to drain. Each step's report (and ixy-pktgen's totals line) goes to the host as report-<r>.log; docs/book/latency_plot.py turns them into
+# the plot (bench/vm/host-bench-report.sh).
 SECONDS_PER_STEP=${IXY_BENCH_SECONDS:-5}
 RATES=${IXY_BENCH_RATES:-250 500 1000 2000 4000 8000}
 
@@ -24,6 +25,7 @@ for rate in $RATES; do
 	fi
 	stop_app pcap $pcap_pid
 	[ "$app_rc" = 0 ] || failures=$((failures + 1))
+	grep "^totals app=ixy-pktgen" /tmp/bench-pktgen.log >>/tmp/report-$rate.log # what was sent, and how fast
 	grep "end=1" /tmp/report-$rate.log | grep -v "^flow" | sed 's/^/    /'
 	send_file report-$rate.log
 done
