@@ -1,10 +1,10 @@
 # Scenario bench-report (sourced by guest-init.sh; book chapter 15, issue 30): a measurement, not a test. ixy-fwd
-# forwards B -> C all along; for each offered rate of RATES (packets per second; IXY_BENCH_RATES) ixy-pcap --report
-# runs on D without a file while ixy-pktgen --rate <r>pps --seconds SECONDS_PER_STEP sends on A, and stops a second
-# after it to drain. Each step's report (and ixy-pktgen's totals line) goes to the host as report-<r>.log; docs/book/latency_plot.py turns them into
-# the plot (bench/vm/host-bench-report.sh).
+# forwards B -> C all along; for each offered rate of RATES (packets per second; IXY_BENCH_RATES, separated by
+# colons) ixy-pcap --report runs on D without a file while ixy-pktgen --rate <r>pps --seconds SECONDS_PER_STEP sends
+# on A, and stops a second after it to drain. Each step's report (and ixy-pktgen's totals line) goes to the host as
+# report-<r>.log; docs/book/latency_plot.py turns them into the plot (bench/vm/host-bench-report.sh).
 SECONDS_PER_STEP=${IXY_BENCH_SECONDS:-5}
-RATES=${IXY_BENCH_RATES:-250 500 1000 2000 4000 8000}
+RATES=$(echo "${IXY_BENCH_RATES:-250:500:1000:2000:4000:8000}" | tr : ' ') # run-vm.sh --env: no spaces
 
 run_app ixy-fwd "$NIC_B" "$NIC_C" >/tmp/bench-fwd.log 2>&1 &
 fwd_pid=$!

@@ -77,7 +77,7 @@ def write_svg(rows, path):
     while decade <= high * 1.0001:
         body += (f'<line x1="{left}" y1="{y(decade * 1000):.1f}" x2="{left + plot_w}" y2="{y(decade * 1000):.1f}" '
                  f'stroke="#ddd"/>\n<text x="{left - 6}" y="{y(decade * 1000) + 4:.1f}" text-anchor="end" {FONT}>'
-                 f'{decade:g}</text>\n')
+                 f'{decade:.0f}</text>\n')
         decade *= 10
     body += (f'<text x="16" y="{top + plot_h / 2:.0f}" transform="rotate(-90 16 {top + plot_h / 2:.0f})" '
              f'text-anchor="middle" {FONT}>latency (us, log)</text>\n')
@@ -95,9 +95,14 @@ def write_svg(rows, path):
     body += f'<text x="{left - 6}" y="{loss_top + 10}" text-anchor="end" {FONT}>{max_loss:.0f}%</text>\n'
     body += f'<text x="{left - 6}" y="{loss_top + loss_h}" text-anchor="end" {FONT}>0%</text>\n'
     body += f'<text x="{left + plot_w + 8}" y="{loss_top + loss_h / 2:.0f}" {FONT}>lost</text>\n'
-    for r in rows:
-        body += (f'<text x="{x(r["sent_pps"]):.1f}" y="{loss_top + loss_h + 16}" text-anchor="middle" {FONT}>'
-                 f'{r["sent_pps"] / 1000:g}</text>\n')
+    last_label = -1000.0
+    for r in rows:  # a tick per run; its label only where it does not run into the one before
+        body += (f'<line x1="{x(r["sent_pps"]):.1f}" y1="{loss_top + loss_h}" x2="{x(r["sent_pps"]):.1f}" '
+                 f'y2="{loss_top + loss_h + 4}" stroke="#333"/>\n')
+        if x(r["sent_pps"]) - last_label >= 48:
+            body += (f'<text x="{x(r["sent_pps"]):.1f}" y="{loss_top + loss_h + 16}" text-anchor="middle" {FONT}>'
+                     f'{r["sent_pps"] / 1000:.3g}</text>\n')
+            last_label = x(r["sent_pps"])
     body += (f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" {FONT}>rate sent (kpps, '
              f'ixy-pktgen --rate)</text>\n')
     with open(path, "w") as f:
