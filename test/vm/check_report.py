@@ -97,7 +97,8 @@ def main():
     totals = report_lines(args.log, "report")
     check(len(totals) == 1, "one final report line")
     if totals:
-        check(totals[0].get("foreign") == str(foreign), f"foreign={totals[0].get('foreign')}, the records say {foreign}")
+        check(totals[0].get("foreign") == str(foreign),
+              f"foreign={totals[0].get('foreign')}, the records say {foreign}")
         for key in keys:
             want = sum(f[key] for f in flows.values())
             check(totals[0].get(key) == str(want), f"report {key}={totals[0].get(key)}, the records say {want}")
