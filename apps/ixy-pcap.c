@@ -1,7 +1,14 @@
-// ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark.
+// ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark, and with --report
+// measures ixy-pktgen's traffic: loss, reordering, duplicates per flow and latency (common/report.h, issue 30).
 //
-//   ixy-pcap [--no-sandbox] [--user <name>] [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file>
-//            [n]
+//   ixy-pcap [--no-sandbox] [--user <name>] [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] [--report]
+//            <pci> <file | -> [n]
+//
+// File "-" (only with --report): no file is written, the report alone. --report prints its lines (report.h:
+// "flow ...", "report ...", "latency ...") once a second with the rates (end=0) and at the end before the totals
+// (end=1). The receive time of a batch is one read of the monotonic clock. All queues are read by one thread, so one
+// report sees every queue and a flow spread over queues is still one flow (its frames of different queues may then
+// count as reordered).
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
@@ -16,6 +23,7 @@
 // one line per queue: "queue app=ixy-pcap pci=<addr> queue=<i> rx_packets=<n> captured=<n>".
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <ixy/interrupts.h>
 
@@ -23,27 +31,33 @@
 
 #include "common/options.h"
 #include "common/pcap.h"
+#include "common/report.h"
 #include "common/queue_rate.h"
 #include "common/rates.h"
 #include "common/signals.h"
 
 #define USAGE                                                                                                          \
 	"ixy-pcap " ARG_WAIT_USAGE " " ARG_RING_USAGE                                                                  \
-	" [--queues <k>] <pci> <file> [n]   (PCI address like 0000:03:00.0; stop after n packets, n >= 1)"
+	" [--queues <k>] [--report] <pci> <file | -> [n]   (PCI address like 0000:03:00.0; file - : none, with"        \
+	" --report; stop after n packets, n >= 1)"
 #define BATCH_SIZE 32
 
-static const struct option options[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+static const struct option options[] = {ARG_POLL_WAIT, ARG_RING,        ARG_QUEUES, ARG_REPORT,
+					ARG_SANDBOX,   ARG_HELP_OPTION, {0}};
 
 struct capture {
 	struct pcap_writer pcap;
-	uint64_t limit;        // packets to write, then stop
-	uint64_t not_captured; // received but not written: after the limit (same batch) or a write error
+	bool writing;          // a file is written (not "-")
+	struct report* report; // --report, else NULL
+	uint64_t limit;        // packets to capture, then stop
+	uint64_t taken;        // packets captured: written into the file (without one: reported)
+	uint64_t not_captured; // received but not captured: after the limit (same batch) or a write error
 	bool failed;           // a write failed: the file is incomplete
 	uint64_t received[IXY_MAX_QUEUES], captured[IXY_MAX_QUEUES], received_at_rates[IXY_MAX_QUEUES]; // per RX queue
 };
 
 static bool capturing(const struct capture* cap) {
-	return !cap->failed && cap->pcap.packets_written < cap->limit;
+	return !cap->failed && cap->taken < cap->limit;
 }
 
 // One batch from each of the n RX queues into the file. Returns the number of packets received.
@@ -52,11 +66,19 @@ static uint32_t capture_round(struct ixy_device* dev, uint16_t n, struct capture
 	for (uint16_t q = 0; q < n && capturing(cap); q++) {
 		struct pkt_buf* bufs[BATCH_SIZE];
 		uint32_t num_rx = ixy_rx_batch(dev, q, bufs, BATCH_SIZE);
-		uint64_t timestamp_ns = num_rx > 0 ? pcap_time_now_ns() : 0;
+		// One clock read per batch for each: the file's wall-clock time, the report's monotonic receive time.
+		uint64_t timestamp_ns = num_rx > 0 && cap->writing ? pcap_time_now_ns() : 0;
+		uint64_t received_ns = num_rx > 0 && cap->report ? monotonic_time_ns() : 0;
 		for (uint32_t i = 0; i < num_rx; i++) {
 			if (capturing(cap)) {
-				cap->failed =
-				    pcap_write_packet(&cap->pcap, bufs[i]->data, bufs[i]->size, timestamp_ns) != 0;
+				if (cap->report) {
+					report_frame(cap->report, bufs[i]->data, bufs[i]->size, received_ns);
+				}
+				if (cap->writing) {
+					cap->failed = pcap_write_packet(&cap->pcap, bufs[i]->data, bufs[i]->size,
+									timestamp_ns) != 0;
+				}
+				cap->taken += !cap->failed;
 				cap->captured[q] += !cap->failed;
 			} else {
 				cap->not_captured++;
@@ -70,8 +92,10 @@ static uint32_t capture_round(struct ixy_device* dev, uint16_t n, struct capture
 }
 
 // The waiter's hook: what was captured reaches the file before the app sleeps (a write error shows at the next flush).
-static void flush_before_sleep(void* pcap) {
-	(void)pcap_flush(pcap);
+static void flush_before_sleep(void* cap) {
+	if (((struct capture*)cap)->writing) {
+		(void)pcap_flush(&((struct capture*)cap)->pcap);
+	}
 }
 
 // A waiter on the device's n RX queues, or NULL with a message.
@@ -86,7 +110,7 @@ static struct ixy_waiter* capture_waiter(struct ixy_device* dev, uint16_t n) {
 	return waiter;
 }
 
-// Once a second: each queue's rate with several queues, then the device's, then the file is flushed.
+// Once a second: each queue's rate with several queues, then the device's, the report; then the file is flushed.
 static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap, struct device_stats stats[2],
 			uint64_t elapsed_ns) {
 	for (uint16_t q = 0; q < n && n > 1; q++) {
@@ -95,22 +119,29 @@ static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap,
 	ixy_read_stats(dev, &stats[0]);
 	print_stats_diff(stdout, &stats[0], &stats[1], elapsed_ns);
 	stats[1] = stats[0];
+	if (cap->report) {
+		report_print(stdout, "ixy-pcap", dev->pci_addr, cap->report, false);
+	}
 	// Each second reaches a pipe or log; a failing stdout must not stop the loop.
 	(void)fflush(stdout);
-	cap->failed = cap->failed || pcap_flush(&cap->pcap) != 0;
+	cap->failed = cap->failed || (cap->writing && pcap_flush(&cap->pcap) != 0);
 }
 
-// The totals: with several queues a line per queue, then the device's. captured: packets written into the file;
-// not_written: received after the n-th or after a write error; write_failed=1: the file is incomplete.
+// The totals: the report's final lines (--report), with several queues a line per queue, then the device's.
+// captured: packets written into the file (without a file: reported); not_written: received after the n-th or after a
+// write error; write_failed=1: the file is incomplete.
 static void print_totals(struct ixy_device* dev, uint16_t n, const struct capture* cap, struct device_stats* stats) {
 	ixy_read_stats(dev, stats);
+	if (cap->report) {
+		report_print(stdout, "ixy-pcap", dev->pci_addr, cap->report, true);
+	}
 	for (uint16_t q = 0; q < n && n > 1; q++) {
 		printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
 		       dev->pci_addr, q, cap->received[q], cap->captured[q]);
 	}
 	print_stats_totals(stdout, "ixy-pcap", stats);
-	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap->pcap.packets_written,
-	       cap->not_captured, cap->failed);
+	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap->taken, cap->not_captured,
+	       cap->failed);
 }
 
 int main(int argc, char* argv[]) {
@@ -121,11 +152,22 @@ int main(int argc, char* argv[]) {
 	}
 	const char* pci_addr = argv[first];
 	const char* path = argv[first + 1];
-	struct capture cap = {.limit = UINT64_MAX}; // no n: until stopped (2^64 - 1 packets is as good as forever)
+	// no n: until stopped (2^64 - 1 packets is as good as forever)
+	struct capture cap = {.limit = UINT64_MAX, .writing = strcmp(path, "-") != 0};
 	if (argc - first == 3 && !arg_u64("ixy-pcap", "packet count", argv[first + 2], 1, UINT64_MAX, &cap.limit)) {
 		return usage(USAGE, false);
 	}
-	if (stop_on_signals() != 0 || pcap_open(&cap.pcap, path) != 0) {
+	if (!cap.writing && !opt.report) {
+		fprintf(stderr, "ixy-pcap: file - (none) needs --report\n");
+		return usage(USAGE, false);
+	}
+	if (stop_on_signals() != 0 || (cap.writing && pcap_open(&cap.pcap, path) != 0)) {
+		return 1;
+	}
+	if (opt.report && !(cap.report = report_create())) {
+		if (cap.writing) {
+			pcap_discard(&cap.pcap);
+		}
 		return 1;
 	}
 	// ixy_init starts the device in promiscuous mode: the capture sees frames for any destination MAC. The app has
@@ -140,16 +182,20 @@ int main(int argc, char* argv[]) {
 	struct ixy_waiter* waiter = dev ? capture_waiter(dev, n) : NULL;
 	if (!waiter) {
 		ixy_give_back(dev); // the app gives up: the NIC goes back to its kernel driver (ixy/checks.h)
-		pcap_discard(&cap.pcap);
+		if (cap.writing) {
+			pcap_discard(&cap.pcap);
+		}
+		report_destroy(cap.report);
 		return 1;
 	}
-	if (pcap_start(&cap.pcap) != 0) {
+	if (cap.writing && pcap_start(&cap.pcap) != 0) {
 		pcap_close(&cap.pcap);
 		ixy_waiter_destroy(waiter);
 		ixy_give_back(dev);
+		report_destroy(cap.report);
 		return 1;
 	}
-	ixy_waiter_before_sleep(waiter, flush_before_sleep, &cap.pcap);
+	ixy_waiter_before_sleep(waiter, flush_before_sleep, &cap);
 	int locked_out = ixy_sandbox_enter(&opt.sandbox) != 0; // the filter cannot be installed: stop and close
 
 	// Capture until stopped or n packets are written; print the rates once a second.
@@ -164,7 +210,7 @@ int main(int argc, char* argv[]) {
 		}
 	}
 
-	cap.failed = pcap_close(&cap.pcap) != 0 || cap.failed;
+	cap.failed = (cap.writing && pcap_close(&cap.pcap) != 0) || cap.failed;
 	print_totals(dev, n, &cap, &stats[0]);
 	if (cap.failed) {
 		fprintf(stderr, "ixy-pcap: writing %s failed: the file is incomplete\n", path);
@@ -172,5 +218,6 @@ int main(int argc, char* argv[]) {
 	ixy_waiter_print(stdout, "ixy-pcap", waiter);
 	ixy_waiter_destroy(waiter);
 	ixy_close(dev);
+	report_destroy(cap.report);
 	return cap.failed || locked_out ? 1 : 0;
 }

@@ -1,46 +1,92 @@
-// ixy-pktgen: sends minimum-sized UDP packets as fast as the NIC takes them, printing rates every second.
+// ixy-pktgen: sends UDP test frames (or a pcap file's frames) at a chosen rate, or as fast as the NIC takes them,
+// printing rates every second.
 //
-//   ixy-pktgen [--no-sandbox] [--user <name>] [--flows <k>] <pci>
+//   ixy-pktgen [--flows <k>] [--rate <n><unit>] [--size <bytes> | <min>-<max> | imix] [--seed <n>]
+//              [--replay <file.pcap> [--loop] [--replay-timing]] [--count <n>] [--seconds <s>]
+//              [--no-sandbox] [--user <name>] <pci>
 //
-// Every packet is the 60 byte template of common/packet.h with a sequence number 0, 1, 2, ... (32-bit
-// little-endian, wrapping at 2^32) in its last 4 bytes. --flows k (1 to 1024, default 1): k flows, taking turns,
-// that differ in UDP source port (flow f: 42 + (45 f mod 1031), i.e. 42, 87, 132, ...; packet_flow_port in
-// common/packet.h says why not consecutive), each with its own sequence number 0, 1, 2, ... (generator.h); the
-// totals line then ends with " flows=<k>". Ctrl-C or SIGTERM stops it: it prints its totals line
-// (print_stats_totals) and closes the device.
+// Every packet is the template of common/packet.h, 60 bytes or the size --size gives (common/sizes.h), ending in
+// the send time (monotonic_time_ns, read once per batch) and a sequence number 0, 1, 2, ... (32-bit
+// little-endian, wrapping at 2^32). --flows k (1 to 1024, default 1): k flows, taking turns, that differ in UDP
+// source port (flow f: 42 + (45 f mod 1031), i.e. 42, 87, 132, ...; packet_flow_port in common/packet.h says why not
+// consecutive), each with its own sequence number 0, 1, 2, ... (generator.h). --rate paces in software
+// (common/pacing.h; Mbit and Gbit count the wire: frame + FCS + preamble + inter-frame gap, 24 bytes per frame).
+// --replay file.pcap sends the file's frames instead, byte for byte, once or (--loop) again and again, at --rate, at
+// the file's own timing (--replay-timing) or as fast as the NIC takes them (common/replay.h; the file is checked,
+// common/pcap_read.h, before the device is taken). --count n stops after n packets sent, --seconds s after s
+// seconds; Ctrl-C or SIGTERM stops it too. Then it prints its totals line (print_stats_totals, then the keys
+// below) and closes the device.
 #include <inttypes.h>
 #include <stdio.h>
 
 #include <ixy/checks.h>
 
-#include "common/options.h"
 #include "common/generator.h"
+#include "common/options.h"
 #include "common/rates.h"
+#include "common/replay.h"
+#include "common/sender.h"
 #include "common/signals.h"
 
-#define USAGE "ixy-pktgen [--flows <k>] <pci>   (PCI address like 0000:03:00.0)"
+#define USAGE                                                                                                          \
+	"ixy-pktgen [--flows <k>] [--rate <n><unit>] [--size <bytes> | <min>-<max> | imix] [--seed <n>]\n"             \
+	"           [--replay <file.pcap> [--loop] [--replay-timing]] [--count <n>] [--seconds <s>] <pci>\n"           \
+	"           (PCI address like 0000:03:00.0)\n"                                                                 \
+	"  --rate     units pps, kpps, Mpps, or Mbit, Gbit counting the wire: frame + 4 FCS + 8 preamble/SFD\n"        \
+	"             + 12 inter-frame gap bytes (as the 82599 datasheet and MoonGen count); paced in software\n"      \
+	"  --size     frame bytes without FCS, 60 to 1514 (default 60); <min>-<max>: uniform; imix: 60/590/1514\n"     \
+	"             (64/594/1518 with FCS) in the ratio 7:4:1; random sizes from --seed (default 1)\n"               \
+	"  --replay   send a classic pcap file's Ethernet frames (14 to 1514 bytes, none cut) byte for byte, once,\n"  \
+	"             or with --loop again and again; at --rate, or at the file's timing with --replay-timing\n"       \
+	"  --count    stop after n packets sent; --seconds: after s seconds"
 
 // Enough buffers to fill the TX ring (IXY_DEFAULT_RING_SIZE, 512) with many batches to spare: 4.1 MiB, three huge
 // pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
 
-static const struct option options[] = {ARG_FLOWS, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+static const struct option options[] = {ARG_FLOWS, ARG_PKTGEN, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
+
+// Whether --count or --seconds says stop, and how many packets the next batch may hold.
+static uint32_t batch_limit(const struct app_options* opt, uint64_t sent, uint64_t elapsed_ns) {
+	if (opt->seconds && elapsed_ns >= opt->seconds * ONE_SECOND_NS) {
+		return 0;
+	}
+	if (opt->count && opt->count - sent < GENERATOR_BATCH_SIZE) {
+		return (uint32_t)(opt->count - sent);
+	}
+	return GENERATOR_BATCH_SIZE;
+}
 
 int main(int argc, char* argv[]) {
-	struct app_options opt = {.flows = 1};
+	struct app_options opt = {.flows = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
 	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
 	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return usage(USAGE, first == ARG_HELP);
+	}
+	if ((opt.loop || opt.replay_timing) && !opt.replay) {
+		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");
+		return EXIT_USAGE;
+	}
+	if (opt.replay_timing && opt.rate.per_second > 0) {
+		fprintf(stderr, "ixy-pktgen: give --rate or --replay-timing, not both\n");
+		return EXIT_USAGE;
+	}
+	struct replay replay = {0};
+	if (opt.replay && replay_open(&replay, opt.replay, opt.loop, opt.replay_timing) != 0) {
+		return 1; // the file is refused before any device is taken
 	}
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
 	struct ixy_config config = {.pci_addr = argv[first], .rx_queues = 1, .tx_queues = 1};
 	// The device and the packet pool allocated after it: both checked before the device is taken.
-	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(NUM_BUFS, 0)) || stop_on_signals() != 0) {
+	uint32_t num_bufs = opt.replay ? replay_buffers(&replay) : NUM_BUFS;
+	if (!ixy_check_configs(&config, 1, memory_mempool_huge_pages(num_bufs, 0)) || stop_on_signals() != 0) {
+		replay_free(&replay);
 		return 1;
 	}
 	struct ixy_device* dev = ixy_init_config(&config);
 	if (!dev) {
+		replay_free(&replay);
 		return 1;
 	}
 	uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
@@ -48,22 +94,44 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "ixy-pktgen: cannot read the MAC address of %s, sending from 02:00:00:00:00:01\n",
 			argv[first]);
 	}
-	struct mempool* pool = memory_allocate_mempool(NUM_BUFS, 0);
-	struct generator gen;
-	if (!pool || generator_init(&gen, pool, mac) != 0) {
+	// The sender, chosen once: the generator with its pool, or the replay with the file's frames in its own.
+	struct mempool* pool = opt.replay ? NULL : memory_allocate_mempool(NUM_BUFS, 0);
+	struct generator gen = {0};
+	if (opt.replay ? replay_load(&replay) != 0 : !pool || generator_init(&gen, pool, mac) != 0) {
 		ixy_give_back(dev); // the app gives up: the NIC goes back to its kernel driver (ixy/checks.h)
 		memory_free_mempool(pool);
+		replay_free(&replay);
 		return 1;
 	}
 	gen.flows = opt.flows;
+	generator_set_sizes(&gen, &opt.sizes);
+	const struct sender_ops* sender = opt.replay ? &replay_sender : &generator_sender;
+	void* self = opt.replay ? (void*)&replay : (void*)&gen;
 	int locked_out = ixy_sandbox_enter(&opt.sandbox) != 0; // the filter cannot be installed: stop and close
 	struct device_stats stats, stats_old;
 	stats_init(&stats, dev);
 	stats_init(&stats_old, dev);
-	uint64_t last_ns = monotonic_time_ns(), elapsed_ns;
+	uint64_t start_ns = monotonic_time_ns(), last_ns = start_ns, elapsed_ns;
+	struct pacer pacer;
+	pacer_init(&pacer, &opt.rate, start_ns);
+	struct pacer* paced = opt.rate.per_second > 0 ? &pacer : NULL;
 	for (uint64_t round = 1; !locked_out && !stop_requested(); round++) {
-		generator_send(&gen, dev, 0);
-		if (second_passed(&last_ns, &elapsed_ns, round, false)) {
+		uint64_t now = monotonic_time_ns(); // once per batch: the send time stamped, the pacing, the limits
+		uint32_t limit = batch_limit(&opt, opt.replay ? replay.position : gen.sent, now - start_ns);
+		if (limit == 0) {
+			break;
+		}
+		sender->send(self, dev, 0, now, limit, paced);
+		// Ahead of the rate: sleep until the next frame is due (or the time is up), once per batch at most.
+		uint64_t next_ns = sender->next_ns(self, paced);
+		if (next_ns == UINT64_MAX) {
+			break; // a replay without --loop: all sent
+		}
+		if (next_ns > now) {
+			uint64_t end_ns = opt.seconds ? start_ns + opt.seconds * ONE_SECOND_NS : next_ns;
+			pacing_sleep_until(next_ns < end_ns ? next_ns : end_ns);
+		}
+		if (second_passed(&last_ns, &elapsed_ns, round, next_ns > now)) {
 			ixy_read_stats(dev, &stats);
 			print_stats_diff(stdout, &stats, &stats_old, elapsed_ns);
 			stats_old = stats;
@@ -71,21 +139,43 @@ int main(int argc, char* argv[]) {
 			(void)fflush(stdout);
 		}
 	}
+	uint64_t run_ns = monotonic_time_ns() - start_ns;
 	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
 	// and the buffers still in its TX ring are back in the pool, so pool_free shows a leak as pool_free <
 	// pool_size.
 	ixy_tx_batch(dev, 0, NULL, 0); // what the device sent since the last batch counts now (VirtIO counts there)
 	ixy_read_stats(dev, &stats);
 	ixy_stop(dev);
-	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again).
+	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again);
+	// bytes: their bytes without FCS; run_ns: from the first batch to the end; rate_pps or rate_bit: the target
+	// (--rate; rate_pps=0: none) in packets or wire bits per second; size: the --size given (60, 60-1514, imix).
+	char sizes[32];
+	format_sizes(&opt.sizes, sizes, sizeof(sizes));
+	// With --replay: sent counts the file's frames sent, next_seq is 0 (nothing is stamped), the pools are the
+	// replay's, and replay_frames=<frames in the file> follows.
+	struct sender_totals totals =
+	    opt.replay ? (struct sender_totals){replay.position,
+						replay.bytes,
+						replay.not_taken,
+						0,
+						replay_free_buffers(&replay),
+						replay.buffers}
+		       : (struct sender_totals){
+			     gen.sent, gen.bytes, gen.not_taken, gen.next_seq, pool->free_stack_top, pool->num_entries};
 	print_stats_totals(stdout, "ixy-pktgen", &stats);
 	printf(" sent=%" PRIu64 " next_seq=%" PRIu32 " tx_full=%" PRIu64 " pool_free=%" PRIu32 " pool_size=%" PRIu32,
-	       gen.sent, gen.next_seq, gen.not_taken, pool->free_stack_top, pool->num_entries);
+	       totals.sent, totals.next_seq, totals.not_taken, totals.pool_free, totals.pool_size);
+	printf(" bytes=%" PRIu64 " run_ns=%" PRIu64 " %s=%.0f size=%s", totals.bytes, run_ns,
+	       opt.rate.wire_bits ? "rate_bit" : "rate_pps", opt.rate.per_second, opt.replay ? "replay" : sizes);
+	if (opt.replay) {
+		printf(" replay_frames=%" PRIu32, replay.frames);
+	}
 	if (opt.flows > 1) {
 		printf(" flows=%" PRIu32, opt.flows);
 	}
 	printf("\n");
 	ixy_close(dev);
 	memory_free_mempool(pool);
+	replay_free(&replay);
 	return locked_out;
 }

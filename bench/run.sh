@@ -5,7 +5,7 @@
 # (repeatable) and, on x86, TSC ticks natively (noisy: the machine may be shared). Not a test (the test of the count
 # is bench/check_instructions.sh, figure in bench/expected_instructions.txt); takes about a minute.
 #
-# Usage: bench/run.sh [--cache | --virtio | --xdp | --queues [--doc DOC]]
+# Usage: bench/run.sh [--cache | --virtio | --xdp | --pcap-report | --queues [--doc DOC]]
 #   --cache  also runs callgrind's cache simulation (L1d 32 KiB 8-way, like the CPU measured in docs/benchmark.md)
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
@@ -13,6 +13,8 @@
 #            one (modern, VERSION_1, split virtqueues), and the packed virtqueues (modern, VIRTIO_F_RING_PACKED)
 #   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
 #            kernel's side excluded
+#   --pcap-report instead: ixy-pcap --report's path per received packet (bench/pcap_report_bench.c: the batch's clock
+#            read and report_frame, the driver's RX and the model excluded) with 1, 64 and 1024 flows
 #   --queues instead: instructions per packet with 1, 2 and 4 queues per port (FWD_BENCH_QUEUES, fwd_bench.c: every
 #            queue forwarded in turn, as each of ixy-fwd --queues' threads does for its own), which should not grow;
 #            with --doc DOC also writes that table into DOC between "<!-- begin: queues, ... -->" and
@@ -30,6 +32,7 @@ cache=no
 virtio=no
 xdp=no
 queues=no
+pcap_report=no
 doc=
 if [ "${1:-}" = "--queues" ] && [ "${2:-}" = "--doc" ] && [ $# = 3 ]; then
 	doc=$3
@@ -43,8 +46,10 @@ elif [ "${1:-}" = "--xdp" ]; then
 	xdp=yes
 elif [ "${1:-}" = "--queues" ]; then
 	queues=yes
+elif [ "${1:-}" = "--pcap-report" ]; then
+	pcap_report=yes
 elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--cache | --virtio | --xdp | --queues [--doc DOC]]" >&2
+	echo "usage: $0 [--cache | --virtio | --xdp | --pcap-report | --queues [--doc DOC]]" >&2
 	exit 2
 fi
 for tool in cmake make valgrind python3; do
@@ -92,6 +97,24 @@ for part in parts:
     print(f"{part:<24}" + "".join(f"{values[(layout, part)]:>22.1f}" for layout, _ in layouts))
 TABLE
 	sed -n '$p' "$out/two.txt"
+	exit 0
+fi
+if [ "$pcap_report" = yes ]; then
+	make -C "$build" -j2 pcap_report_bench >/dev/null
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	echo "ixy $(bench_commit "$repo"): ixy-pcap --report (report_step: one clock read per batch of 32, report_frame" \
+		"per packet) against the 82599 model, 60-byte frames in order, $callgrind_packets packets"
+	for flows in 1 64 1024; do
+		valgrind --tool=callgrind --collect-atstart=no --toggle-collect=report_step \
+			--callgrind-out-file="$out/$flows.out" "$build/bench/pcap_report_bench" "$callgrind_packets" \
+			"$flows" >"$out/valgrind.log" 2>&1 || {
+			cat "$out/valgrind.log" >&2
+			exit 1
+		}
+		awk -v flows="$flows" -v packets="$callgrind_packets" '/^(summary|totals):/ {
+			printf "flows=%s instructions_per_packet=%.1f\n", flows, $2 / packets; exit }' "$out/$flows.out"
+	done
 	exit 0
 fi
 if [ "$xdp" = yes ]; then

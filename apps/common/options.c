@@ -45,6 +45,14 @@ bool arg_u32(const char* prog, const char* what, const char* text, uint32_t min,
 	return true;
 }
 
+// One line on stderr for a value a parser refused (problem not NULL), e.g. "ixy-pktgen: rate '10k' has no unit ...".
+static bool arg_problem(const char* prog, const char* what, const char* text, const char* problem) {
+	if (problem) {
+		fprintf(stderr, "%s: %s '%s' %s\n", prog, what, text, problem);
+	}
+	return !problem;
+}
+
 bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 	for (int i = 0; i < count; i++) {
 		if (!ixy_valid_pci_addr(addrs[i])) {
@@ -86,6 +94,33 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 				break;
 			case 'f':
 				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
+				break;
+			case 'R':
+				ok = arg_problem(prog, "rate", optarg, parse_rate(optarg, &options->rate));
+				break;
+			case 'S':
+				ok = arg_problem(prog, "size", optarg, parse_sizes(optarg, &options->sizes));
+				break;
+			case 'e':
+				ok = arg_u64(prog, "seed", optarg, 0, UINT64_MAX, &options->sizes.state);
+				break;
+			case 'c':
+				ok = arg_u64(prog, "packet count", optarg, 1, UINT64_MAX, &options->count);
+				break;
+			case 's':
+				ok = arg_u32(prog, "seconds", optarg, 1, 86400 * 365, &options->seconds);
+				break;
+			case 'P':
+				options->replay = optarg;
+				break;
+			case 'T':
+				options->replay_timing = true;
+				break;
+			case 'L':
+				options->loop = true;
+				break;
+			case 'M':
+				options->report = true;
 				break;
 			case 'n':
 				options->sandbox.disabled = true;

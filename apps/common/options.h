@@ -10,6 +10,9 @@
 //   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (ixy_init checks the value)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
 //   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
+//   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
+//   --rate, --size, --seed, --count, --seconds, --replay, --replay-timing, --loop   ixy-pktgen's test options
+//                         (issue 30: common/pacing.h, common/sizes.h, common/replay.h, apps/ixy-pktgen.c)
 //   --no-sandbox, --user <name>   least privilege (ixy/sandbox.h): no seccomp filter; drop root to <name>, who is
 //                         looked up here, before any device is opened
 // A refused option leaves its field as it was.
@@ -22,6 +25,9 @@
 
 #include <ixy/sandbox.h>
 
+#include "pacing.h"
+#include "sizes.h"
+
 // Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
 #define EXIT_USAGE 2
 // What arg_options returns for --help.
@@ -33,7 +39,16 @@ struct app_options {
 	uint32_t ring_size; // --ring; 0: the driver's default
 	uint32_t queues;    // --queues
 	uint32_t flows;     // --flows
+	bool report;        // --report
 	struct ixy_sandbox_config sandbox;
+	// ixy-pktgen (issue 30)
+	struct rate rate;         // --rate; per_second 0: none
+	struct frame_sizes sizes; // --size, --seed
+	uint64_t count;           // --count; 0: no limit
+	uint32_t seconds;         // --seconds; 0: no limit
+	const char* replay;       // --replay <file.pcap>; NULL: generate
+	bool replay_timing;       // --replay-timing
+	bool loop;                // --loop
 };
 
 #define ARG_POLL_WAIT                                                                                                  \
@@ -46,6 +61,17 @@ struct app_options {
 	{ "queues", required_argument, NULL, 'q' }
 #define ARG_FLOWS                                                                                                      \
 	{ "flows", required_argument, NULL, 'f' }
+#define ARG_REPORT                                                                                                     \
+	{ "report", no_argument, NULL, 'M' }
+// ixy-pktgen's test options (issue 30): --rate <n><unit>, --size <bytes>|<min>-<max>|imix, --seed <n>, --count <n>,
+// --seconds <s>, --replay <file.pcap>, --replay-timing, --loop.
+#define ARG_PKTGEN                                                                                                     \
+	{"rate", required_argument, NULL, 'R'}, {"size", required_argument, NULL, 'S'},                                \
+	    {"seed", required_argument, NULL, 'e'}, {"count", required_argument, NULL, 'c'},                           \
+	    {"seconds", required_argument, NULL, 's'}, {"replay", required_argument, NULL, 'P'},                       \
+	    {"replay-timing", no_argument, NULL, 'T'}, {                                                               \
+		"loop", no_argument, NULL, 'L'                                                                         \
+	}
 #define ARG_SANDBOX                                                                                                    \
 	{"no-sandbox", no_argument, NULL, 'n'}, {                                                                      \
 		"user", required_argument, NULL, 'u'                                                                   \

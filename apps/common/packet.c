@@ -57,3 +57,11 @@ void packet_build_template(uint8_t pkt[PACKET_SIZE], const uint8_t src_mac[6]) {
 	memcpy(pkt + PACKET_PAYLOAD_OFFSET, "ixy", 3);
 	packet_stamp_seq(pkt, 0);
 }
+
+uint32_t packet_header_sum(const uint8_t pkt[PACKET_SIZE]) {
+	uint8_t header[PACKET_IPV4_HEADER_SIZE];
+	memcpy(header, pkt + PACKET_IPV4_HEADER_OFFSET, sizeof(header));
+	memset(header + 2, 0, 2);  // total length
+	memset(header + 10, 0, 2); // checksum
+	return (uint16_t)~ipv4_checksum(header, sizeof(header));
+}

@@ -103,6 +103,29 @@ static inline uint32_t packet_read_seq_at(const uint8_t* pkt, uint32_t size) {
 	return (uint32_t)packet_get_le(pkt + size - PACKET_SEQ_FROM_END, 4);
 }
 
+// ixy-pktgen --size: the fields that follow a frame's size (PACKET_MIN_SIZE to PACKET_MAX_SIZE): the IPv4 total
+// length (size - 14), the UDP length (size - 34) and the IPv4 header checksum. header_sum is packet_header_sum() of
+// the template: the checksum is then one addition and a fold (RFC 1071: the sum is order-independent, and the total
+// length is the only header word that changes).
+static inline void packet_set_size(uint8_t* pkt, uint32_t size, uint32_t header_sum) {
+	uint32_t total_length = size - PACKET_IPV4_HEADER_OFFSET;
+	uint32_t udp_length = size - PACKET_UDP_HEADER_OFFSET;
+	uint32_t sum = header_sum + total_length;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	uint16_t checksum = (uint16_t)~sum;
+	uint8_t* ip = pkt + PACKET_IPV4_HEADER_OFFSET;
+	ip[2] = (uint8_t)(total_length >> 8);
+	ip[3] = (uint8_t)total_length;
+	ip[10] = (uint8_t)(checksum >> 8);
+	ip[11] = (uint8_t)checksum;
+	pkt[PACKET_UDP_HEADER_OFFSET + 4] = (uint8_t)(udp_length >> 8);
+	pkt[PACKET_UDP_HEADER_OFFSET + 5] = (uint8_t)udp_length;
+}
+
+// The ones' complement sum (folded to 16 bits) of the template's IPv4 header without its total length and checksum.
+uint32_t packet_header_sum(const uint8_t pkt[PACKET_SIZE]);
+
 // The Internet checksum (RFC 1071) over len bytes: the ones' complement of the ones' complement sum of the data
 // as big-endian 16-bit words (an odd last byte is padded with a zero byte). The result is in host order; store it
 // big-endian. Over an IPv4 header that carries its correct checksum, the result is 0.

@@ -56,7 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "histogram.h"
+#include "common/histogram.h"
 
 #define FRAME_SIZE 60
 #define BATCH 32

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "histogram.h"
+#include "common/histogram.h"
 
 static int failures;
 #define EXPECT(cond, ...)                                                                                              \

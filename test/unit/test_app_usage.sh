@@ -52,7 +52,25 @@ expect 2 "ixy-fwd: queues 'two' is not a decimal number" "$bin/ixy-fwd" --queues
 expect 2 "unrecognized option '--flows'" "$bin/ixy-fwd" --flows 2 "$addr" 0000:00:00.0
 expect 2 "invalid option -- 'x'" "$bin/ixy-fwd" -xy "$addr" 0000:00:00.0
 expect 2 "ixy-fwd: $addr given twice" "$bin/ixy-fwd" "$addr" "$addr"
-expect 2 "usage: ixy-pktgen [--flows <k>] <pci>" "$bin/ixy-pktgen"
+expect 2 "usage: ixy-pktgen [--flows <k>] [--rate <n><unit>]" "$bin/ixy-pktgen"
+expect 2 "Gbit counting the wire: frame + 4 FCS + 8 preamble/SFD" "$bin/ixy-pktgen"
+# --rate, --size, --count, --seconds, --seed (issue 30): strict values, one line each.
+expect 2 "ixy-pktgen: rate '10k' has no unit pps, kpps, Mpps, Mbit or Gbit right after the number" "$bin/ixy-pktgen" --rate 10k "$addr"
+expect 2 "ixy-pktgen: rate '10' has no unit" "$bin/ixy-pktgen" --rate 10 "$addr"
+expect 2 "ixy-pktgen: rate '10 kpps' has no unit" "$bin/ixy-pktgen" --rate "10 kpps" "$addr"
+expect 2 "ixy-pktgen: rate '10KPPS' has no unit" "$bin/ixy-pktgen" --rate 10KPPS "$addr"
+expect 2 "ixy-pktgen: rate '-1pps' does not start with a decimal number" "$bin/ixy-pktgen" --rate -1pps "$addr"
+expect 2 "ixy-pktgen: rate '1.pps' has no digits after the point" "$bin/ixy-pktgen" --rate 1.pps "$addr"
+expect 2 "ixy-pktgen: rate '0pps' is out of range" "$bin/ixy-pktgen" --rate 0pps "$addr"
+expect 2 "ixy-pktgen: rate '401Gbit' is out of range" "$bin/ixy-pktgen" --rate 401Gbit "$addr"
+expect 2 "ixy-pktgen: size '59' is not <bytes>, <min>-<max> or imix, with bytes 60 to 1514" "$bin/ixy-pktgen" --size 59 "$addr"
+expect 2 "ixy-pktgen: size '1515' is not" "$bin/ixy-pktgen" --size 1515 "$addr"
+expect 2 "ixy-pktgen: size '100-' is not" "$bin/ixy-pktgen" --size 100- "$addr"
+expect 2 "ixy-pktgen: size '200-100' has <min> above <max>" "$bin/ixy-pktgen" --size 200-100 "$addr"
+expect 2 "ixy-pktgen: size 'IMIX' is not" "$bin/ixy-pktgen" --size IMIX "$addr"
+expect 2 "ixy-pktgen: packet count '0' is out of range" "$bin/ixy-pktgen" --count 0 "$addr"
+expect 2 "ixy-pktgen: seconds '1.5' is not a decimal number" "$bin/ixy-pktgen" --seconds 1.5 "$addr"
+expect 2 "ixy-pktgen: seed 'x' is not a decimal number" "$bin/ixy-pktgen" --seed x "$addr"
 expect 2 "ixy-pktgen: flows '1025' is out of range (allowed: 1 to 1024)" "$bin/ixy-pktgen" --flows 1025 "$addr"
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" --flows 8
 expect 2 "unrecognized option '--queues'" "$bin/ixy-pktgen" --queues 2 "$addr"
@@ -82,7 +100,8 @@ expect_help ixy-fwd --poll --queues 2
 expect_help ixy-pktgen
 expect_help ixy-pktgen --flows 4
 expect_help ixy-pcap
-expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] <pci> <file> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "usage: ixy-pcap [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] [--report] <pci> <file | -> [n]" "$bin/ixy-pcap" "$addr"
+expect 2 "ixy-pcap: file - (none) needs --report" "$bin/ixy-pcap" "$addr" - 5
 expect 2 "ixy-pcap: queues '65' is out of range (allowed: 1 to 64)" "$bin/ixy-pcap" --queues 65 "$addr" "$tmp/b.pcap"
 expect 2 "usage: ixy-pcap" "$bin/ixy-pcap" --queues 4 "$addr"
 expect 2 "ixy-pcap: ring size '32' is out of range" "$bin/ixy-pcap" --ring 32 "$addr" "$tmp/b.pcap"

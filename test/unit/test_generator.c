@@ -78,7 +78,7 @@ static void test_gapless_sequence(struct mempool* pool) {
 	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++) {
 		fake.tx_room = room[i];
 		uint32_t taken = room[i] < GENERATOR_BATCH_SIZE ? room[i] : GENERATOR_BATCH_SIZE;
-		CHECK_EQ(generator_send(&gen, &fake.ixy, 0), taken);
+		CHECK_EQ(generator_send(&gen, &fake.ixy, 0, 0, GENERATOR_BATCH_SIZE, NULL), taken);
 		expected_sent += taken;
 		expected_refused += GENERATOR_BATCH_SIZE - taken;
 	}
@@ -102,7 +102,7 @@ static void test_wrap(struct mempool* pool) {
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.next_seq = 0xfffffffe;
-	CHECK_EQ(generator_send(&gen, &fake.ixy, 0), 4);
+	CHECK_EQ(generator_send(&gen, &fake.ixy, 0, 0, GENERATOR_BATCH_SIZE, NULL), 4);
 	CHECK_EQ(fake.num_seqs, 4);
 	CHECK_EQ(fake.seqs[0], 0xfffffffe);
 	CHECK_EQ(fake.seqs[1], 0xffffffff);
@@ -145,7 +145,7 @@ static void test_flows(struct mempool* pool) {
 	for (size_t r = 0; r < sizeof(room) / sizeof(room[0]); r++) {
 		fake.tx_room = room[r];
 		fake.num_seqs = 0;
-		generator_send(&gen, &fake.ixy, 0);
+		generator_send(&gen, &fake.ixy, 0, 0, GENERATOR_BATCH_SIZE, NULL);
 		for (uint32_t i = 0; i < fake.num_seqs; i++, k++) {
 			uint32_t flow = k % 3;
 			uint8_t want[PACKET_SIZE];
@@ -174,7 +174,7 @@ static void test_empty_pool_still_calls_tx(struct mempool* pool) {
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	struct pkt_buf* bufs[POOL_SIZE];
 	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, POOL_SIZE), POOL_SIZE);
-	CHECK_EQ(generator_send(&gen, &fake.ixy, 0), 0);
+	CHECK_EQ(generator_send(&gen, &fake.ixy, 0, 0, GENERATOR_BATCH_SIZE, NULL), 0);
 	CHECK_EQ(fake.tx_calls, 1);
 	CHECK_EQ(gen.next_seq, 0);
 	for (int i = 0; i < POOL_SIZE; i++) {

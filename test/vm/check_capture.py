@@ -9,10 +9,11 @@ Three classic pcap files:
 
 Checks, each printed as PASS or FAIL:
   - every packet follows the ixy-pktgen contract: 60 bytes, Ethernet + IPv4 (correct header checksum) + UDP of
-    length 26, payload starting with "ixy", 32-bit little-endian sequence number in the last 4 bytes
+    length 26, payload starting with "ixy", 32-bit little-endian sequence number in the last 4 bytes, the send time
+    in the 8 before them
   - host-a: sequence numbers 0, 1, 2, ... without gaps, every packet the template (the first one) but for the
-    sequence number, source MAC = NIC A's MAC
-  - host-c, host-d and guest: byte-exact equal to the template except the sequence number and the byte ixy-fwd
+    send time and sequence number, source MAC = NIC A's MAC
+  - host-c, host-d and guest: byte-exact equal to the template except send time, sequence number and the byte ixy-fwd
     changes (it adds 1, apps/fwd.h), sequence numbers strictly increasing (no duplicates, no reordering)
   - guest: exactly --packets packets, each of them also in host-d with the same bytes (the guest cannot fake them)
   - host-c: every packet was sent by ixy-pktgen; host-d: every packet was sent by ixy-fwd
@@ -31,6 +32,7 @@ import sys
 
 PACKET_SIZE = 60
 SEQ_OFFSET = PACKET_SIZE - 4
+TIME_OFFSET = PACKET_SIZE - 12  # ixy-pktgen's send time (issue 30, apps/common/packet.h), before the sequence number
 LINKTYPE_ETHERNET = 1
 
 results = []
@@ -104,7 +106,8 @@ def seq_of(pkt):
 
 
 def without_seq(pkt):
-    return pkt[:SEQ_OFFSET]
+    """The packet without its send time and sequence number (its last 12 bytes)."""
+    return pkt[:TIME_OFFSET]
 
 
 def check_contract(name, packets):
@@ -174,7 +177,7 @@ def main():
         template = None
 
     # What the forwarder delivered, seen by the host and by the guest.
-    if template is not None and 0 <= args.modified_byte < SEQ_OFFSET:
+    if template is not None and 0 <= args.modified_byte < TIME_OFFSET:
         expected = bytearray(template)
         expected[args.modified_byte] = (expected[args.modified_byte] + 1) % 256
         expected = bytes(expected)

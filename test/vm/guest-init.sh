@@ -232,11 +232,13 @@ check_eq() { # check_eq WHAT GOT EXPECTED
 
 free_hugepages() { cat $HUGEPAGE_SYSFS/free_hugepages; }
 
-# The apps as a pipeline (scenarios e2e and xdp): ixy-pcap on D captures $packets packets into /tmp/capture.pcap,
+# The apps as a pipeline (scenarios e2e and xdp): ixy-pcap --report on D captures $packets packets into
+# /tmp/capture.pcap (and prints its report, issue 30),
 # ixy-fwd runs between its two arguments, and ixy-pktgen on A sends once both receivers run; logs in /tmp/pcap.log,
 # fwd.log, pktgen.log, the apps' uids in /tmp/apps-uid.txt, markers "receivers running" and "<app> exit <code>".
+# $pktgen_options (a scenario may set them): ixy-pktgen's options, e.g. a --rate.
 pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
-	run_app ixy-pcap --user ixy $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
+	run_app ixy-pcap --user ixy --report $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 	pcap_pid=$!
 	run_app ixy-fwd --user ixy "$1" "$2" >/tmp/fwd.log 2>&1 &
 	fwd_pid=$!
@@ -247,7 +249,8 @@ pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
 		done >/tmp/apps-uid.txt
 		marker "ixy-pcap and ixy-fwd run as $(tr '\n' ' ' </tmp/apps-uid.txt)"
 		{ app_status ixy-pcap $pcap_pid; app_status ixy-fwd $fwd_pid; } >/tmp/status.txt
-		run_app ixy-pktgen --user ixy $NIC_A >/tmp/pktgen.log 2>&1 &
+		# shellcheck disable=SC2086 # $pktgen_options: words
+		run_app ixy-pktgen --user ixy $pktgen_options $NIC_A >/tmp/pktgen.log 2>&1 &
 		pktgen_pid=$!
 		wait_running /tmp/pktgen.log $pktgen_pid && app_status ixy-pktgen $pktgen_pid >>/tmp/status.txt
 		wait_pcap $pcap_pid

@@ -125,6 +125,11 @@ checks() {
 			"${claims[@]}" | sed 's/^/  packets: /'
 		checker_rc=${PIPESTATUS[0]}
 		expect "captured packets check out against the host's records" test "$checker_rc" = 0
+		# ixy-pcap --report (issue 30): its final lines against the expected report computed from the records.
+		python3 "$here/check_report.py" --host-a "$out/host-a.pcap" --guest "$out/guest/capture.pcap" \
+			--log "$out/guest/pcap.log" | sed 's/^/  report: /'
+		checker_rc=${PIPESTATUS[0]}
+		expect "ixy-pcap's report equals the host's records" test "$checker_rc" = 0
 	else
 		expect "the guest sent its capture" false
 	fi

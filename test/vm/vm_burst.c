@@ -69,23 +69,10 @@ int main(int argc, char* argv[]) {
 				       SEND_LIMIT_S);
 				return 1;
 			}
-			// generator_send sends a whole batch: stop it at the burst's end by sending single packets
-			// last.
-			if (goal - gen.sent >= GENERATOR_BATCH_SIZE) {
-				generator_send(&gen, dev, 0);
-			} else {
-				struct pkt_buf* buf = pkt_buf_alloc(pool);
-				if (buf) {
-					packet_stamp_seq(buf->data, gen.next_seq);
-					buf->size = PACKET_SIZE;
-					if (ixy_tx_batch(dev, 0, &buf, 1) == 1) {
-						gen.next_seq++;
-						gen.sent++;
-					} else {
-						pkt_buf_free(buf);
-					}
-				}
-			}
+			// The burst's end: a last batch of what is left of it.
+			uint64_t left = goal - gen.sent;
+			generator_send(&gen, dev, 0, monotonic_time_ns(),
+				       left < GENERATOR_BATCH_SIZE ? (uint32_t)left : GENERATOR_BATCH_SIZE, NULL);
 		}
 		expected += burst;
 		sleep(1);

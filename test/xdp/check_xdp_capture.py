@@ -34,7 +34,7 @@ def ipv4_checksum(header):
 
 
 def template(src_mac, forwarded):
-    """ixy-pktgen's packet without its sequence number (apps/common/packet.c), as ixy-fwd forwards it if forwarded."""
+    """ixy-pktgen's packet without its send time and sequence number (apps/common/packet.c), as ixy-fwd forwards it if forwarded."""
     eth = bytes([2, 0, 0, 0, 0, 2]) + src_mac + b"\x08\x00"
     ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 46, 0, 0, 64, 17, 0, bytes([10, 0, 0, 1]),
                                bytes([10, 0, 0, 2])))
@@ -43,7 +43,7 @@ def template(src_mac, forwarded):
     pkt = bytearray(eth + bytes(ip) + udp + b"ixy" + bytes(cc.PACKET_SIZE - 45))
     if forwarded:
         pkt[FWD_MODIFIED_BYTE] = (pkt[FWD_MODIFIED_BYTE] + 1) % 256
-    return bytes(pkt[:cc.SEQ_OFFSET])
+    return cc.without_seq(bytes(pkt))
 
 
 def check_template(name, packets, expected, what):

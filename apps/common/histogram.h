@@ -1,11 +1,12 @@
 // A latency histogram with HDR-style buckets (after Gil Tene's HdrHistogram): bounded memory, a relative error that
 // is the same at every magnitude, so that the 99.99th percentile of nanosecond latencies is as exact as the median.
+// Shared by ixy-pcap --report (common/report.h) and the benchmark's host_ends (bench/peers).
 //
 // Values below 2^HIST_SUB_BITS (128 ns) each have a bucket of their own. Above, every power of two [2^e, 2^(e+1)) is
 // split into 2^HIST_SUB_BITS equal buckets: a bucket is at most 1/128 of its values wide, so a percentile read as the
 // bucket's middle is within 0.4 % of the exact value. 2^64 ns are covered by 7424 buckets (58 KiB).
-#ifndef IXY_BENCH_HISTOGRAM_H
-#define IXY_BENCH_HISTOGRAM_H
+#ifndef IXY_APPS_HISTOGRAM_H
+#define IXY_APPS_HISTOGRAM_H
 
 #include <stdint.h>
 

@@ -1,0 +1,537 @@
+// ixy-pktgen's own main() (apps/ixy-pktgen.c, compiled into this test with main renamed ixy_pktgen_main) against a
+// modelled 82599, in virtual time (issue 30). The clock the app reads (monotonic_time_ns) and its sleep
+// (clock_nanosleep) are replaced here (-Wl,--wrap): every clock read costs CLOCK_READ_NS of virtual time, and a sleep
+// jumps the clock to its end plus SLEEP_SLACK_NS (a kernel wakes late: timer slack). The wire is the model's TX hook,
+// which checks every frame the app sends (headers, lengths, checksum, sequence numbers per flow) and records its size
+// and send time.
+//   - --rate: 10 kpps, 1 Mpps and 1 Gbit at 1514 bytes: the send times stamped in the frames span (frames - 1) /
+//     rate within RATE_TOLERANCE, and --seconds stops at the time;
+//   - --size: fixed, uniform (every size of the range drawn, each within 15 % of its expectation) and imix (7:4:1
+//     within 2 %);
+//   - --count: exactly that many frames on the wire, the totals say so;
+//   - --replay: the wire holds the file's frames byte for byte (see replay_tests).
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ixy/ixy.h>
+
+#include "../check.h"
+#include "common/packet.h"
+#include "ixgbe_model.h"
+#include "model_test.h"
+#include "seam.h"
+#include "test_regs.h"
+
+#define PORT "0000:0c:00.0"
+#define CLOCK_READ_NS 200
+#define SLEEP_SLACK_NS 50000
+#define RATE_TOLERANCE 0.01
+#define MAX_FLOWS 8
+#define MAX_KEPT 64 // frames kept for the byte comparison of replays
+
+int ixy_pktgen_main(int argc, char* argv[]);
+
+// ---- virtual time
+
+static _Atomic uint64_t virtual_ns = 1000000000ull;
+static uint64_t sleeps;
+
+uint64_t __wrap_monotonic_time_ns(void);
+uint64_t __wrap_monotonic_time_ns(void) {
+	return virtual_ns += CLOCK_READ_NS;
+}
+
+int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* until, struct timespec* left);
+int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* until, struct timespec* left) {
+	(void)left;
+	CHECK(clock == CLOCK_MONOTONIC && flags == TIMER_ABSTIME);
+	uint64_t end = (uint64_t)until->tv_sec * 1000000000ull + (uint64_t)until->tv_nsec;
+	if (end > virtual_ns) {
+		virtual_ns = end + SLEEP_SLACK_NS;
+	}
+	sleeps++;
+	return 0;
+}
+
+// ---- the wire
+
+struct wire {
+	uint64_t frames, bad_header, bad_seq, bytes;
+	uint64_t first_ns, last_ns, bad_time;
+	uint64_t by_size[PACKET_MAX_SIZE + 1];
+	uint32_t next_seq[MAX_FLOWS];
+	uint32_t flows; // 0: frames are not ixy-pktgen's (replay): only kept
+	uint8_t kept[MAX_KEPT][PACKET_MAX_SIZE];
+	uint32_t kept_len[MAX_KEPT];
+	// A replay: frame i on the wire must be expected[i mod expected_count] byte for byte, sent not before its due
+	// time (--replay-timing: start + its time in the file) and not much later.
+	const uint8_t* const* expected;
+	const uint32_t* expected_len;
+	const uint64_t* expected_ns; // NULL: no timing
+	uint32_t expected_count;
+	uint64_t mismatches, early, late, sent_at[MAX_KEPT];
+};
+static struct wire wire;
+
+static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const uint8_t* frame, uint32_t len) {
+	(void)context;
+	(void)nic;
+	(void)queue;
+	if (wire.frames < MAX_KEPT) {
+		memcpy(wire.kept[wire.frames], frame, len <= PACKET_MAX_SIZE ? len : PACKET_MAX_SIZE);
+		wire.kept_len[wire.frames] = len;
+	}
+	if (wire.frames < MAX_KEPT) {
+		wire.sent_at[wire.frames] = virtual_ns;
+	}
+	if (wire.expected_count) {
+		uint32_t i = (uint32_t)(wire.frames % wire.expected_count);
+		wire.mismatches += len != wire.expected_len[i] || memcmp(frame, wire.expected[i], len) != 0;
+	}
+	wire.frames++;
+	wire.bytes += len;
+	if (wire.flows == 0) {
+		return;
+	}
+	if (len < PACKET_MIN_SIZE || len > PACKET_MAX_SIZE) {
+		wire.bad_header++;
+		return;
+	}
+	wire.by_size[len]++;
+	const uint8_t* ip = frame + PACKET_IPV4_HEADER_OFFSET;
+	const uint8_t* udp = frame + PACKET_UDP_HEADER_OFFSET;
+	uint32_t total = (uint32_t)ip[2] << 8 | ip[3], udp_len = (uint32_t)udp[4] << 8 | udp[5];
+	wire.bad_header += total != len - 14 || udp_len != len - 34 ||
+			   ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE) != 0 ||
+			   memcmp(frame + PACKET_PAYLOAD_OFFSET, "ixy", 3) != 0;
+	// Flow f has source port packet_flow_port(f) and its own sequence numbers 0, 1, 2, ...
+	uint32_t port = (uint32_t)udp[0] << 8 | udp[1], flow = 0;
+	while (flow < wire.flows && packet_flow_port(flow) != port) {
+		flow++;
+	}
+	if (flow == wire.flows || packet_read_seq_at(frame, len) != wire.next_seq[flow]++) {
+		wire.bad_seq++;
+	}
+	uint64_t sent_ns = packet_read_time(frame, len);
+	wire.bad_time += sent_ns < wire.last_ns || sent_ns > virtual_ns; // in order, not in the future
+	if (wire.frames == 1) {
+		wire.first_ns = sent_ns;
+	}
+	wire.last_ns = sent_ns;
+}
+
+// Runs ixy-pktgen with options (NULL-terminated; --no-sandbox and the port added) against a new model; the wire
+// records what it sends, checking frames as ixy-pktgen's with `flows` flows (0: frames of a file). Returns its exit
+// code; its totals line is in totals.
+static bool reset_seen;   // the last run reset the NIC: it took the device
+static char errors[4096]; // ixy-pktgen's stderr of the last run
+
+static int run_pktgen(const char* const options[], uint32_t flows, char* totals, size_t totals_size) {
+	const uint8_t* const* expected = wire.expected;
+	const uint32_t* expected_len = wire.expected_len;
+	const uint64_t* expected_ns = wire.expected_ns;
+	uint32_t expected_count = wire.expected_count;
+	memset(&wire, 0, sizeof(wire));
+	wire = (struct wire){.flows = flows,
+			     .expected = expected,
+			     .expected_len = expected_len,
+			     .expected_ns = expected_ns,
+			     .expected_count = expected_count};
+	sleeps = 0;
+	struct model_ixgbe* nic = model_ixgbe_add(PORT);
+	model_ixgbe_record_tx(nic, false);
+	model_ixgbe_log_registers(nic, false);
+	model_ixgbe_set_tx_hook(nic, on_tx, NULL);
+	char* argv[24];
+	int argc = 0;
+	argv[argc++] = "ixy-pktgen";
+	argv[argc++] = "--no-sandbox";
+	for (int i = 0; options[i]; i++) {
+		argv[argc++] = (char*)options[i];
+	}
+	argv[argc++] = PORT;
+	argv[argc] = NULL;
+	FILE* out = tmpfile(); // ixy-pktgen's stdout, for its totals line, and its stderr
+	FILE* err = tmpfile();
+	int saved = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
+	CHECK(out && err && saved >= 0 && saved_err >= 0 && fflush(stdout) == 0 && fflush(stderr) == 0 &&
+	      dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO && dup2(fileno(err), STDERR_FILENO) == STDERR_FILENO);
+	int rc = ixy_pktgen_main(argc, argv);
+	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	CHECK(fflush(stderr) == 0 && dup2(saved_err, STDERR_FILENO) == STDERR_FILENO && close(saved_err) == 0);
+	size_t got = 0;
+	if (err && fseek(err, 0, SEEK_SET) == 0) {
+		got = fread(errors, 1, sizeof(errors) - 1, err);
+		fclose(err);
+	}
+	errors[got] = '\0';
+	fputs(errors, stderr);
+	reset_seen = model_ixgbe_last_write(nic, R_CTRL) != 0;
+	totals[0] = '\0';
+	char line[1024];
+	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
+	while (fgets(line, sizeof(line), out)) {
+		if (strncmp(line, "totals app=ixy-pktgen ", 22) == 0) {
+			snprintf(totals, totals_size, "%s", line);
+		}
+	}
+	fclose(out);
+	printf("%s", totals);
+	CHECK_EQ(seam_dma_live_allocations(), 0);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	return rc;
+}
+
+// The number after " key=" in the totals line, or UINT64_MAX.
+static uint64_t total(const char* totals, const char* key) {
+	char pattern[64];
+	snprintf(pattern, sizeof(pattern), " %s=", key);
+	const char* at = strstr(totals, pattern);
+	return at ? strtoull(at + strlen(pattern), NULL, 10) : UINT64_MAX;
+}
+
+static void check_clean_wire(void) {
+	CHECK_EQ(wire.bad_header, 0);
+	CHECK_EQ(wire.bad_seq, 0);
+	CHECK_EQ(wire.bad_time, 0);
+}
+
+// ---- --rate
+
+// The send times of `frames` frames span (frames - 1) units of the rate, within RATE_TOLERANCE.
+static void check_rate(const char* name, const char* rate, const char* size, double frames_per_second) {
+	model_test_begin(name);
+	const char* options[] = {"--rate", rate, "--size", size, "--seconds", "1", NULL};
+	char totals[1024];
+	CHECK_EQ(run_pktgen(options, 1, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	double span_s = (double)(wire.last_ns - wire.first_ns) / 1e9;
+	double achieved = (double)(wire.frames - 1) / span_s;
+	printf("%s: %" PRIu64 " frames in %.6f s of virtual time: %.1f/s, target %.1f/s (%+.3f %%), %" PRIu64
+	       " sleeps\n",
+	       name, wire.frames, span_s, achieved, frames_per_second, 100.0 * (achieved / frames_per_second - 1.0),
+	       sleeps);
+	CHECK(achieved > frames_per_second * (1.0 - RATE_TOLERANCE));
+	CHECK(achieved < frames_per_second * (1.0 + RATE_TOLERANCE));
+	// --seconds 1: frames for a second (one batch more or less), the totals count them.
+	CHECK((double)wire.frames > frames_per_second * (1.0 - RATE_TOLERANCE));
+	CHECK((double)wire.frames < frames_per_second * (1.0 + RATE_TOLERANCE) + 64);
+	CHECK_EQ(total(totals, "sent"), wire.frames);
+	CHECK_EQ(total(totals, "tx_packets"), wire.frames);
+	CHECK_EQ(total(totals, "bytes"), wire.bytes);
+	// Sleeping, not spinning: at most one sleep per batch, and the clock read about once per batch.
+	CHECK(sleeps > 0 && sleeps <= wire.frames);
+}
+
+// ---- --size
+
+static void check_sizes(void) {
+	char totals[1024];
+	model_test_begin("ixy-pktgen --size 1000 --flows 3 --count 3000");
+	const char* fixed[] = {"--size", "1000", "--flows", "3", "--count", "3000", NULL};
+	CHECK_EQ(run_pktgen(fixed, 3, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.by_size[1000], 3000);
+
+	model_test_begin("ixy-pktgen --size 100-200 --count 101000");
+	const char* uniform[] = {"--size", "100-200", "--count", "101000", "--flows", "2", NULL};
+	CHECK_EQ(run_pktgen(uniform, 2, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	uint64_t in_range = 0, worst = 0;
+	for (uint32_t s = 100; s <= 200; s++) {
+		in_range += wire.by_size[s];
+		uint64_t off = wire.by_size[s] > 1000 ? wire.by_size[s] - 1000 : 1000 - wire.by_size[s];
+		worst = off > worst ? off : worst;
+	}
+	printf("uniform 100-200: %" PRIu64 " of %" PRIu64 " in range, the furthest size %" PRIu64 " from its 1000\n",
+	       in_range, wire.frames, worst);
+	CHECK_EQ(in_range, 101000);
+	CHECK(worst < 150); // 1000 +- 15 %: over 4.5 standard deviations (31.6)
+
+	model_test_begin("ixy-pktgen --size imix --count 120000");
+	const char* imix[] = {"--size", "imix", "--count", "120000", "--flows", "4", "--seed", "7", NULL};
+	CHECK_EQ(run_pktgen(imix, 4, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	printf("imix: 60: %" PRIu64 " 590: %" PRIu64 " 1514: %" PRIu64 " (7:4:1 of 120000: 70000 40000 10000)\n",
+	       wire.by_size[60], wire.by_size[590], wire.by_size[1514]);
+	CHECK_EQ(wire.by_size[60] + wire.by_size[590] + wire.by_size[1514], 120000);
+	CHECK(wire.by_size[60] > 68600 && wire.by_size[60] < 71400);
+	CHECK(wire.by_size[590] > 39200 && wire.by_size[590] < 40800);
+	CHECK(wire.by_size[1514] > 9800 && wire.by_size[1514] < 10200);
+}
+
+// ---- --count
+
+static void check_count(void) {
+	char totals[1024];
+	model_test_begin("ixy-pktgen --count 1001");
+	const char* options[] = {"--count", "1001", NULL};
+	CHECK_EQ(run_pktgen(options, 1, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 1001);
+	CHECK_EQ(wire.by_size[60], 1001);
+	CHECK_EQ(total(totals, "sent"), 1001);
+	CHECK_EQ(total(totals, "next_seq"), 1001);
+	CHECK_EQ(total(totals, "pool_free"), total(totals, "pool_size"));
+}
+
+// ---- --replay
+
+#define REPLAY_FRAMES 50
+
+struct pcap_writer {
+	FILE* file;
+	bool big_endian, nano;
+};
+
+static void put32(FILE* file, uint32_t value, bool big_endian) {
+	uint8_t b[4];
+	for (int i = 0; i < 4; i++) {
+		b[i] = (uint8_t)(value >> (big_endian ? 24 - 8 * i : 8 * i));
+	}
+	CHECK_EQ(fwrite(b, 1, 4, file), 4);
+}
+
+// A classic pcap file: magic (micro- or nanoseconds), version 2.4, zone 0, sigfigs 0, snaplen, link type.
+static void write_header(FILE* file, uint32_t magic, bool big_endian, uint32_t snaplen, uint32_t link_type) {
+	put32(file, magic, big_endian);
+	put32(file, big_endian ? 0x00020004u : 0x00040002u, big_endian); // major 2, minor 4 (two 16-bit fields)
+	put32(file, 0, big_endian);
+	put32(file, 0, big_endian);
+	put32(file, snaplen, big_endian);
+	put32(file, link_type, big_endian);
+}
+
+static void write_record(FILE* file, bool big_endian, uint32_t sec, uint32_t frac, uint32_t caplen, uint32_t len,
+			 const uint8_t* data) {
+	put32(file, sec, big_endian);
+	put32(file, frac, big_endian);
+	put32(file, caplen, big_endian);
+	put32(file, len, big_endian);
+	CHECK_EQ(fwrite(data, 1, caplen, file), caplen);
+}
+
+static uint8_t replay_data[REPLAY_FRAMES][PACKET_MAX_SIZE];
+static const uint8_t* replay_ptrs[REPLAY_FRAMES];
+static uint32_t replay_lens[REPLAY_FRAMES];
+static uint64_t replay_ns[REPLAY_FRAMES];
+
+// Frames of many sizes (42: an ARP-sized frame below 60, up to 1514) with a pattern, 1 ms + i * 10 us apart.
+static void make_replay_frames(void) {
+	const uint8_t dst[6] = {0x02, 0, 0, 0, 0, 0x0d};
+	uint64_t t = 0;
+	for (uint32_t i = 0; i < REPLAY_FRAMES; i++) {
+		uint32_t len = i == 3 ? 42 : 60 + (i * 331) % (1514 - 60 + 1);
+		if (len >= 60) {
+			model_test_frame(replay_data[i], len, dst, i);
+		} else {
+			for (uint32_t b = 0; b < len; b++) {
+				replay_data[i][b] = (uint8_t)(i * 31 + b);
+			}
+		}
+		replay_ptrs[i] = replay_data[i];
+		replay_lens[i] = len;
+		replay_ns[i] = t;
+		t += 1000000 + i * 10000;
+	}
+}
+
+static void write_replay_file(const char* path, bool big_endian, bool nano) {
+	FILE* file = fopen(path, "wb");
+	CHECK(file != NULL);
+	if (!file) {
+		return;
+	}
+	write_header(file, nano ? 0xa1b23c4du : 0xa1b2c3d4u, big_endian, 65535, 1);
+	for (uint32_t i = 0; i < REPLAY_FRAMES; i++) {
+		uint64_t ns = 1700000000ull * 1000000000ull + replay_ns[i];
+		write_record(file, big_endian, (uint32_t)(ns / 1000000000ull),
+			     (uint32_t)(nano ? ns % 1000000000ull : ns % 1000000000ull / 1000), replay_lens[i],
+			     replay_lens[i], replay_data[i]);
+	}
+	CHECK_EQ(fclose(file), 0);
+}
+
+static void check_replay(void) {
+	char path[] = "/tmp/ixy-pktgen-replay-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && close(fd) == 0);
+	make_replay_frames();
+	wire.expected = replay_ptrs;
+	wire.expected_len = replay_lens;
+	wire.expected_count = REPLAY_FRAMES;
+	// Once, in each of the four formats: the wire is the file.
+	for (int format = 0; format < 4; format++) {
+		bool big_endian = format & 1, nano = format & 2;
+		char name[96];
+		snprintf(name, sizeof(name), "ixy-pktgen --replay (%s, %s-endian)", nano ? "ns" : "us",
+			 big_endian ? "big" : "little");
+		model_test_begin(name);
+		write_replay_file(path, big_endian, nano);
+		const char* options[] = {"--replay", path, NULL};
+		CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 0);
+		CHECK_EQ(wire.frames, REPLAY_FRAMES);
+		CHECK_EQ(wire.mismatches, 0);
+		CHECK_EQ(total(totals, "sent"), REPLAY_FRAMES);
+		CHECK_EQ(total(totals, "replay_frames"), REPLAY_FRAMES);
+		CHECK_EQ(total(totals, "pool_free"), total(totals, "pool_size"));
+	}
+	// --loop --count: the file again and again, 2.5 times.
+	model_test_begin("ixy-pktgen --replay --loop --count 125");
+	const char* loop[] = {"--replay", path, "--loop", "--count", "125", NULL};
+	CHECK_EQ(run_pktgen(loop, 0, totals, sizeof(totals)), 0);
+	CHECK_EQ(wire.frames, 125);
+	CHECK_EQ(wire.mismatches, 0);
+	CHECK_EQ(total(totals, "pool_free"), total(totals, "pool_size"));
+	// --replay-timing: each frame at its time since the first (the first at the start), at most 100 us late.
+	model_test_begin("ixy-pktgen --replay --replay-timing");
+	const char* timing[] = {"--replay", path, "--replay-timing", NULL};
+	CHECK_EQ(run_pktgen(timing, 0, totals, sizeof(totals)), 0);
+	CHECK_EQ(wire.frames, REPLAY_FRAMES);
+	CHECK_EQ(wire.mismatches, 0);
+	uint64_t early = 0, late = 0;
+	for (uint32_t i = 1; i < REPLAY_FRAMES; i++) {
+		uint64_t want = wire.sent_at[0] + replay_ns[i];
+		early += wire.sent_at[i] + 1000 < want; // (the first frame's own clock reads)
+		late += wire.sent_at[i] > want + 100000;
+	}
+	CHECK_EQ(early, 0);
+	CHECK_EQ(late, 0);
+	// --rate with --loop: the rate holds for the file's frames too (1 Gbit of their mixed sizes).
+	model_test_begin("ixy-pktgen --replay --loop --rate 1Gbit --seconds 1");
+	const char* rate[] = {"--replay", path, "--loop", "--rate", "1Gbit", "--seconds", "1", NULL};
+	CHECK_EQ(run_pktgen(rate, 0, totals, sizeof(totals)), 0);
+	CHECK_EQ(wire.mismatches, 0);
+	double wire_bits = (double)(wire.bytes + wire.frames * 24) * 8.0;
+	printf("replay at 1Gbit: %" PRIu64 " frames, %.0f wire bits in 1 s of virtual time\n", wire.frames, wire_bits);
+	CHECK(wire_bits > 1e9 * (1.0 - RATE_TOLERANCE) && wire_bits < 1e9 * (1.0 + RATE_TOLERANCE));
+	wire.expected_count = 0;
+	CHECK_EQ(unlink(path), 0);
+}
+
+// A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken.
+static void check_bad_file(const char* name, const char* message, void (*write)(FILE* file)) {
+	model_test_begin(name);
+	char path[] = "/tmp/ixy-pktgen-bad-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	FILE* file = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	CHECK(file != NULL);
+	if (!file) {
+		return;
+	}
+	write(file);
+	CHECK_EQ(fclose(file), 0);
+	const char* options[] = {"--replay", path, NULL};
+	CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 1);
+	CHECK(strstr(errors, message) != NULL);
+	CHECK(strstr(errors, path) == errors + strlen("ixy-pktgen: "));
+	CHECK(strchr(errors, '\n') == errors + strlen(errors) - 1); // one line
+	CHECK(!reset_seen);
+	CHECK_EQ(wire.frames, 0);
+	CHECK_EQ(unlink(path), 0);
+}
+
+static const uint8_t some_frame[PACKET_MAX_SIZE + 1];
+
+static void bad_magic(FILE* f) {
+	write_header(f, 0xa1b2c3d5u, false, 65535, 1);
+}
+static void short_header(FILE* f) {
+	CHECK_EQ(fwrite("\xd4\xc3\xb2\xa1\x02\x00", 1, 6, f), 6);
+}
+static void bad_version(FILE* f) {
+	put32(f, 0xa1b2c3d4u, false);
+	put32(f, 0x00040003u, false);
+	put32(f, 0, false);
+	put32(f, 0, false);
+	put32(f, 65535, false);
+	put32(f, 1, false);
+}
+static void bad_snaplen(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 262145, 1);
+}
+static void not_ethernet(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, true, 65535, 105);
+}
+static void no_records(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+}
+static void short_record_header(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 0, 60, 60, some_frame);
+	put32(f, 1, false);
+}
+static void short_frame(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	put32(f, 1, false);
+	put32(f, 0, false);
+	put32(f, 100, false);
+	put32(f, 100, false);
+	CHECK_EQ(fwrite(some_frame, 1, 99, f), 99);
+}
+static void cut_frame(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 0, 60, 70, some_frame);
+}
+static void tiny_frame(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 0, 13, 13, some_frame);
+}
+static void huge_frame(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 0, 1515, 1515, some_frame);
+}
+static void above_snaplen(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 100, 1);
+	write_record(f, false, 1, 0, 101, 101, some_frame);
+}
+static void bad_microseconds(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 1000000, 60, 60, some_frame);
+}
+
+static void check_bad_files(void) {
+	check_bad_file("--replay: bad magic", "magic a1b2c3d5 is not a1b2c3d4 or a1b23c4d", bad_magic);
+	check_bad_file("--replay: truncated header", "truncated: 6 bytes", short_header);
+	check_bad_file("--replay: version 3", "pcap version 3, not 2", bad_version);
+	check_bad_file("--replay: snaplen", "snaplen 262145 is out of range", bad_snaplen);
+	check_bad_file("--replay: link type", "link type 105 is not Ethernet", not_ethernet);
+	check_bad_file("--replay: no records", "no records", no_records);
+	check_bad_file("--replay: truncated record header", "record 1: truncated record header (4 of 16",
+		       short_record_header);
+	check_bad_file("--replay: truncated frame", "record 0: truncated frame (99 of 100", short_frame);
+	check_bad_file("--replay: cut frame", "record 0: captured 60 of 70 bytes", cut_frame);
+	check_bad_file("--replay: 13 bytes", "record 0: frame of 13 bytes", tiny_frame);
+	check_bad_file("--replay: 1515 bytes", "record 0: frame of 1515 bytes", huge_frame);
+	check_bad_file("--replay: above the snaplen",
+		       "record 0: frame of 101 bytes (allowed: 14 to 1514, at most the "
+		       "snaplen 100)",
+		       above_snaplen);
+	check_bad_file("--replay: microseconds", "record 0: timestamp fraction 1000000 is out of range",
+		       bad_microseconds);
+	model_test_begin("--replay: no such file");
+	const char* missing[] = {"--replay", "/nonexistent/ixy.pcap", NULL};
+	char totals[1024];
+	CHECK_EQ(run_pktgen(missing, 0, totals, sizeof(totals)), 1);
+	CHECK(strstr(errors, "ixy-pktgen: /nonexistent/ixy.pcap: No such file or directory\n") == errors);
+	CHECK(!reset_seen);
+}
+
+int main(void) {
+	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0);
+	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6);
+	check_rate("ixy-pktgen --rate 1Gbit --size 1514", "1Gbit", "1514", 1e9 / ((1514.0 + 24.0) * 8.0));
+	check_sizes();
+	check_count();
+	check_replay();
+	check_bad_files();
+	return model_test_summary();
+}
