@@ -31,7 +31,7 @@
 #define PORT "0000:0c:00.0"
 #define CLOCK_READ_NS 200
 #define SLEEP_SLACK_NS 50000
-#define LATE_SLEEP_SLACK_NS 10000000 // 10 ms: sleeps in a QEMU guest under TCG woke about 9 ms late
+#define LATE_SLEEP_SLACK_NS 50000000 // 50 ms: sleeps in a busy QEMU guest under TCG woke 9 ms and more late
 #define RATE_TOLERANCE 0.01
 #define MAX_FLOWS 8
 #define MAX_KEPT 64 // frames kept for the byte comparison of replays
@@ -226,7 +226,8 @@ static void check_rate(const char* name, const char* rate, const char* size, dou
 	CHECK(achieved > frames_per_second * (1.0 - RATE_TOLERANCE));
 	CHECK(achieved < frames_per_second * (1.0 + RATE_TOLERANCE));
 	// --seconds 1: frames for a second (one batch more or less), the totals count them.
-	CHECK((double)wire.frames > frames_per_second * (1.0 - RATE_TOLERANCE));
+	// (less the frames due while the last sleep, past the end, overslept)
+	CHECK((double)wire.frames > frames_per_second * (1.0 - RATE_TOLERANCE - (double)slack_ns / 1e9));
 	CHECK((double)wire.frames < frames_per_second * (1.0 + RATE_TOLERANCE) + 64);
 	CHECK_EQ(total(totals, "sent"), wire.frames);
 	CHECK_EQ(total(totals, "tx_packets"), wire.frames);
@@ -535,9 +536,9 @@ int main(void) {
 	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6, SLEEP_SLACK_NS);
 	check_rate("ixy-pktgen --rate 1Gbit --size 1514", "1Gbit", "1514", 1e9 / ((1514.0 + 24.0) * 8.0),
 		   SLEEP_SLACK_NS);
-	// Sleeps that wake 10 ms late: the catch-up must cover them (a cap of 1 ms gave 2 kpps as 346 pps in QEMU).
-	check_rate("ixy-pktgen --rate 2kpps, sleeps 10 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS);
-	check_rate("ixy-pktgen --rate 1Mpps, sleeps 10 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS);
+	// Sleeps that wake 50 ms late: the catch-up must cover them (a cap of 1 ms gave 2 kpps as 346 pps in QEMU).
+	check_rate("ixy-pktgen --rate 2kpps, sleeps 50 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS);
+	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS);
 	check_sizes();
 	check_count();
 	check_replay();
