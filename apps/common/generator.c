@@ -65,6 +65,10 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	uint64_t budget = pacer ? pacer_budget(pacer, now_ns) : UINT64_MAX;
 	// The pool may be empty while all buffers wait in the TX ring; tx_batch is called anyway because it is also
 	// where the driver takes sent buffers back.
+	// No more buffers than the budget can take: a frame costs at least pacer_units(60).
+	if (pacer && budget / pacer_units(pacer, PACKET_MIN_SIZE) + 1 < max_packets) {
+		max_packets = (uint32_t)(budget / pacer_units(pacer, PACKET_MIN_SIZE) + 1);
+	}
 	uint32_t num_bufs = budget ? pkt_buf_alloc_batch(gen->pool, bufs, max_packets) : 0;
 	// Packet n = sent + i: flow n mod flows, the flow's sequence number n / flows. One division per batch, then
 	// counting; packet_flow_port's modulus is a constant (a multiplication). A buffer may hold another flow's

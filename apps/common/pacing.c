@@ -68,9 +68,11 @@ uint64_t pacer_budget(struct pacer* pacer, uint64_t now_ns) {
 	// added up per batch), so rounding does not drift. A double holds integers exactly up to 2^53 units.
 	uint64_t due = (uint64_t)((double)(now_ns - pacer->start_ns) / pacer->ns_per_unit) + 1;
 	uint64_t cap = (uint64_t)((double)PACER_CATCH_UP_NS / pacer->ns_per_unit) + 1;
+	uint64_t frames_cap = PACER_CATCH_UP_FRAMES * pacer_units(pacer, 60);
+	cap = cap > frames_cap ? cap : frames_cap;
 	if (due > pacer->units + cap) {
 		// Behind by more than the catch-up: give the rest up. Re-based, so that exactly cap units are due now.
-		pacer->start_ns = now_ns - PACER_CATCH_UP_NS;
+		pacer->start_ns = now_ns - (uint64_t)((double)(cap - 1) * pacer->ns_per_unit);
 		pacer->units = 0;
 		due = cap;
 	}

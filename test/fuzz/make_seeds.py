@@ -28,6 +28,23 @@ seed("pcap", "zero-length-and-flush", packet(0, 0, 0, 0) + FLUSH + packet(0, 1, 
 seed("pcap", "snaplen-edges", packet(0, 65535, 1, 2) + packet(1, 0, 2, 3) + packet(1, 65535, 3, 4) + FLUSH)
 seed("pcap", "max-timestamp", packet(0, 1514, 2**64 - 1, 9, b"\xff" * 14))
 
+# ---- pcap_read: the input is a pcap file (apps/common/pcap_read.h says what is accepted).
+def pcap_file(records, magic=0xA1B2C3D4, endian="<", snaplen=65535, link_type=1):
+    out = struct.pack(endian + "IHHiIII", magic, 2, 4, 0, 0, snaplen, link_type)
+    for seconds, frac, caplen, length, data in records:
+        out += struct.pack(endian + "IIII", seconds, frac, caplen, length) + data
+    return out
+
+
+FRAME_60 = bytes(range(60))
+seed("pcap_read", "two-frames-us-little", pcap_file([(1, 5, 60, 60, FRAME_60), (1, 999999, 42, 42, FRAME_60[:42])]))
+seed("pcap_read", "frames-ns-big", pcap_file([(2, 999999999, 14, 14, FRAME_60[:14]), (1, 0, 1514, 1514, bytes(1514))],
+                                             magic=0xA1B23C4D, endian=">"))
+seed("pcap_read", "cut-frame", pcap_file([(1, 0, 60, 70, FRAME_60)]))
+seed("pcap_read", "truncated-record", pcap_file([(1, 0, 60, 60, FRAME_60)])[:-1])
+seed("pcap_read", "not-ethernet", pcap_file([(1, 0, 60, 60, FRAME_60)], link_type=105))
+
+
 # ---- args: min (u64), max (u64), then the text.
 def args(minimum, maximum, text):
     return struct.pack("<QQ", minimum, maximum) + text

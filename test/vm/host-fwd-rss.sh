@@ -36,7 +36,9 @@ devices() {
 	dump nic_b tx "$out/host-b.pcap"
 	dump nic_c rx "$out/host-c.pcap"
 	dump nic_d tx "$out/host-d.pcap"
-	extra="ixy_fwd_queues=$queues "
+	# ixy-pktgen --rate (issue 30): about what D takes under TCG on a busy host, so that few frames are lost between
+	# the NICs (unpaced, 12680 of 16000 were, for 3000 captured).
+	extra="ixy_fwd_queues=$queues ixy_fwd_rate=2kpps "
 }
 checks() {
 	local rcvbuf_errors in_errors before after lo_dropped
