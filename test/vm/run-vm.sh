@@ -31,6 +31,10 @@
 #                 it, also for an app that waits, and says so
 #   modern-mq     the same with several queue pairs and receive side scaling (mq=on,rss=on,vectors=10); the rss
 #                 scenario puts it behind a tap of 4 queues
+#   modern-packed, modern-mq-packed  modern and modern-mq with packed=on: QEMU offers VIRTIO_F_RING_PACKED (bit 34;
+#                 VirtIO 1.1, 2.8), and ixy must take packed virtqueues there (IXY_VIRTIO_SPLIT=1: split ones). For
+#                 every NIC of these kinds, whatever the scenario, the host checks bit 34 of the features of each of
+#                 ixy's init lines for it, which the guest reports (packed_checks below)
 #   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
 #                 e2e also checks its statistics registers (the apps' totals) against the host's records
 # With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
@@ -123,8 +127,8 @@ machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
 		legacy | legacy-chain) ;;
-		transitional | modern | modern-no-msix | modern-mq | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, igb)" >&2; exit 2 ;;
+		transitional | modern | modern-no-msix | modern-mq | modern-packed | modern-mq-packed | igb) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, modern-packed, modern-mq-packed, igb)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -200,9 +204,12 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		modern) device="virtio-net-pci,disable-legacy=on,disable-modern=off,romfile=" ;;
 		modern-no-msix) device="virtio-net-pci,disable-legacy=on,disable-modern=off,vectors=0,romfile=" ;;
 		modern-mq) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,romfile=" ;;
+		modern-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,packed=on,romfile=" ;;
+		modern-mq-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,packed=on,romfile=" ;;
 		igb) device="igb,romfile=" ;;
 	esac
-	base=${2%-no-msix}
+	base=${2%-packed}
+	base=${base%-no-msix}
 	base=${base%-mq}
 	[ "$base" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
 	if [ "$base" = modern ] || [ "$2" = igb ]; then
@@ -402,10 +409,33 @@ vfio_queue_checks() {   # vfio_queue_checks DRIVER QUEUES
 	done
 }
 
+# Packed virtqueues (issue 29), for every scenario: each NIC of a packed kind (modern-packed, modern-mq-packed) was
+# opened by ixy at least once, and each time bit 34 (VIRTIO_F_RING_PACKED, VirtIO 1.1, 6) of the features it
+# negotiated was set; with --env IXY_VIRTIO_SPLIT=1 clear (split rings asked for). The datum is the features value of
+# ixy's init line ("<pci>: VirtIO ... interface, ..., features 0x<hex>, ..."), which guest-init.sh reports as
+# "IXY-VM: virtio pci=<pci> features=0x<hex>" for every such line in the apps' logs.
+packed_checks() {
+	local i pci want=1 layout=packed state=set values=() value bits
+	[[ " ${envs[*]} " = *" IXY_VIRTIO_SPLIT=1 "* ]] && want=0 layout=split state=clear
+	for i in 0 1 2 3; do
+		case "${kinds[$i]}" in *-packed) ;; *) continue ;; esac
+		pci=${nic_addrs[$i]}
+		mapfile -t values < <(tr -d '\r' <"$out/console.log" |
+			sed -n "s/^IXY-VM: virtio pci=$pci features=0x\([0-9a-f]\{1,16\}\)$/\1/p")
+		bits=
+		for value in "${values[@]}"; do bits="$bits$(((16#$value >> 34) & 1))"; done
+		expect "ixy opened $pci (${kinds[$i]}) and named the features it negotiated: ${#values[@]} init line(s)" \
+			test ${#values[@]} -gt 0
+		expect "ixy negotiated $layout virtqueues on $pci (${kinds[$i]}): bit 34 $state in features ${values[*]/#/0x}" \
+			test -n "$bits" -a -z "${bits//$want/}"
+	done
+}
+
 echo
 say "results"
 expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 checks
+packed_checks
 echo "vm ($scenario, $mode, ${elapsed}s): $passed passed, $failed failed"
 # A failed run boots again, once, if the emulator failed rather than ixy, by one of two signatures: a vCPU that lost
 # its timer interrupts (above), or QEMU's TCG aborting in its memory map lookup (seen under load with 4 vCPUs while
