@@ -55,7 +55,7 @@ bool ixy_valid_pci_addr(const char* s) {
 // Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1, but
 // IXY_TEST_FAIL_INIT=<pci addr>:<step> (ixy_config.test_fail_step).
 struct environment {
-	bool force, virtio_legacy, trace, sandbox_probe;
+	bool force, virtio_legacy, virtio_split, trace, sandbox_probe;
 	const char* fail_init;
 };
 
@@ -67,6 +67,7 @@ static bool switch_on(const char* name) {
 static struct environment read_environment(void) {
 	return (struct environment){.force = switch_on("IXY_FORCE"),
 				    .virtio_legacy = switch_on("IXY_VIRTIO_LEGACY"),
+				    .virtio_split = switch_on("IXY_VIRTIO_SPLIT"),
 				    .trace = switch_on("IXY_TRACE"),
 				    .sandbox_probe = switch_on("IXY_TEST_SANDBOX_PROBE"),
 				    .fail_init = getenv("IXY_TEST_FAIL_INIT")};
@@ -81,6 +82,7 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 	*config = *app_config;
 	config->force |= env.force;
 	config->virtio_legacy |= env.virtio_legacy;
+	config->virtio_split |= env.virtio_split;
 	config->trace |= env.trace;
 	const char* pci_addr = config->pci_addr;
 	if (!ixy_valid_pci_addr(pci_addr)) {

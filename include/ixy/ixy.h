@@ -109,6 +109,7 @@ struct ixy_config {
 	// src/checks.c reads them, nowhere else does).
 	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)
 	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
+	bool virtio_split;  // IXY_VIRTIO_SPLIT: split virtqueues even where the device offers packed ones (VirtIO 1.1)
 	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)
 	// For tests only, set by ixy_init (an app's value is ignored): the step at which the driver's init is to fail,
 	// from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL (src/driver/injected_failure.h).

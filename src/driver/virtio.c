@@ -37,6 +37,7 @@
 #include "../pci_interrupts.h"
 #include "driver.h"
 #include "injected_failure.h"
+#include "virtio_queue.h"
 #include "virtio_rss.h"
 #include "virtio_spec.h"
 #include "virtio_transport.h"
@@ -48,10 +49,6 @@
 
 // Receive buffers (at least 4 per RX chain): for the RX ring, a TX ring of forwarded packets and the app's batches.
 #define RX_MEMPOOL_ENTRIES 4096
-// Their size: 2 KiB of frame (more than the 1514 bytes of the largest frame without VIRTIO_NET_F_MTU or offloads)
-// after the 64 byte header. A constant, so that the packet path bounds the device's lengths with an immediate.
-#define RX_BUF_SIZE (64 + 2048)
-#define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 // The largest queue the driver takes when the app leaves the size to it (ring_size 0), and so what ixy counts on when
 // it checks the huge pages it will need, before it may ask the device: QEMU's largest (rx_queue_size=1024). A modern
 // device may offer more (up to 32768, 2.4); the legacy interface lets the driver choose nothing, and a legacy queue
@@ -71,86 +68,7 @@
 // user networks do not offer them, and ixy needs neither.
 #define WANTED_FEATURES                                                                                                \
 	(VIRTIO_NET_F_MAC | VIRTIO_NET_F_STATUS | VIRTIO_NET_F_CTRL_VQ | VIRTIO_NET_F_CTRL_RX |                        \
-	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX | VIRTIO_F_ANY_LAYOUT)
-
-// Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
-// fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
-#define write_barrier() atomic_thread_fence(memory_order_release)
-#define read_barrier() atomic_thread_fence(memory_order_acquire)
-#define full_barrier() atomic_thread_fence(memory_order_seq_cst)
-
-// A control command, in the control queue's DMA memory behind its used ring (5.1.6.5).
-struct ctrl_command {
-	uint8_t class_and_command[2];        // the device reads them
-	uint8_t data[VIRTIO_RSS_CONFIG_LEN]; // the device reads them (1 byte for promiscuous mode, 6 for a MAC, ...)
-	uint8_t ack;                         // the device writes VIRTIO_NET_OK or VIRTIO_NET_ERR
-};
-
-enum queue_kind { QUEUE_RX, QUEUE_TX, QUEUE_CTRL };
-
-// Each queue starts a cache line of its own (_Alignas; driver.h, IXY_CACHE_LINE): RX queue k and k + 1 may be two
-// threads', and neither's writes (indexes, counters) may take the other's line away. The statistics reader only reads
-// a queue; what it writes is the device's `seen`.
-struct virtqueue {
-	// RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2). (_Alignas: see above.)
-	_Alignas(IXY_CACHE_LINE) uint16_t index;
-	enum queue_kind kind;
-	uint16_t size;         // descriptors; a power of two
-	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
-	volatile struct vring_desc* desc;
-	volatile struct vring_avail* avail;
-	volatile struct vring_used* used;
-	uint16_t avail_idx; // our copy of avail->idx: chains offered so far, wrapping at 65536
-	uint16_t used_idx;  // used ring entries processed so far, wrapping at 65536 like used->idx
-	// After the rings: TX: one all-zero net header that every TX chain points to; control: the command.
-	volatile uint8_t* extra;
-	uintptr_t extra_phy;
-	// RX and TX: chain c starts at descriptor c << chain_shift. 0: one descriptor per packet, header in the
-	// buffer's head room; 1: two, a header descriptor then the data descriptor (head + chain_shift).
-	uint16_t chain_shift;
-	uint16_t num_chains;   // size >> chain_shift: the packets the queue holds
-	uint32_t hdr_in_data;  // header bytes in front of the frame in the data descriptor: net_hdr_len or 0
-	struct pkt_buf** bufs; // RX and TX: the buffer in each chain, indexed by chain
-	// RX and TX: true until the device returns a chain out of order (see "Receive and transmit"). TX in order: the
-	// device holds the chains of used_idx .. avail_idx - 1, mod num_chains. TX out of order: free_chains, a stack
-	// of the chains it does not hold.
-	bool in_order;
-	uint16_t* free_chains;
-	uint16_t num_free_chains;
-	struct mempool* pool; // RX: the buffers of this queue (one pool per queue: an app may serve each on a core)
-	// Written only by the thread that owns the queue, with relaxed atomic stores (plain moves on x86), and never
-	// reset: read_stats, maybe in another thread, reads them with relaxed atomic loads (see virtio_read_stats).
-	// RX: packets and bytes received, entries dropped (bad ones); TX: packets and bytes the device took. The bytes
-	// of the frames only: read_stats adds the CRC's, IXY_ETHER_CRC_BYTES per packet (not the batch's work).
-	uint64_t pkts, bytes, dropped;
-	uint64_t bad_used_entries; // used ring entries ignored (device bugs), the first reported; summed at close
-};
-_Static_assert(sizeof(struct virtqueue) % IXY_CACHE_LINE == 0, "queues in an array start cache lines");
-
-// The counters of the queues, summed: what read_stats saw the last time.
-struct virtio_counts {
-	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, rx_dropped;
-};
-
-struct virtio_device {
-	struct ixy_device ixy;
-	struct pci_device* pci;
-	struct virtio_transport* transport; // legacy or modern, chosen in virtio_init
-	uint64_t features;                  // negotiated
-	uint32_t net_hdr_len;               // 10 (legacy) or 12 (VIRTIO_F_VERSION_1)
-	bool one_descriptor;                // VERSION_1 or ANY_LAYOUT: header and frame in one descriptor
-	struct virtio_mq mq;                // queue pairs (virtio_rss.c)
-	struct virtqueue rx[IXY_MAX_QUEUES], tx[IXY_MAX_QUEUES], ctrl;
-	bool has_ctrl_queue;
-	bool ctrl_broken;                     // a command timed out: the device may still use its buffers, send no more
-	bool stopped;                         // reset by virtio_stop: it no longer touches our memory
-	int rx_interrupt_fds[IXY_MAX_QUEUES]; // the eventfds of the RX queues' MSI-X vectors (VFIO)
-	struct ixy_interrupts interrupts;     // ixy.interrupts points here if the app asked for interrupts
-	// The device counts nothing; the queues count (struct virtqueue). Owned by read_stats' one reader: the sums it
-	// saw last, so that it adds the difference without writing the queues' counters. On lines of their own
-	// (_Alignas): the reader's writes do not meet a queue thread's.
-	_Alignas(IXY_CACHE_LINE) struct virtio_counts seen;
-};
+	 VIRTIO_NET_F_CTRL_MAC_ADDR | VIRTIO_NET_F_SPEED_DUPLEX | VIRTIO_F_ANY_LAYOUT | VIRTIO_RING_F_EVENT_IDX)
 
 // ---- Device status
 
@@ -201,13 +119,28 @@ static size_t extra_offset(uint16_t size) {
 	return align_up(used_end, 64);
 }
 
+// With VIRTIO_RING_F_EVENT_IDX (2.6.7, 2.6.10 in 1.1): the device's avail_event behind the used ring (the available
+// index it wants to be notified about), and the driver's used_event behind the available ring (the used index it
+// wants an interrupt for).
+static volatile uint16_t* avail_event(const struct virtqueue* q) {
+	return (volatile uint16_t*)&q->used->ring[q->size];
+}
+static volatile uint16_t* used_event(const struct virtqueue* q) {
+	return &q->avail->ring[q->size];
+}
+
 // Makes the chains added since the last call visible to the device, then notifies it unless it said it does not
-// need that (3.2.1.3, 3.2.1.4). One notification per batch, and usually none: the device polls while busy.
+// need that (3.2.1.3, 3.2.1.4). One notification per batch, and usually none: the device polls while busy. With
+// VIRTIO_RING_F_EVENT_IDX the device says it in avail_event, behind the used ring: notify only if this batch
+// passed that index (2.6.7.2 in 1.1); otherwise VRING_USED_F_NO_NOTIFY in its flags.
 static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
+	uint16_t old_idx = q->avail->idx;
 	write_barrier(); // descriptors and ring entries before the index that makes them visible
 	q->avail->idx = q->avail_idx;
 	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
-	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
+	bool wanted = q->event_idx ? vring_need_event(*avail_event(q), q->avail_idx, old_idx)
+				   : !(q->used->flags & VRING_USED_F_NO_NOTIFY);
+	if (wanted) {
 		dev->transport->ops->notify(dev->transport, q->index);
 	}
 }
@@ -215,7 +148,7 @@ static void publish_and_notify(const struct virtio_device* dev, struct virtqueue
 // Counts a used ring entry the device got wrong, in the queue (its thread's); the first one of each queue is
 // reported, later ones only counted. cold: a rare call, so the packet loops that may call it keep their values in
 // registers rather than around it.
-static __attribute__((cold)) void bad_used_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
+__attribute__((cold)) void virtio_bad_used_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
 						 uint32_t id, uint32_t len) {
 	if (q->bad_used_entries++ == 0) {
 		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once per "
@@ -240,14 +173,77 @@ static uint16_t chains_with_device(const struct virtio_device* dev, const struct
 static uint16_t new_used_entries(const struct virtio_device* dev, struct virtqueue* q, uint16_t device_used_idx) {
 	uint16_t entries = (uint16_t)(device_used_idx - q->used_idx);
 	if (entries > chains_with_device(dev, q)) {
-		bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
+		virtio_bad_used_entry(dev, q, "a used index beyond the chains it holds", device_used_idx, entries);
 		return 0;
 	}
 	return entries;
 }
 
-// 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), its memory, the
-// descriptors that never change, then the three addresses for the device.
+// Allocates the queue's DMA memory, `bytes` of it in one block (the legacy interface needs the rings physically
+// contiguous: one huge page, which holds the largest queue), and for RX and TX the buffer of each chain; TX also
+// room for a stack of the chains the device does not hold.
+int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, size_t bytes) {
+	if (memory_allocate_dma(bytes, true, &q->mem) != 0) {
+		return -1;
+	}
+	bool out_of_memory = false;
+	if (q->kind != QUEUE_CTRL) {
+		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
+		out_of_memory |= !q->bufs;
+	}
+	if (q->kind == QUEUE_TX) {
+		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
+		out_of_memory |= !q->free_chains;
+	}
+	if (out_of_memory) {
+		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, q->index);
+		return -1;
+	}
+	return 0;
+}
+
+// The split layout (2.6 in 1.1): the rings, the descriptors that never change, then the three addresses for the
+// device.
+static int split_setup_queue(struct virtio_device* dev, struct virtqueue* q, size_t extra) {
+	struct virtio_transport* t = dev->transport;
+	size_t extra_at = extra_offset(q->size);
+	if (virtio_alloc_queue(dev, q, extra_at + extra) != 0) {
+		return -1;
+	}
+	uint8_t* base = q->mem.virt;
+	q->desc = (volatile struct vring_desc*)base;
+	q->avail = (volatile struct vring_avail*)(base + q->size * sizeof(struct vring_desc));
+	q->used = (volatile struct vring_used*)(base + used_ring_offset(q->size));
+	q->extra = base + extra_at;
+	q->extra_phy = q->mem.phy + extra_at;
+	q->event_idx = dev->features & VIRTIO_RING_F_EVENT_IDX;
+	// ixy polls: interrupts would only cost time. With EVENT_IDX the flags must be 0 (2.6.7.1 in 1.1) and the
+	// used event index says when: at the entry 65535 ahead, as good as never (virtio_set_rx_interrupt rewrites it).
+	q->avail->flags = q->event_idx ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
+	*used_event(q) = (uint16_t)(q->used_idx - 1); // read only with EVENT_IDX
+	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
+	// header descriptor, which links to the data descriptor. RX headers go into each buffer's head room (the
+	// device writes them); all TX chains share the one all-zero header in `extra`.
+	for (uint16_t chain = 0; chain < q->num_chains && q->kind != QUEUE_CTRL; chain++) {
+		uint16_t head = (uint16_t)(chain << q->chain_shift);
+		uint16_t write = q->kind == QUEUE_RX ? VRING_DESC_F_WRITE : 0;
+		q->desc[head + q->chain_shift].flags = write;
+		if (q->chain_shift) {
+			q->desc[head] =
+			    (struct vring_desc){q->extra_phy, dev->net_hdr_len, (uint16_t)(VRING_DESC_F_NEXT | write),
+						(uint16_t)(head + 1)};
+		}
+	}
+	// RX and TX start in order: chain c in the available ring's entries c, c + num_chains, ..., written once.
+	for (uint32_t entry = 0; entry < q->size && q->in_order; entry++) {
+		q->avail->ring[entry] = (uint16_t)((entry & (q->num_chains - 1u)) << q->chain_shift);
+	}
+	return t->ops->enable_queue(t, q->index, q->size, q->mem.phy, q->mem.phy + q->size * sizeof(struct vring_desc),
+				    q->mem.phy + used_ring_offset(q->size));
+}
+
+// 4.1.5.1.3: the queue's size (at most `wanted` where the transport lets the driver choose), what both layouts
+// share, its MSI-X vector, then the layout's rings with the command behind them (control queue).
 static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t index, enum queue_kind kind,
 		       uint16_t wanted) {
 	struct virtio_transport* t = dev->transport;
@@ -261,60 +257,15 @@ static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t 
 			  q->size);
 		return -1;
 	}
-	// The legacy interface needs the rings physically contiguous: one huge page, which holds the largest queue.
-	size_t extra_at = extra_offset(q->size);
-	if (memory_allocate_dma(extra_at + sizeof(struct ctrl_command), true, &q->mem) != 0) {
-		return -1;
-	}
-	uint8_t* base = q->mem.virt;
-	q->desc = (volatile struct vring_desc*)base;
-	q->avail = (volatile struct vring_avail*)(base + q->size * sizeof(struct vring_desc));
-	q->used = (volatile struct vring_used*)(base + used_ring_offset(q->size));
-	q->extra = base + extra_at;
-	q->extra_phy = q->mem.phy + extra_at;
-	q->avail->flags = VRING_AVAIL_F_NO_INTERRUPT; // ixy polls: interrupts would only cost time
-
 	q->chain_shift = dev->one_descriptor ? 0 : 1;
 	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
 	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
-	// RX and TX: the buffer of each chain; TX also: room for a stack of the chains the device does not hold.
-	bool out_of_memory = false;
-	if (kind != QUEUE_CTRL) {
-		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
-		out_of_memory |= !q->bufs;
-	}
-	if (kind == QUEUE_TX) {
-		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
-		out_of_memory |= !q->free_chains;
-	}
-	if (out_of_memory) {
-		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, index);
-		return -1;
-	}
-	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
-	// header descriptor, which links to the data descriptor. RX headers go into each buffer's head room (the
-	// device writes them); all TX chains share the one all-zero header in `extra`.
-	for (uint16_t chain = 0; chain < q->num_chains && kind != QUEUE_CTRL; chain++) {
-		uint16_t head = (uint16_t)(chain << q->chain_shift);
-		uint16_t write = kind == QUEUE_RX ? VRING_DESC_F_WRITE : 0;
-		q->desc[head + q->chain_shift].flags = write;
-		if (q->chain_shift) {
-			q->desc[head] =
-			    (struct vring_desc){q->extra_phy, dev->net_hdr_len, (uint16_t)(VRING_DESC_F_NEXT | write),
-						(uint16_t)(head + 1)};
-		}
-	}
-	// RX and TX start in order: chain c in the available ring's entries c, c + num_chains, ..., written once.
-	q->in_order = kind != QUEUE_CTRL;
-	for (uint32_t entry = 0; entry < q->size && q->in_order; entry++) {
-		q->avail->ring[entry] = (uint16_t)((entry & (q->num_chains - 1u)) << q->chain_shift);
-	}
+	q->in_order = kind != QUEUE_CTRL && dev->ring == &virtio_split_ops; // packed: any order (virtio_packed.c)
 	// RX queue k signals vector k (setup_interrupts).
 	if (kind == QUEUE_RX && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, index / 2) != 0) {
 		return -1;
 	}
-	return t->ops->enable_queue(t, index, q->size, q->mem.phy, q->mem.phy + q->size * sizeof(struct vring_desc),
-				    q->mem.phy + used_ring_offset(q->size));
+	return dev->ring->setup_queue(dev, q, sizeof(struct ctrl_command));
 }
 
 static void free_queue(struct virtqueue* q) {
@@ -344,14 +295,6 @@ static void free_queue(struct virtqueue* q) {
 // the end, which start_device puts into the device struct once it knows the layout. So each copy has no test of the
 // layout, and its lengths and offsets are immediates. The queue's pointers and indexes are read into locals once per
 // batch: the stores into the (volatile) rings would otherwise make the compiler load them again for every packet.
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
-// Adds n to a queue's counter. Only the queue's thread writes it, so load and add need no atomic read-modify-write;
-// the store is atomic (relaxed) for read_stats in another thread.
-static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
-	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
-}
-
 // Whether an id from the device is the head of a chain: below the queue's size (mask + 1, a power of two), and with
 // two descriptors per chain even (odd ones are data descriptors).
 static ALWAYS_INLINE bool is_head(uint32_t id, uint32_t mask, uint32_t shift) {
@@ -374,7 +317,7 @@ static ALWAYS_INLINE void rx_give_buffer(volatile struct vring_desc* desc, uint3
 // A used entry of the RX queue that is no packet (cold: see bad_used_entry): counted as dropped.
 static __attribute__((cold)) void rx_bad_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
 					       uint32_t id, uint32_t len) {
-	bad_used_entry(dev, q, what, id, len);
+	virtio_bad_used_entry(dev, q, what, id, len);
 	count(&q->dropped, 1);
 }
 
@@ -581,7 +524,7 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 		// not.
 		struct pkt_buf* buf = is_head(id, mask, shift) ? ring_bufs[id >> shift] : NULL;
 		if (__builtin_expect(!buf, 0)) {
-			bad_used_entry(dev, q, "a chain it does not hold", id, used_ring[used_idx & mask].len);
+			virtio_bad_used_entry(dev, q, "a chain it does not hold", id, used_ring[used_idx & mask].len);
 			continue;
 		}
 		tx_bytes += buf->size;
@@ -700,12 +643,22 @@ static uint32_t virtio_tx_version_1(struct ixy_device* ixy, uint16_t queue_id, s
 	return virtio_tx_batch(ixy, queue_id, bufs, num, 0, VIRTIO_NET_HDR_LEN_V1);
 }
 
-// The RX queue's interrupt (ixy_waiter): without VIRTIO_RING_F_EVENT_IDX the device signals the queue's vector after
-// it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (2.4.7).
+// The RX queue's interrupt (ixy_waiter). Split, without VIRTIO_RING_F_EVENT_IDX: the device signals the queue's
+// vector after it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (2.6.7 in 1.1). With
+// it: once the used index passes used_event (2.6.7.2), so arming asks for the next entry, and disarming for the one
+// 65535 entries ahead.
+static void split_set_rx_interrupt(struct virtqueue* q, bool armed) {
+	if (q->event_idx) {
+		*used_event(q) = armed ? q->used_idx : (uint16_t)(q->used_idx - 1);
+	} else {
+		q->avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
+	}
+}
+
 static void virtio_set_rx_interrupt(struct ixy_device* ixy, uint16_t queue_id, bool armed) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	dev->rx[queue_id].avail->flags = armed ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
-	full_barrier(); // the flag is visible before the app looks at the used ring again
+	dev->ring->set_rx_interrupt(&dev->rx[queue_id], armed);
+	full_barrier(); // the request is visible before the app looks at the used ring again
 }
 
 // Interrupts, if the app asked for them: MSI-X vector k for RX queue k, through VFIO (the only way ixy gets
@@ -756,9 +709,28 @@ static void virtio_read_stats(struct ixy_device* ixy, struct device_stats* stats
 
 // ---- Control queue
 
-// Sends one command and waits for the device's ack (5.1.6.5). The chain is descriptors 0, 1, 2: class and command,
-// data, ack, each in a descriptor of its own, as the legacy interface requires without VIRTIO_F_ANY_LAYOUT
-// (5.1.6.6). Only one command is ever in flight, so it always uses the same descriptors.
+// Split: the chain is descriptors 0, 1, 2: class and command, data, ack, each in a descriptor of its own, as the
+// legacy interface requires without VIRTIO_F_ANY_LAYOUT (5.1.6.6). Only one command is ever in flight, so it always
+// uses the same descriptors.
+static void split_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uint32_t len) {
+	q->desc[0] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, class_and_command), 2,
+					 VRING_DESC_F_NEXT, 1};
+	q->desc[1] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, data), len, VRING_DESC_F_NEXT, 2};
+	q->desc[2] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, ack), 1, VRING_DESC_F_WRITE, 0};
+	q->avail->ring[q->avail_idx++ & (q->size - 1)] = 0;
+	publish_and_notify(dev, q);
+}
+
+// Whatever the device returned: the one chain is back.
+static bool split_ctrl_returned(struct virtqueue* q) {
+	if (q->used->idx == q->used_idx) {
+		return false;
+	}
+	q->used_idx = q->used->idx;
+	return true;
+}
+
+// Sends one command and waits for the device's ack (5.1.6.5), on either layout.
 static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t command, const uint8_t* data, uint32_t len) {
 	if (!dev->has_ctrl_queue || dev->ctrl_broken) {
 		ixy_error("%s: %s", dev->ixy.pci_addr,
@@ -777,13 +749,8 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 		cmd->data[i] = data[i];
 	}
 	cmd->ack = 0xff; // neither OK nor ERR: shows whether the device wrote it
-	q->desc[0] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, class_and_command), 2,
-					 VRING_DESC_F_NEXT, 1};
-	q->desc[1] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, data), len, VRING_DESC_F_NEXT, 2};
-	q->desc[2] = (struct vring_desc){q->extra_phy + offsetof(struct ctrl_command, ack), 1, VRING_DESC_F_WRITE, 0};
-	q->avail->ring[q->avail_idx++ & (q->size - 1)] = 0;
-	publish_and_notify(dev, q);
-	for (uint32_t waited_us = 0; q->used->idx == q->used_idx; waited_us += CTRL_POLL_US) {
+	dev->ring->ctrl_offer(dev, q, len);
+	for (uint32_t waited_us = 0; !dev->ring->ctrl_returned(q); waited_us += CTRL_POLL_US) {
 		if (waited_us >= CTRL_TIMEOUT_US) {
 			ixy_error("%s: no answer to control command %u/%u within %u ms", dev->ixy.pci_addr, class,
 				  command, CTRL_TIMEOUT_US / 1000);
@@ -792,8 +759,7 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 		}
 		ixy_usleep(CTRL_POLL_US);
 	}
-	read_barrier();
-	q->used_idx = q->used->idx; // whatever the device returned: the one chain is back
+	read_barrier(); // the chain's return before the ack the device wrote
 	if (cmd->ack != VIRTIO_NET_OK) {
 		ixy_error("%s: the device refused control command %u/%u (ack %u)", dev->ixy.pci_addr, class, command,
 			  cmd->ack);
@@ -915,23 +881,41 @@ static uint32_t rx_pool_entries(uint32_t rx_queue_size) {
 	return RX_MEMPOOL_ENTRIES > 4 * rx_queue_size ? RX_MEMPOOL_ENTRIES : 4 * rx_queue_size;
 }
 
+// Split: each chain's buffer into its descriptors, then the available ring's entries, there since setup_queue.
+static void split_fill_rx(const struct virtio_device* dev, struct virtqueue* rx) {
+	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
+		// The data descriptor's length never changes: the data room, and the header if it is in there.
+		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = RX_BUF_DATA_ROOM + rx->hdr_in_data;
+		rx_give_buffer(rx->desc, (uint32_t)chain << rx->chain_shift, rx->bufs[chain], rx->chain_shift,
+			       dev->net_hdr_len);
+	}
+	rx->avail_idx = rx->num_chains;
+	write_barrier();
+	rx->avail->idx = rx->avail_idx;
+}
+
+// The split layout's operations; the packet path's copy for the negotiated layout replaces rx_batch and tx_batch
+// (choose_layout).
+const struct virtio_ring_ops virtio_split_ops = {
+    .name = "split",
+    .setup_queue = split_setup_queue,
+    .fill_rx = split_fill_rx,
+    .rx_batch = virtio_rx_two_desc,
+    .tx_batch = virtio_tx_two_desc,
+    .ctrl_offer = split_ctrl_offer,
+    .ctrl_returned = split_ctrl_returned,
+    .set_rx_interrupt = split_set_rx_interrupt,
+};
+
 // An RX queue's pool, and a buffer in each of its chains (5.1.5), offered to the device.
 static int fill_rx_queue(const struct virtio_device* dev, struct virtqueue* rx) {
 	rx->pool = memory_allocate_mempool(rx_pool_entries(rx->size), RX_BUF_SIZE);
 	if (!rx->pool) {
 		return -1;
 	}
-	for (uint16_t chain = 0; chain < rx->num_chains; chain++) {
-		// The data descriptor's length never changes: the data room, and the header if it is in there.
-		rx->desc[(chain << rx->chain_shift) + rx->chain_shift].len = RX_BUF_DATA_ROOM + rx->hdr_in_data;
-		// cannot fail: the pool holds 4 rings
-		rx->bufs[chain] = pkt_buf_alloc(rx->pool);
-		rx_give_buffer(rx->desc, (uint32_t)chain << rx->chain_shift, rx->bufs[chain], rx->chain_shift,
-			       dev->net_hdr_len);
-	}
-	rx->avail_idx = rx->num_chains; // the available ring's entries are there (setup_queue)
-	write_barrier();
-	rx->avail->idx = rx->avail_idx;
+	// cannot fail: the pool holds 4 rings
+	pkt_buf_alloc_batch(rx->pool, rx->bufs, rx->num_chains);
+	dev->ring->fill_rx(dev, rx);
 	return 0;
 }
 
@@ -971,7 +955,10 @@ static int negotiate_features(struct virtio_device* dev, const struct ixy_config
 		    dev->ixy.pci_addr, (unsigned long long)offered, (unsigned long long)(required & ~offered));
 		return -1;
 	}
-	dev->features = offered & (WANTED_FEATURES | required | virtio_mq_features(config, offered));
+	// Packed virtqueues (VirtIO 1.1, 2.7) unless config->virtio_split (IXY_VIRTIO_SPLIT=1) asks for split ones:
+	// only the modern transport has feature bits beyond 31 to offer them.
+	uint64_t packed = config->virtio_split ? 0 : VIRTIO_F_RING_PACKED;
+	dev->features = offered & (WANTED_FEATURES | packed | required | virtio_mq_features(config, offered));
 	// ANY_LAYOUT is a legacy bit (6): with VERSION_1 any layout goes anyway (2.6.4), so it is not accepted there.
 	if (dev->features & VIRTIO_F_VERSION_1) {
 		dev->features &= ~VIRTIO_F_ANY_LAYOUT;
@@ -988,6 +975,12 @@ static int negotiate_features(struct virtio_device* dev, const struct ixy_config
 static void choose_layout(struct virtio_device* dev) {
 	dev->net_hdr_len = (dev->features & VIRTIO_F_VERSION_1) ? VIRTIO_NET_HDR_LEN_V1 : VIRTIO_NET_HDR_LEN_LEGACY;
 	dev->one_descriptor = dev->features & (VIRTIO_F_VERSION_1 | VIRTIO_F_ANY_LAYOUT);
+	dev->ring = dev->features & VIRTIO_F_RING_PACKED ? &virtio_packed_ops : &virtio_split_ops;
+	if (dev->ring == &virtio_packed_ops) { // modern only: VERSION_1, one descriptor per packet
+		dev->ixy.rx_batch = virtio_packed_ops.rx_batch;
+		dev->ixy.tx_batch = virtio_packed_ops.tx_batch;
+		return;
+	}
 	dev->ixy.rx_batch = dev->features & VIRTIO_F_VERSION_1 ? virtio_rx_version_1
 			    : dev->one_descriptor              ? virtio_rx_any_layout
 							       : virtio_rx_two_desc;
@@ -1131,9 +1124,9 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 		ixy_warn("%s: ring size %u requested; the device's queues have %u (RX) and %u (TX) descriptors",
 			 pci_addr, config->ring_size, ring, dev->tx[0].size);
 	}
-	ixy_info("%s: VirtIO %s interface, features 0x%llx, %u queue pair(s)%s, RX/TX queues of %u/%u descriptors, %u "
-		 "descriptor(s) per packet",
-		 pci_addr, dev->transport->ops->name, (unsigned long long)dev->features, dev->mq.pairs,
+	ixy_info("%s: VirtIO %s interface, %s virtqueues, features 0x%llx, %u queue pair(s)%s, RX/TX queues of %u/%u "
+		 "descriptors, %u descriptor(s) per packet",
+		 pci_addr, dev->transport->ops->name, dev->ring->name, (unsigned long long)dev->features, dev->mq.pairs,
 		 dev->mq.rss ? " with RSS" : "", ring, dev->tx[0].size, dev->one_descriptor ? 1u : 2u);
 	return &dev->ixy;
 }

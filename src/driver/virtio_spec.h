@@ -33,8 +33,10 @@
 #define VIRTIO_NET_F_MQ (1ull << 22)            // more than one queue pair, automatic receive steering
 #define VIRTIO_NET_F_CTRL_MAC_ADDR (1ull << 23) // the control virtqueue takes "set MAC address"
 #define VIRTIO_F_ANY_LAYOUT (1ull << 27)        // legacy: the header need not have a descriptor of its own (5.1.6.6)
+#define VIRTIO_RING_F_EVENT_IDX (1ull << 29)    // event indexes instead of flags suppress notifications (2.4.7 ff.)
 #define VIRTIO_F_VERSION_1 (1ull << 32)         // the device follows VirtIO 1.0 (modern interface only, 6.1)
 #define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)   // the device's DMA goes through the platform's IOMMU (6.1)
+#define VIRTIO_F_RING_PACKED (1ull << 34)       // packed virtqueues (VirtIO 1.1, 2.7; 2.8 in 1.2)
 #define VIRTIO_NET_F_RSS (1ull << 60)           // receive side scaling, Toeplitz hash (VirtIO 1.2, 5.1.3)
 #define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63)  // device config holds the link speed (VirtIO 1.1, 5.1.3)
 
@@ -80,6 +82,30 @@ struct vring_used {
 	struct vring_used_elem ring[];
 };
 #define VRING_USED_F_NO_NOTIFY 1
+
+// Packed virtqueues (VirtIO 1.1, 2.7; the same in 1.2, 2.8). 2.7.13 (1.1) "Packed Virtqueue Descriptor": one ring of
+// these, which the driver makes available and the device marks used, in place.
+struct vring_packed_desc {
+	uint64_t addr;  // device address of the buffer
+	uint32_t len;   // available: its length; used: the bytes the device wrote
+	uint16_t id;    // buffer id: the driver's name for the buffer, which the used descriptor returns
+	uint16_t flags; // VRING_DESC_F_NEXT, VRING_DESC_F_WRITE, and the two below
+};
+// 2.7.1: a descriptor is available when AVAIL equals the driver's wrap counter and USED does not; used when both
+// equal the device's wrap counter. Each counter starts at 1 and flips whenever its side passes the ring's end.
+#define VRING_PACKED_DESC_F_AVAIL (1u << 7)
+#define VRING_PACKED_DESC_F_USED (1u << 15)
+// 2.7.14 (1.1) "Event Suppression Structure Format": the driver area and the device area each hold one. flags:
+// ENABLE (events wanted), DISABLE (none), DESC (only for the descriptor at off_wrap: bits 0-14 its offset, bit 15
+// the wrap counter it is wanted with; only with VIRTIO_RING_F_EVENT_IDX).
+struct vring_packed_event {
+	uint16_t off_wrap;
+	uint16_t flags;
+};
+#define VRING_PACKED_EVENT_FLAG_ENABLE 0
+#define VRING_PACKED_EVENT_FLAG_DISABLE 1
+#define VRING_PACKED_EVENT_FLAG_DESC 2
+#define VRING_PACKED_EVENT_WRAP_SHIFT 15
 
 // 2.4.2: the legacy interface puts the used ring at the next multiple of 4096 bytes after the available ring, and
 // takes the queue's address as a page number. The modern interface takes three addresses; ixy uses the same layout.

@@ -30,6 +30,9 @@
 #define RSS_CONFIG 1
 
 static size_t dma_before;
+// Offered beside the defaults by every device of these tests: nothing (split virtqueues), or, on the second run,
+// VIRTIO_F_RING_PACKED: the control commands and the flows on packed virtqueues (VirtIO 1.2, 2.8).
+static uint64_t layout_features;
 
 // A device of that kind offering extra_features (MQ, RSS, ...) and max_pairs pairs, opened with rx_queues RX and
 // tx_queues TX queues; NULL if the driver refused.
@@ -38,7 +41,7 @@ static struct ixy_device* open_mq_rx_tx(struct model_virtio** nic, enum model_vi
 					const struct ixy_rss* rss) {
 	dma_before = seam_dma_live_allocations();
 	*nic = model_virtio_add(NIC_ADDR, kind);
-	model_virtio_offer(*nic, MODEL_VIRTIO_DEFAULT_FEATURES | extra_features);
+	model_virtio_offer(*nic, MODEL_VIRTIO_DEFAULT_FEATURES | layout_features | extra_features);
 	model_virtio_set_max_pairs(*nic, max_pairs);
 	model_virtio_set_queue_max(*nic, 64);
 	struct ixy_config config = {
@@ -294,7 +297,7 @@ static void test_refusals(void) {
 		fprintf(stderr, "-- refusal: %s\n", cases[i].what);
 		dma_before = seam_dma_live_allocations();
 		nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
-		model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | cases[i].features);
+		model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | layout_features | cases[i].features);
 		model_virtio_set_max_pairs(nic, cases[i].max_pairs);
 		model_virtio_set_rss_caps(nic, cases[i].key_size, cases[i].table_length, cases[i].hash_types);
 		struct ixy_config config = {
@@ -307,7 +310,7 @@ static void test_refusals(void) {
 	app.table[77] = 2;
 	dma_before = seam_dma_live_allocations();
 	nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
-	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | both);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | layout_features | both);
 	model_virtio_set_max_pairs(nic, 4);
 	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 2, .tx_queues = 4, .rss = &app};
 	check_refused(nic, ixy_init_config(&config));
@@ -530,13 +533,17 @@ static void test_stats_threads(void) {
 
 int main(void) {
 	test_model_hash();
-	test_commands_default();
-	test_commands_app_table();
-	test_one_queue_unchanged();
-	test_fewer_rx_queues();
-	test_legacy_mq();
-	test_refusals();
-	test_flows();
-	test_stats_threads();
+	for (int packed = 0; packed <= 1; packed++) {
+		layout_features = packed ? MODEL_VIRTIO_F_RING_PACKED : 0;
+		fprintf(stderr, "-- %s virtqueues\n", packed ? "packed" : "split");
+		test_commands_default();
+		test_commands_app_table();
+		test_one_queue_unchanged();
+		test_fewer_rx_queues();
+		test_legacy_mq();
+		test_refusals();
+		test_flows();
+		test_stats_threads();
+	}
 	return model_test_summary();
 }

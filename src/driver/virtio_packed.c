@@ -1,0 +1,350 @@
+// Packed virtqueues (VirtIO 1.2, 2.8; 2.7 in VirtIO 1.1): the second layout of ixy's VirtIO driver, beside split.
+//
+// A packed virtqueue is one ring of descriptors (struct vring_packed_desc) that the driver and the device walk in the
+// same direction. The driver makes a descriptor available in place: address, length and buffer id, then its flags,
+// AVAIL set to the driver's wrap counter and USED to its inverse. The device marks it used in place, in the order it
+// finishes buffers: the id of the buffer, the bytes it wrote, and AVAIL and USED both set to the device's wrap
+// counter. Each side's wrap counter starts at 1 and flips whenever its position passes the ring's end (2.8.1), so
+// a descriptor left from the last round never looks new. Beside the ring, the driver area and the device area each
+// hold an event suppression structure (2.8.10, 2.8.14): in the device's the device says whether it wants to be
+// notified; in the driver's the driver says whether it wants interrupts.
+//
+// Only the modern transport offers VIRTIO_F_RING_PACKED (bit 34), so a packet is always one descriptor: the 12 byte
+// header of VIRTIO_F_VERSION_1 in the buffer's head room, then the frame (as split's version_1 copy). The buffer id
+// is the index of the buffer in q->bufs; RX gives a buffer the id of the one it replaces, TX takes free ids from a
+// stack. The device may return ids in any order (2.8.9: in order only with VIRTIO_F_IN_ORDER, which ixy does not
+// accept), and nothing it writes is trusted: a used descriptor whose flags are not the device's wrap counter's, that
+// names no buffer the device holds, or reports more bytes than the buffer has, is dropped and counted, and reported
+// once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
+// descriptors than it holds (in_flight).
+//
+// The packet path keeps the batched form of split's: RX counts the used descriptors first, takes that many fresh
+// buffers with one pkt_buf_alloc_batch, swaps each packet for one of them and offers it again; TX frees sent
+// buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks for it.
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "virtio_queue.h"
+
+// Sent buffers are freed in batches of up to this many (as split's TX_FREE_BATCH).
+#define PACKED_TX_FREE_BATCH 32
+// What the device writes into a used descriptor's flags, from its wrap counter (2.8.1).
+#define USED_FLAGS (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)
+
+// The flags of a descriptor the driver makes available: AVAIL is its wrap counter, USED the inverse (2.8.1).
+static inline uint16_t avail_flags(bool avail_wrap) {
+	return avail_wrap ? VRING_PACKED_DESC_F_AVAIL : VRING_PACKED_DESC_F_USED;
+}
+
+// Whether the device has written the descriptor at next_used: its USED flag equals the device's wrap counter. The
+// AVAIL flag must then too (used_flags_good); one that does not is a descriptor the device got wrong.
+static inline bool device_wrote(uint16_t flags, bool used_wrap) {
+	return (flags & VRING_PACKED_DESC_F_USED) == (used_wrap ? VRING_PACKED_DESC_F_USED : 0);
+}
+static inline bool used_flags_good(uint16_t flags, bool used_wrap) {
+	return (flags & USED_FLAGS) == (used_wrap ? USED_FLAGS : 0);
+}
+
+// The next position in the ring: passing the end flips the wrap counter (2.8.1).
+static inline void advance(const struct virtqueue* q, uint16_t* position, bool* wrap) {
+	if (++*position == q->size) {
+		*position = 0;
+		*wrap = !*wrap;
+	}
+}
+
+// Makes the descriptor at next_avail available (2.8.6 in 1.2, "Writing the available descriptor"): everything
+// else before the flags, which hand it over.
+static inline void make_available(struct virtqueue* q, uint64_t addr, uint32_t len, uint16_t id, uint16_t flags) {
+	volatile struct vring_packed_desc* desc = &q->ring[q->next_avail];
+	desc->addr = addr;
+	desc->len = len;
+	desc->id = id;
+	write_barrier(); // address, length and id before the flags (2.8.21: "a memory barrier before the flags")
+	desc->flags = (uint16_t)(flags | avail_flags(q->avail_wrap));
+	advance(q, &q->next_avail, &q->avail_wrap);
+	q->in_flight++;
+}
+
+// The descriptor at next_used is consumed: the device holds one descriptor less.
+static inline void consume_used(struct virtqueue* q) {
+	advance(q, &q->next_used, &q->used_wrap);
+	q->in_flight--;
+}
+
+// Notifies the device of the `added` descriptors just made available, unless its event suppression structure says
+// it does not want that (2.8.10): DISABLE, or with VIRTIO_RING_F_EVENT_IDX DESC for a descriptor outside this batch.
+// The descriptor it names (off_wrap: offset and wrap counter) is mapped onto the driver's running position, the
+// previous round counting below 0, so that the split ring's test applies (vring_need_event).
+static void notify_if_wanted(const struct virtio_device* dev, const struct virtqueue* q, uint16_t added) {
+	full_barrier(); // the descriptors' flags before reading the device's wishes, or we may miss that it slept
+	uint16_t flags = q->device_event->flags;
+	bool wanted = flags == VRING_PACKED_EVENT_FLAG_ENABLE;
+	if (flags == VRING_PACKED_EVENT_FLAG_DESC && q->event_idx) {
+		uint16_t off_wrap = q->device_event->off_wrap;
+		uint16_t event = off_wrap & (uint16_t)((1u << VRING_PACKED_EVENT_WRAP_SHIFT) - 1);
+		bool event_wrap = off_wrap >> VRING_PACKED_EVENT_WRAP_SHIFT;
+		if (event_wrap != q->avail_wrap) { // in the round before the driver's current one
+			event = (uint16_t)(event - q->size);
+		}
+		wanted = vring_need_event(event, q->next_avail, (uint16_t)(q->next_avail - added));
+	}
+	if (wanted) {
+		dev->transport->ops->notify(dev->transport, q->index);
+	}
+}
+
+// ---- Setup
+
+// The ring, then the driver area and the device area (4 bytes each, 2.8.10), then `extra` at a cache line. The
+// descriptors must be 16 byte aligned, the areas 4 byte aligned (2.8.10.1; the block is a huge page).
+static size_t driver_area_offset(uint16_t size) {
+	return size * sizeof(struct vring_packed_desc);
+}
+static size_t packed_extra_offset(uint16_t size) {
+	return (driver_area_offset(size) + 2 * sizeof(struct vring_packed_event) + 63) / 64 * 64;
+}
+
+static int packed_setup_queue(struct virtio_device* dev, struct virtqueue* q, size_t extra) {
+	struct virtio_transport* t = dev->transport;
+	size_t extra_at = packed_extra_offset(q->size);
+	if (virtio_alloc_queue(dev, q, extra_at + extra) != 0) {
+		return -1;
+	}
+	uint8_t* base = q->mem.virt; // zeroed: no descriptor is available or used
+	q->ring = (volatile struct vring_packed_desc*)base;
+	q->driver_event = (volatile struct vring_packed_event*)(base + driver_area_offset(q->size));
+	q->device_event = q->driver_event + 1;
+	q->extra = base + extra_at;
+	q->extra_phy = q->mem.phy + extra_at;
+	q->event_idx = dev->features & VIRTIO_RING_F_EVENT_IDX;
+	q->driver_event->flags = VRING_PACKED_EVENT_FLAG_DISABLE; // ixy polls: interrupts would only cost time
+	// 2.8.1: both wrap counters start at 1, at position 0.
+	q->next_avail = q->next_used = q->in_flight = 0;
+	q->avail_wrap = q->used_wrap = true;
+	// TX: every id is free (the stack holds them all); RX ids are always with the device.
+	for (uint16_t id = 0; q->kind == QUEUE_TX && id < q->size; id++) {
+		q->free_chains[id] = (uint16_t)(q->size - 1u - id);
+	}
+	q->num_free_chains = q->kind == QUEUE_TX ? q->size : 0;
+	uint64_t driver_area = q->mem.phy + driver_area_offset(q->size);
+	return t->ops->enable_queue(t, q->index, q->size, q->mem.phy, driver_area,
+				    driver_area + sizeof(struct vring_packed_event));
+}
+
+// Receive buffers: the device writes the header into the head room in front of the frame, one descriptor for both.
+static inline uint64_t rx_buffer_addr(const struct pkt_buf* buf) {
+	return buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
+}
+#define RX_DESC_LEN (RX_BUF_DATA_ROOM + VIRTIO_NET_HDR_LEN_V1)
+
+// Every RX buffer available, buffer id i in descriptor i.
+static void packed_fill_rx(const struct virtio_device* dev, struct virtqueue* rx) {
+	(void)dev;
+	for (uint16_t id = 0; id < rx->num_chains; id++) {
+		make_available(rx, rx_buffer_addr(rx->bufs[id]), RX_DESC_LEN, id, VRING_DESC_F_WRITE);
+	}
+}
+
+// ---- Receive
+
+// A used RX descriptor that is no packet (cold: as split's): counted as dropped.
+static __attribute__((cold)) void rx_bad_desc(const struct virtio_device* dev, struct virtqueue* q, const char* what,
+					      uint32_t id, uint32_t len) {
+	virtio_bad_used_entry(dev, q, what, id, len);
+	count(&q->dropped, 1);
+}
+
+// The used descriptors from next_used on, at most max: those the device has written (2.8.7 in 1.2), never more than
+// it holds.
+static inline uint32_t used_descriptors(const struct virtqueue* q, uint32_t max) {
+	uint32_t n = 0;
+	uint16_t position = q->next_used;
+	bool wrap = q->used_wrap;
+	max = max < q->in_flight ? max : q->in_flight;
+	while (n < max && device_wrote(q->ring[position].flags, wrap)) {
+		n++;
+		if (++position == q->size) {
+			position = 0;
+			wrap = !wrap;
+		}
+	}
+	return n;
+}
+
+// Receives up to num_bufs packets (5.1.6.4). Each used descriptor returns the buffer with its id; its packet is
+// swapped for a fresh buffer, which is made available again under the same id.
+static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (queue_id >= ixy->num_rx_queues) {
+		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
+	}
+	struct virtqueue* q = &dev->rx[queue_id];
+	uint32_t entries = used_descriptors(q, num_bufs);
+	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
+	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t size = q->size;
+	uint32_t received = 0, offered = 0;
+	uint64_t rx_bytes = 0;
+	for (uint32_t i = 0; i < fresh; i++) {
+		volatile struct vring_packed_desc* done = &q->ring[q->next_used];
+		uint16_t flags = done->flags;
+		uint32_t id = done->id;
+		uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+		bool wrap = q->used_wrap;
+		consume_used(q);
+		if (__builtin_expect(!used_flags_good(flags, wrap), 0)) {
+			rx_bad_desc(dev, q, "a used descriptor with flags against its wrap counter", id, flags);
+			continue;
+		}
+		if (__builtin_expect(id >= size, 0)) {
+			rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
+			continue;
+		}
+		offered++;
+		// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and is made
+		// available again.
+		if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+			rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
+			make_available(q, rx_buffer_addr(ring_bufs[id]), RX_DESC_LEN, (uint16_t)id, VRING_DESC_F_WRITE);
+			continue;
+		}
+		struct pkt_buf* buf = ring_bufs[id];
+		buf->size = length;
+		rx_bytes += length;
+		ring_bufs[id] = bufs[received];
+		make_available(q, rx_buffer_addr(bufs[received]), RX_DESC_LEN, (uint16_t)id, VRING_DESC_F_WRITE);
+		bufs[received++] = buf;
+	}
+	count(&q->pkts, received);
+	count(&q->bytes, rx_bytes);
+	// Fresh buffers that bad descriptors left over go back in one batch.
+	pkt_buf_free_batch(&bufs[received], fresh - received);
+	if (offered > 0) {
+		notify_if_wanted(dev, q, (uint16_t)offered);
+	}
+	return received;
+}
+
+// ---- Transmit
+
+// Frees the buffers the device has sent (5.1.6.2): each used descriptor names one by its id, which must be a buffer
+// the device holds. The id goes back onto the free stack.
+static void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
+	struct pkt_buf* sent[PACKED_TX_FREE_BATCH];
+	uint32_t num_sent = 0, freed = 0;
+	uint64_t tx_bytes = 0;
+	struct pkt_buf** ring_bufs = q->bufs;
+	uint32_t entries = used_descriptors(q, q->in_flight);
+	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
+	for (uint32_t i = 0; i < entries; i++) {
+		volatile struct vring_packed_desc* done = &q->ring[q->next_used];
+		uint16_t flags = done->flags;
+		uint32_t id = done->id;
+		bool wrap = q->used_wrap;
+		consume_used(q);
+		// A buffer the device holds has a pointer in the table; an id beyond it, or one returned already, has
+		// not.
+		struct pkt_buf* buf = id < q->size ? ring_bufs[id] : NULL;
+		if (__builtin_expect(!used_flags_good(flags, wrap), 0)) {
+			virtio_bad_used_entry(dev, q, "a used descriptor with flags against its wrap counter", id,
+					      flags);
+			continue;
+		}
+		if (__builtin_expect(!buf, 0)) {
+			virtio_bad_used_entry(dev, q, "a chain it does not hold", id, done->len);
+			continue;
+		}
+		tx_bytes += buf->size;
+		ring_bufs[id] = NULL;
+		q->free_chains[q->num_free_chains++] = (uint16_t)id;
+		freed++;
+		sent[num_sent++] = buf;
+		if (num_sent == PACKED_TX_FREE_BATCH) {
+			pkt_buf_free_batch(sent, num_sent);
+			num_sent = 0;
+		}
+	}
+	pkt_buf_free_batch(sent, num_sent);
+	count(&q->pkts, freed);
+	count(&q->bytes, tx_bytes);
+}
+
+// Queues up to num_bufs packets for sending (5.1.6.2), one descriptor each, under ids from the free stack, as long
+// as the ring has room. Returns how many it took; the rest stay with the caller.
+static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (queue_id >= ixy->num_tx_queues) {
+		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
+	}
+	struct virtqueue* q = &dev->tx[queue_id];
+	tx_clean(dev, q);
+	uint32_t room = (uint32_t)q->size - q->in_flight;
+	room = room < q->num_free_chains ? room : q->num_free_chains;
+	uint32_t queued = num_bufs < room ? num_bufs : room;
+	for (uint32_t i = 0; i < queued; i++) {
+		struct pkt_buf* buf = bufs[i];
+		uint16_t id = q->free_chains[--q->num_free_chains];
+		// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
+		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+		q->bufs[id] = buf;
+		make_available(q, buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1,
+			       buf->size + VIRTIO_NET_HDR_LEN_V1, id, 0);
+	}
+	if (queued > 0) {
+		notify_if_wanted(dev, q, (uint16_t)queued);
+	}
+	return queued;
+}
+
+// ---- Control queue and interrupts
+
+// The command's chain of three descriptors (class and command, data, ack), linked by VRING_DESC_F_NEXT in ring
+// order (2.8.6 in 1.2: chains are consecutive descriptors; the buffer id in each, the device returns one used
+// descriptor for the chain, then skips the rest). The first descriptor's flags go last: they hand the whole chain
+// over.
+static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uint32_t len) {
+	uint16_t head = q->next_avail, head_flags = (uint16_t)(VRING_DESC_F_NEXT | avail_flags(q->avail_wrap));
+	volatile struct vring_packed_desc* first = &q->ring[head];
+	first->addr = q->extra_phy + offsetof(struct ctrl_command, class_and_command);
+	first->len = 2;
+	first->id = 0;
+	advance(q, &q->next_avail, &q->avail_wrap);
+	make_available(q, q->extra_phy + offsetof(struct ctrl_command, data), len, 0, VRING_DESC_F_NEXT);
+	make_available(q, q->extra_phy + offsetof(struct ctrl_command, ack), 1, 0, VRING_DESC_F_WRITE);
+	write_barrier(); // the rest of the chain before its first descriptor's flags
+	first->flags = head_flags;
+	q->in_flight++; // the first descriptor
+	notify_if_wanted(dev, q, 3);
+}
+
+// The one chain is back when the device has written the descriptor at its head; whatever it wrote, the device then
+// holds none of the chain's three.
+static bool packed_ctrl_returned(struct virtqueue* q) {
+	if (!device_wrote(q->ring[q->next_used].flags, q->used_wrap)) {
+		return false;
+	}
+	for (int i = 0; i < 3; i++) {
+		consume_used(q);
+	}
+	return true;
+}
+
+// The RX queue's interrupt (ixy_waiter): the driver's event suppression structure asks for one whenever the device
+// marks a descriptor used (ENABLE), or for none (DISABLE) (2.8.10).
+static void packed_set_rx_interrupt(struct virtqueue* q, bool armed) {
+	q->driver_event->flags = armed ? VRING_PACKED_EVENT_FLAG_ENABLE : VRING_PACKED_EVENT_FLAG_DISABLE;
+}
+
+const struct virtio_ring_ops virtio_packed_ops = {
+    .name = "packed",
+    .setup_queue = packed_setup_queue,
+    .fill_rx = packed_fill_rx,
+    .rx_batch = packed_rx_batch,
+    .tx_batch = packed_tx_batch,
+    .ctrl_offer = packed_ctrl_offer,
+    .ctrl_returned = packed_ctrl_returned,
+    .set_rx_interrupt = packed_set_rx_interrupt,
+};
