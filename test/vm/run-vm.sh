@@ -437,13 +437,17 @@ expect "QEMU ran within $time_limit s and the guest finished" marker "done"
 checks
 packed_checks
 echo "vm ($scenario, $mode, ${elapsed}s): $passed passed, $failed failed"
-# A failed run boots again, once, if the emulator failed rather than ixy, by one of two signatures: a vCPU that lost
-# its timer interrupts (above), or QEMU's TCG aborting in its memory map lookup (seen under load with 4 vCPUs while
-# the guest enumerated PCI: "iotlb_to_section: Assertion `section_index < d->map.sections_nb' failed"). Any other
-# QEMU assertion (a device model's, which a driver's register writes might reach) or stall fails the test. The first
-# boot's console is kept as console-first-boot.log.
+# A failed run boots again, once, if the emulator failed rather than ixy, by one of three signatures: a vCPU that lost
+# its timer interrupts (above), QEMU's TCG aborting in its memory map lookup (seen under load with 4 vCPUs while
+# the guest enumerated PCI: "iotlb_to_section: Assertion `section_index < d->map.sections_nb' failed"), or the guest
+# kernel giving up at boot, long before /init and ixy, because the emulated timer did not tick in time for its check
+# (seen with the IOMMU, 4 vCPUs and a host load of 13: "Kernel panic - not syncing: timer doesn't work through
+# Interrupt-remapped IO-APIC"). Any other QEMU assertion (a device model's, which a driver's register writes might
+# reach), stall or panic fails the test. The first boot's console is kept as console-first-boot.log.
 fault=
 grep -q "$stall_pattern" "$out/console.log" && fault="a vCPU took no timer interrupts (RCU stall)"
+grep -q "Kernel panic - not syncing: timer doesn't work through Interrupt-remapped IO-APIC" "$out/console.log" &&
+	! marker "booted" && fault="the guest kernel found no timer at boot"
 [ "$qemu_rc" = 134 ] && grep -q "^qemu-system-x86_64: .*iotlb_to_section: Assertion .* failed" "$out/console.log" &&
 	fault="QEMU's TCG aborted in iotlb_to_section"
 if [ $failed != 0 ] && [ -n "$fault" ] && [ -z "${IXY_VM_FIRST_CONSOLE:-}" ]; then
