@@ -10,7 +10,7 @@
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
 #            packet for each descriptor layout: two descriptors (legacy without ANY_LAYOUT), one (legacy with it),
-#            one (modern, VERSION_1)
+#            one (modern, VERSION_1), and modern on packed virtqueues (VirtIO 1.2, 2.8)
 #   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
 #            kernel's side excluded
 #   --queues instead: instructions per packet with 1, 2 and 4 queues per port (FWD_BENCH_QUEUES, fwd_bench.c: every
@@ -64,7 +64,7 @@ if [ "$virtio" = yes ]; then
 	make -C "$build" -j2 virtio_fwd_bench >/dev/null
 	out=$(mktemp -d)
 	trap 'rm -rf "$out"' EXIT
-	for layout in two one modern; do
+	for layout in two one modern packed; do
 		valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no \
 			--toggle-collect=bench_measured_rounds --callgrind-out-file="$out/$layout.out" \
 			"$build/bench/virtio_fwd_bench" "$layout" "$callgrind_packets" >"$out/valgrind.log" 2>&1 || {
@@ -79,7 +79,8 @@ if [ "$virtio" = yes ]; then
 	python3 - "$out" <<'TABLE'
 import sys
 parts = ("RX", "TX", "memory", "forwarding", "total")
-layouts = (("two", "2 desc (legacy)"), ("one", "1 desc (ANY_LAYOUT)"), ("modern", "1 desc (modern)"))
+layouts = (("two", "2 desc (legacy)"), ("one", "1 desc (ANY_LAYOUT)"), ("modern", "1 desc (modern)"),
+           ("packed", "packed (modern)"))
 values = {}
 for layout, _ in layouts:
     for line in open(f"{sys.argv[1]}/{layout}.txt"):

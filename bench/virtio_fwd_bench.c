@@ -10,9 +10,10 @@
 //
 // The layout is the argument: "two" (the model does not offer VIRTIO_F_ANY_LAYOUT: header and frame in a chain of
 // two descriptors), "one" (it offers it: one descriptor per packet), "modern" (the modern interface, VERSION_1:
-// one descriptor, 12-byte header).
+// one descriptor, 12-byte header, split virtqueues), "packed" (the same on packed virtqueues: the model offers
+// VIRTIO_F_RING_PACKED, virtio_packed.c).
 //
-// Usage: virtio_fwd_bench two|one|modern [packets]
+// Usage: virtio_fwd_bench two|one|modern|packed [packets]
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +51,13 @@ struct bench {
 };
 
 static struct model_virtio* add_nic(const char* pci_addr, const char* layout) {
-	bool modern = strcmp(layout, "modern") == 0;
+	bool packed = strcmp(layout, "packed") == 0, modern = packed || strcmp(layout, "modern") == 0;
 	struct model_virtio* nic =
 	    model_virtio_add(pci_addr, modern ? MODEL_VIRTIO_MODERN_ONLY : MODEL_VIRTIO_LEGACY_ONLY);
 	model_virtio_set_queue_max(nic, QUEUE_SIZE);
 	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES |
-				    (strcmp(layout, "one") == 0 ? MODEL_VIRTIO_F_ANY_LAYOUT : 0));
+				    (strcmp(layout, "one") == 0 ? MODEL_VIRTIO_F_ANY_LAYOUT : 0) |
+				    (packed ? MODEL_VIRTIO_F_RING_PACKED : 0));
 	model_virtio_tx_on_notify(nic, false); // the bench sends after each round, outside the driver's calls
 	return nic;
 }
@@ -110,8 +112,9 @@ void bench_measured_rounds(struct bench* bench, uint32_t rounds) {
 
 int main(int argc, char* argv[]) {
 	const char* layout = argc > 1 ? argv[1] : "";
-	if (strcmp(layout, "two") != 0 && strcmp(layout, "one") != 0 && strcmp(layout, "modern") != 0) {
-		fprintf(stderr, "usage: %s two|one|modern [packets]\n", argv[0]);
+	if (strcmp(layout, "two") != 0 && strcmp(layout, "one") != 0 && strcmp(layout, "modern") != 0 &&
+	    strcmp(layout, "packed") != 0) {
+		fprintf(stderr, "usage: %s two|one|modern|packed [packets]\n", argv[0]);
 		return 2;
 	}
 	uint64_t packets = argc > 2 ? strtoull(argv[2], NULL, 10) : DEFAULT_PACKETS;

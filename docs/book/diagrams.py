@@ -117,7 +117,44 @@ def virtqueue():
     return svg(x0 + 900, y0 + 268, body)
 
 
-DIAGRAMS = {"descriptor-ring.svg": descriptor_ring, "packet-buffer.svg": packet_buffer, "virtqueue.svg": virtqueue}
+def packed_ring():
+    """One packed virtqueue of 8 descriptors (RX) through a wrap: the driver's and the device's positions and wrap
+    counters, and the AVAIL/USED flags each side writes (VirtIO 1.2, 2.8.1)."""
+    n, x0, y0, row_h = 8, 30, 70, 92
+    body = ARROW_HEAD + label(x0, 24, "A packed virtqueue of 8 descriptors (RX, virtio_packed.c) through a wrap: "
+                              "one ring, both sides walk it the same way", "start", 13)
+    body += label(x0, 42, "A/U: the descriptor's AVAIL and USED flags. Available: A = driver's wrap counter, U = not A."
+                  " Used: A = U = device's wrap counter.", "start")
+    avail_fill, used_fill, old_fill = "#eef3fb", "#d4edda", "#f4f4f4"
+    # Each step: caption, per slot (flags, fill), the driver's next_avail with its wrap counter, and next_used (the
+    # next descriptor the driver takes back) with the device's wrap counter as the driver tracks it.
+    steps = [
+        ("1. start: the driver made 0..7 available in round 1 (wrap 1), then its wrap counter flipped to 0",
+         [("A1 U0", avail_fill)] * 8, (0, 0), (0, 1)),
+        ("2. the device used 0..5 (A1 U1); the driver took 0..3 and made them available again in round 2 (A0 U1)",
+         [("A0 U1", avail_fill)] * 4 + [("A1 U1", used_fill)] * 2 + [("A1 U0", avail_fill)] * 2, (4, 0), (4, 1)),
+        ("3. the device used 6, 7, passed the end (its counter flips to 0) and used 0, 1 (A0 U0); the driver took"
+         " 4..7 and made them available (A0 U1)",
+         [("A0 U0", used_fill)] * 2 + [("A0 U1", avail_fill)] * 2 + [("A0 U1", avail_fill)] * 4, (0, 1), (0, 0)),
+    ]
+    for r, (caption, slots, (avail_pos, avail_wrap), (used_pos, used_wrap)) in enumerate(steps):
+        y = y0 + r * row_h
+        body += label(x0, y + 10, caption, "start")
+        for i, (text, fill) in enumerate(slots):
+            body += box(x0 + i * CELL_W * 1.4, y + 24, CELL_W * 1.4, CELL_H, text, fill)
+        body += label(x0 + n * CELL_W * 1.4 + 12, y + 36, "next_avail %d, driver's wrap %d" % (avail_pos, avail_wrap),
+                      "start")
+        body += label(x0 + n * CELL_W * 1.4 + 12, y + 54, "next_used %d, device's wrap %d" % (used_pos, used_wrap),
+                      "start")
+    legend_y = y0 + len(steps) * row_h + 4
+    for i, (fill, text) in enumerate(((avail_fill, "available: the device's to fill"),
+                                      (used_fill, "used: the driver's to take (its next_used walks over them)"))):
+        body += box(x0, legend_y + i * 22, 16, 14, "", fill) + label(x0 + 24, legend_y + i * 22 + 12, text, "start")
+    return svg(x0 * 2 + n * CELL_W * 1.4 + 420, legend_y + 56, body)
+
+
+DIAGRAMS = {"descriptor-ring.svg": descriptor_ring, "packet-buffer.svg": packet_buffer, "virtqueue.svg": virtqueue,
+            "packed-ring.svg": packed_ring}
 
 
 def main():

@@ -119,9 +119,9 @@ static size_t extra_offset(uint16_t size) {
 	return align_up(used_end, 64);
 }
 
-// With VIRTIO_RING_F_EVENT_IDX (2.6.7, 2.6.10 in 1.1): the device's avail_event behind the used ring (the available
-// index it wants to be notified about), and the driver's used_event behind the available ring (the used index it
-// wants an interrupt for).
+// With VIRTIO_RING_F_EVENT_IDX (VirtIO 1.2, 2.7.7, 2.7.10): the device's avail_event behind the used ring (the
+// available index it wants to be notified about), and the driver's used_event behind the available ring (the used index
+// it wants an interrupt for).
 static volatile uint16_t* avail_event(const struct virtqueue* q) {
 	return (volatile uint16_t*)&q->used->ring[q->size];
 }
@@ -132,7 +132,7 @@ static volatile uint16_t* used_event(const struct virtqueue* q) {
 // Makes the chains added since the last call visible to the device, then notifies it unless it said it does not
 // need that (3.2.1.3, 3.2.1.4). One notification per batch, and usually none: the device polls while busy. With
 // VIRTIO_RING_F_EVENT_IDX the device says it in avail_event, behind the used ring: notify only if this batch
-// passed that index (2.6.7.2 in 1.1); otherwise VRING_USED_F_NO_NOTIFY in its flags.
+// passed that index (VirtIO 1.2, 2.7.10); otherwise VRING_USED_F_NO_NOTIFY in its flags.
 static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
 	uint16_t old_idx = q->avail->idx;
 	write_barrier(); // descriptors and ring entries before the index that makes them visible
@@ -202,8 +202,8 @@ int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, siz
 	return 0;
 }
 
-// The split layout (2.6 in 1.1): the rings, the descriptors that never change, then the three addresses for the
-// device.
+// The split layout (VirtIO 1.2, 2.7; 2.4 in 1.0): the rings, the descriptors that never change, then the three
+// addresses for the device.
 static int split_setup_queue(struct virtio_device* dev, struct virtqueue* q, size_t extra) {
 	struct virtio_transport* t = dev->transport;
 	size_t extra_at = extra_offset(q->size);
@@ -217,7 +217,7 @@ static int split_setup_queue(struct virtio_device* dev, struct virtqueue* q, siz
 	q->extra = base + extra_at;
 	q->extra_phy = q->mem.phy + extra_at;
 	q->event_idx = dev->features & VIRTIO_RING_F_EVENT_IDX;
-	// ixy polls: interrupts would only cost time. With EVENT_IDX the flags must be 0 (2.6.7.1 in 1.1) and the
+	// ixy polls: interrupts would only cost time. With EVENT_IDX the flags must be 0 (VirtIO 1.2, 2.7.7) and the
 	// used event index says when: at the entry 65535 ahead, as good as never (virtio_set_rx_interrupt rewrites it).
 	q->avail->flags = q->event_idx ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
 	*used_event(q) = (uint16_t)(q->used_idx - 1); // read only with EVENT_IDX
@@ -644,9 +644,9 @@ static uint32_t virtio_tx_version_1(struct ixy_device* ixy, uint16_t queue_id, s
 }
 
 // The RX queue's interrupt (ixy_waiter). Split, without VIRTIO_RING_F_EVENT_IDX: the device signals the queue's
-// vector after it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (2.6.7 in 1.1). With
-// it: once the used index passes used_event (2.6.7.2), so arming asks for the next entry, and disarming for the one
-// 65535 entries ahead.
+// vector after it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (VirtIO 1.2, 2.7.7).
+// With it: once the used index passes used_event (2.6.7.2), so arming asks for the next entry, and disarming for the
+// one 65535 entries ahead.
 static void split_set_rx_interrupt(struct virtqueue* q, bool armed) {
 	if (q->event_idx) {
 		*used_event(q) = armed ? q->used_idx : (uint16_t)(q->used_idx - 1);

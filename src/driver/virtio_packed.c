@@ -12,7 +12,7 @@
 // Only the modern transport offers VIRTIO_F_RING_PACKED (bit 34), so a packet is always one descriptor: the 12 byte
 // header of VIRTIO_F_VERSION_1 in the buffer's head room, then the frame (as split's version_1 copy). The buffer id
 // is the index of the buffer in q->bufs; RX gives a buffer the id of the one it replaces, TX takes free ids from a
-// stack. The device may return ids in any order (2.8.9: in order only with VIRTIO_F_IN_ORDER, which ixy does not
+// stack. The device may return ids in any order (2.8.8: in order only with VIRTIO_F_IN_ORDER, which ixy does not
 // accept), and nothing it writes is trusted: a used descriptor whose flags are not the device's wrap counter's, that
 // names no buffer the device holds, or reports more bytes than the buffer has, is dropped and counted, and reported
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
@@ -29,48 +29,52 @@
 
 // Sent buffers are freed in batches of up to this many (as split's TX_FREE_BATCH).
 #define PACKED_TX_FREE_BATCH 32
-// What the device writes into a used descriptor's flags, from its wrap counter (2.8.1).
+// What the device writes into a used descriptor's flags in a round where its wrap counter is 1 (2.8.1); 0 in the
+// other rounds. Also the two bits that flip in a cursor's flags when it passes the ring's end.
 #define USED_FLAGS (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)
 
-// The flags of a descriptor the driver makes available: AVAIL is its wrap counter, USED the inverse (2.8.1).
-static inline uint16_t avail_flags(bool avail_wrap) {
-	return avail_wrap ? VRING_PACKED_DESC_F_AVAIL : VRING_PACKED_DESC_F_USED;
-}
-
-// Whether the device has written the descriptor at next_used: its USED flag equals the device's wrap counter. The
-// AVAIL flag must then too (used_flags_good); one that does not is a descriptor the device got wrong.
-static inline bool device_wrote(uint16_t flags, bool used_wrap) {
-	return (flags & VRING_PACKED_DESC_F_USED) == (used_wrap ? VRING_PACKED_DESC_F_USED : 0);
-}
-static inline bool used_flags_good(uint16_t flags, bool used_wrap) {
-	return (flags & USED_FLAGS) == (used_wrap ? USED_FLAGS : 0);
-}
-
-// The next position in the ring: passing the end flips the wrap counter (2.8.1).
-static inline void advance(const struct virtqueue* q, uint16_t* position, bool* wrap) {
-	if (++*position == q->size) {
-		*position = 0;
-		*wrap = !*wrap;
+// The next position in the ring: passing the end flips the wrap counter, in the flags of the round (2.8.1).
+static ALWAYS_INLINE void advance(struct packed_cursor* at, uint32_t size) {
+	if (++at->pos == size) {
+		at->pos = 0;
+		at->flags ^= USED_FLAGS;
 	}
 }
 
-// Makes the descriptor at next_avail available (2.8.6 in 1.2, "Writing the available descriptor"): everything
-// else before the flags, which hand it over.
-static inline void make_available(struct virtqueue* q, uint64_t addr, uint32_t len, uint16_t id, uint16_t flags) {
-	volatile struct vring_packed_desc* desc = &q->ring[q->next_avail];
+// Whether the device has written the descriptor under the cursor: its USED flag is the device's wrap counter. The
+// AVAIL flag must then be too (used_flags_good); one that is not is a descriptor the device got wrong.
+static ALWAYS_INLINE bool device_wrote(uint16_t flags, struct packed_cursor used) {
+	return (flags & VRING_PACKED_DESC_F_USED) == (used.flags & VRING_PACKED_DESC_F_USED);
+}
+static ALWAYS_INLINE bool used_flags_good(uint16_t flags, struct packed_cursor used) {
+	return (flags & USED_FLAGS) == used.flags;
+}
+
+// Makes the descriptor under the cursor available: address, length and id, then the flags, which hand it over
+// (2.8.1), then the cursor moves on.
+static ALWAYS_INLINE void make_available(volatile struct vring_packed_desc* ring, struct packed_cursor* avail,
+					 uint32_t size, uint64_t addr, uint32_t len, uint16_t id, uint16_t flags) {
+	volatile struct vring_packed_desc* desc = &ring[avail->pos];
 	desc->addr = addr;
 	desc->len = len;
 	desc->id = id;
-	write_barrier(); // address, length and id before the flags (2.8.21: "a memory barrier before the flags")
-	desc->flags = (uint16_t)(flags | avail_flags(q->avail_wrap));
-	advance(q, &q->next_avail, &q->avail_wrap);
-	q->in_flight++;
+	write_barrier(); // address, length and id before the flags that hand the descriptor over
+	desc->flags = (uint16_t)(flags | avail->flags);
+	advance(avail, size);
 }
 
-// The descriptor at next_used is consumed: the device holds one descriptor less.
-static inline void consume_used(struct virtqueue* q) {
-	advance(q, &q->next_used, &q->used_wrap);
-	q->in_flight--;
+// The used descriptors from `used` on, at most max: those the device has written, never more than it holds
+// (in_flight: a descriptor beyond is not looked at).
+static ALWAYS_INLINE uint32_t used_descriptors(const struct virtqueue* q, struct packed_cursor used, uint32_t max) {
+	volatile struct vring_packed_desc* ring = q->ring;
+	const uint32_t size = q->size;
+	uint32_t n = 0;
+	max = max < q->in_flight ? max : q->in_flight;
+	while (n < max && device_wrote(ring[used.pos].flags, used)) {
+		n++;
+		advance(&used, size);
+	}
+	return n;
 }
 
 // Notifies the device of the `added` descriptors just made available, unless its event suppression structure says
@@ -85,10 +89,12 @@ static void notify_if_wanted(const struct virtio_device* dev, const struct virtq
 		uint16_t off_wrap = q->device_event->off_wrap;
 		uint16_t event = off_wrap & (uint16_t)((1u << VRING_PACKED_EVENT_WRAP_SHIFT) - 1);
 		bool event_wrap = off_wrap >> VRING_PACKED_EVENT_WRAP_SHIFT;
-		if (event_wrap != q->avail_wrap) { // in the round before the driver's current one
+		bool avail_wrap = q->next_avail.flags & VRING_PACKED_DESC_F_AVAIL;
+		if (event_wrap != avail_wrap) { // in the round before the driver's current one
 			event = (uint16_t)(event - q->size);
 		}
-		wanted = vring_need_event(event, q->next_avail, (uint16_t)(q->next_avail - added));
+		uint16_t new_pos = q->next_avail.pos;
+		wanted = vring_need_event(event, new_pos, (uint16_t)(new_pos - added));
 	}
 	if (wanted) {
 		dev->transport->ops->notify(dev->transport, q->index);
@@ -121,8 +127,9 @@ static int packed_setup_queue(struct virtio_device* dev, struct virtqueue* q, si
 	q->event_idx = dev->features & VIRTIO_RING_F_EVENT_IDX;
 	q->driver_event->flags = VRING_PACKED_EVENT_FLAG_DISABLE; // ixy polls: interrupts would only cost time
 	// 2.8.1: both wrap counters start at 1, at position 0.
-	q->next_avail = q->next_used = q->in_flight = 0;
-	q->avail_wrap = q->used_wrap = true;
+	q->next_avail = (struct packed_cursor){0, VRING_PACKED_DESC_F_AVAIL};
+	q->next_used = (struct packed_cursor){0, USED_FLAGS};
+	q->in_flight = 0;
 	// TX: every id is free (the stack holds them all); RX ids are always with the device.
 	for (uint16_t id = 0; q->kind == QUEUE_TX && id < q->size; id++) {
 		q->free_chains[id] = (uint16_t)(q->size - 1u - id);
@@ -143,8 +150,10 @@ static inline uint64_t rx_buffer_addr(const struct pkt_buf* buf) {
 static void packed_fill_rx(const struct virtio_device* dev, struct virtqueue* rx) {
 	(void)dev;
 	for (uint16_t id = 0; id < rx->num_chains; id++) {
-		make_available(rx, rx_buffer_addr(rx->bufs[id]), RX_DESC_LEN, id, VRING_DESC_F_WRITE);
+		make_available(rx->ring, &rx->next_avail, rx->size, rx_buffer_addr(rx->bufs[id]), RX_DESC_LEN, id,
+			       VRING_DESC_F_WRITE);
 	}
+	rx->in_flight = rx->num_chains;
 }
 
 // ---- Receive
@@ -156,68 +165,82 @@ static __attribute__((cold)) void rx_bad_desc(const struct virtio_device* dev, s
 	count(&q->dropped, 1);
 }
 
-// The used descriptors from next_used on, at most max: those the device has written (2.8.7 in 1.2), never more than
-// it holds.
-static inline uint32_t used_descriptors(const struct virtqueue* q, uint32_t max) {
-	uint32_t n = 0;
-	uint16_t position = q->next_used;
-	bool wrap = q->used_wrap;
-	max = max < q->in_flight ? max : q->in_flight;
-	while (n < max && device_wrote(q->ring[position].flags, wrap)) {
-		n++;
-		if (++position == q->size) {
-			position = 0;
-			wrap = !wrap;
-		}
-	}
-	return n;
-}
-
 // Receives up to num_bufs packets (5.1.6.4). Each used descriptor returns the buffer with its id; its packet is
-// swapped for a fresh buffer, which is made available again under the same id.
+// swapped for a fresh buffer, which is made available again under the same id. The queue's cursors are read into
+// locals once per batch and written back at its end (as split's packet path does: stores into the volatile ring
+// would otherwise make the compiler load them again for every packet).
 static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
 	if (queue_id >= ixy->num_rx_queues) {
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t entries = used_descriptors(q, num_bufs);
-	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
+	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
+	read_barrier(); // the flags before the rest of each descriptor
 	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
+	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
-	uint32_t received = 0, offered = 0;
+	// The cursors as 32 bit locals; each run below ends where either position reaches the ring's end, so that
+	// the positions need no test per packet (ixgbe and split stop a run at the ring's end too).
+	uint32_t used_pos = q->next_used.pos, used_flags = q->next_used.flags;
+	uint32_t avail_pos = q->next_avail.pos, avail_flags = q->next_avail.flags | VRING_DESC_F_WRITE;
+	uint32_t taken = 0, received = 0, lost = 0; // lost: descriptors not made available again
 	uint64_t rx_bytes = 0;
-	for (uint32_t i = 0; i < fresh; i++) {
-		volatile struct vring_packed_desc* done = &q->ring[q->next_used];
-		uint16_t flags = done->flags;
-		uint32_t id = done->id;
-		uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
-		bool wrap = q->used_wrap;
-		consume_used(q);
-		if (__builtin_expect(!used_flags_good(flags, wrap), 0)) {
-			rx_bad_desc(dev, q, "a used descriptor with flags against its wrap counter", id, flags);
-			continue;
+	while (taken < fresh) {
+		uint32_t run = fresh - taken;
+		run = run < size - used_pos ? run : size - used_pos;
+		run = run < size - avail_pos ? run : size - avail_pos;
+		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
+			volatile struct vring_packed_desc* done = &ring[used_pos];
+			uint16_t flags = done->flags;
+			uint32_t id = done->id;
+			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+			// __builtin_expect: bad descriptors are rare, the straight path is the packet.
+			if (__builtin_expect((flags & USED_FLAGS) != used_flags, 0)) {
+				rx_bad_desc(dev, q, "a used descriptor with flags against its wrap counter", id, flags);
+				lost++;
+				continue;
+			}
+			if (__builtin_expect(id >= size, 0)) {
+				rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
+				lost++;
+				continue;
+			}
+			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
+			// is made available again. Otherwise the packet is swapped for a fresh buffer.
+			struct pkt_buf* give = ring_bufs[id];
+			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+				rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
+			} else {
+				give->size = length;
+				rx_bytes += length;
+				struct pkt_buf* packet = give;
+				give = bufs[received]; // the fresh buffer goes into the ring
+				ring_bufs[id] = give;
+				bufs[received++] = packet;
+			}
+			volatile struct vring_packed_desc* slot = &ring[avail_pos++];
+			slot->addr = rx_buffer_addr(give);
+			slot->len = RX_DESC_LEN;
+			slot->id = (uint16_t)id;
+			write_barrier(); // address, length and id before the flags that hand the descriptor over
+			slot->flags = (uint16_t)avail_flags;
 		}
-		if (__builtin_expect(id >= size, 0)) {
-			rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
-			continue;
+		taken += run;
+		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
+			used_pos = 0;
+			used_flags ^= USED_FLAGS;
 		}
-		offered++;
-		// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and is made
-		// available again.
-		if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-			rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
-			make_available(q, rx_buffer_addr(ring_bufs[id]), RX_DESC_LEN, (uint16_t)id, VRING_DESC_F_WRITE);
-			continue;
+		if (avail_pos == size) {
+			avail_pos = 0;
+			avail_flags ^= USED_FLAGS;
 		}
-		struct pkt_buf* buf = ring_bufs[id];
-		buf->size = length;
-		rx_bytes += length;
-		ring_bufs[id] = bufs[received];
-		make_available(q, rx_buffer_addr(bufs[received]), RX_DESC_LEN, (uint16_t)id, VRING_DESC_F_WRITE);
-		bufs[received++] = buf;
 	}
+	uint32_t offered = fresh - lost;
+	q->next_used = (struct packed_cursor){(uint16_t)used_pos, (uint16_t)used_flags};
+	q->next_avail = (struct packed_cursor){(uint16_t)avail_pos, (uint16_t)(avail_flags & USED_FLAGS)};
+	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
 	count(&q->pkts, received);
 	count(&q->bytes, rx_bytes);
 	// Fresh buffers that bad descriptors left over go back in one batch.
@@ -231,24 +254,28 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 // ---- Transmit
 
 // Frees the buffers the device has sent (5.1.6.2): each used descriptor names one by its id, which must be a buffer
-// the device holds. The id goes back onto the free stack.
-static void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
+// the device holds. The id goes back onto the free stack. (Locals as in packed_rx_batch.)
+static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
 	struct pkt_buf* sent[PACKED_TX_FREE_BATCH];
 	uint32_t num_sent = 0, freed = 0;
 	uint64_t tx_bytes = 0;
+	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
-	uint32_t entries = used_descriptors(q, q->in_flight);
-	read_barrier(); // the flags before the rest of each descriptor (2.8.21)
-	for (uint32_t i = 0; i < entries; i++) {
-		volatile struct vring_packed_desc* done = &q->ring[q->next_used];
+	uint16_t* free_ids = q->free_chains;
+	const uint32_t size = q->size;
+	struct packed_cursor used = q->next_used;
+	uint32_t num_free = q->num_free_chains, entries = 0;
+	for (uint32_t held = q->in_flight; entries < held && device_wrote(ring[used.pos].flags, used); entries++) {
+		read_barrier(); // the flags before the rest of the descriptor
+		volatile struct vring_packed_desc* done = &ring[used.pos];
 		uint16_t flags = done->flags;
 		uint32_t id = done->id;
-		bool wrap = q->used_wrap;
-		consume_used(q);
+		bool good_flags = used_flags_good(flags, used);
+		advance(&used, size);
 		// A buffer the device holds has a pointer in the table; an id beyond it, or one returned already, has
 		// not.
-		struct pkt_buf* buf = id < q->size ? ring_bufs[id] : NULL;
-		if (__builtin_expect(!used_flags_good(flags, wrap), 0)) {
+		struct pkt_buf* buf = id < size ? ring_bufs[id] : NULL;
+		if (__builtin_expect(!good_flags, 0)) {
 			virtio_bad_used_entry(dev, q, "a used descriptor with flags against its wrap counter", id,
 					      flags);
 			continue;
@@ -259,7 +286,7 @@ static void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
 		}
 		tx_bytes += buf->size;
 		ring_bufs[id] = NULL;
-		q->free_chains[q->num_free_chains++] = (uint16_t)id;
+		free_ids[num_free++] = (uint16_t)id;
 		freed++;
 		sent[num_sent++] = buf;
 		if (num_sent == PACKED_TX_FREE_BATCH) {
@@ -268,6 +295,9 @@ static void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
 		}
 	}
 	pkt_buf_free_batch(sent, num_sent);
+	q->next_used = used;
+	q->in_flight = (uint16_t)(q->in_flight - entries);
+	q->num_free_chains = (uint16_t)num_free;
 	count(&q->pkts, freed);
 	count(&q->bytes, tx_bytes);
 }
@@ -281,18 +311,27 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	}
 	struct virtqueue* q = &dev->tx[queue_id];
 	tx_clean(dev, q);
-	uint32_t room = (uint32_t)q->size - q->in_flight;
-	room = room < q->num_free_chains ? room : q->num_free_chains;
+	volatile struct vring_packed_desc* ring = q->ring;
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint16_t* free_ids = q->free_chains;
+	const uint32_t size = q->size;
+	struct packed_cursor avail = q->next_avail;
+	uint32_t room = size - q->in_flight, num_free = q->num_free_chains;
+	room = room < num_free ? room : num_free;
 	uint32_t queued = num_bufs < room ? num_bufs : room;
 	for (uint32_t i = 0; i < queued; i++) {
 		struct pkt_buf* buf = bufs[i];
-		uint16_t id = q->free_chains[--q->num_free_chains];
+		uint16_t id = free_ids[--num_free];
 		// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
 		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-		q->bufs[id] = buf;
-		make_available(q, buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1,
+		ring_bufs[id] = buf;
+		make_available(ring, &avail, size,
+			       buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1,
 			       buf->size + VIRTIO_NET_HDR_LEN_V1, id, 0);
 	}
+	q->next_avail = avail;
+	q->num_free_chains = (uint16_t)num_free;
+	q->in_flight = (uint16_t)(q->in_flight + queued);
 	if (queued > 0) {
 		notify_if_wanted(dev, q, (uint16_t)queued);
 	}
@@ -302,33 +341,36 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 // ---- Control queue and interrupts
 
 // The command's chain of three descriptors (class and command, data, ack), linked by VRING_DESC_F_NEXT in ring
-// order (2.8.6 in 1.2: chains are consecutive descriptors; the buffer id in each, the device returns one used
+// order (2.8.6: chains are consecutive descriptors; the buffer id in each, the device returns one used
 // descriptor for the chain, then skips the rest). The first descriptor's flags go last: they hand the whole chain
 // over.
 static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uint32_t len) {
-	uint16_t head = q->next_avail, head_flags = (uint16_t)(VRING_DESC_F_NEXT | avail_flags(q->avail_wrap));
-	volatile struct vring_packed_desc* first = &q->ring[head];
+	volatile struct vring_packed_desc* first = &q->ring[q->next_avail.pos];
+	uint16_t first_flags = (uint16_t)(VRING_DESC_F_NEXT | q->next_avail.flags);
 	first->addr = q->extra_phy + offsetof(struct ctrl_command, class_and_command);
 	first->len = 2;
 	first->id = 0;
-	advance(q, &q->next_avail, &q->avail_wrap);
-	make_available(q, q->extra_phy + offsetof(struct ctrl_command, data), len, 0, VRING_DESC_F_NEXT);
-	make_available(q, q->extra_phy + offsetof(struct ctrl_command, ack), 1, 0, VRING_DESC_F_WRITE);
+	advance(&q->next_avail, q->size);
+	make_available(q->ring, &q->next_avail, q->size, q->extra_phy + offsetof(struct ctrl_command, data), len, 0,
+		       VRING_DESC_F_NEXT);
+	make_available(q->ring, &q->next_avail, q->size, q->extra_phy + offsetof(struct ctrl_command, ack), 1, 0,
+		       VRING_DESC_F_WRITE);
 	write_barrier(); // the rest of the chain before its first descriptor's flags
-	first->flags = head_flags;
-	q->in_flight++; // the first descriptor
+	first->flags = first_flags;
+	q->in_flight = (uint16_t)(q->in_flight + 3);
 	notify_if_wanted(dev, q, 3);
 }
 
 // The one chain is back when the device has written the descriptor at its head; whatever it wrote, the device then
 // holds none of the chain's three.
 static bool packed_ctrl_returned(struct virtqueue* q) {
-	if (!device_wrote(q->ring[q->next_used].flags, q->used_wrap)) {
+	if (!device_wrote(q->ring[q->next_used.pos].flags, q->next_used)) {
 		return false;
 	}
 	for (int i = 0; i < 3; i++) {
-		consume_used(q);
+		advance(&q->next_used, q->size);
 	}
+	q->in_flight = (uint16_t)(q->in_flight - 3);
 	return true;
 }
 

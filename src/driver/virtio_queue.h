@@ -2,7 +2,7 @@
 // buffers, the barriers, and the small set of ring operations each layout brings (chosen once at init, as the
 // transport is, virtio_transport.h):
 //   split (virtio.c, spec 2.6): descriptor table, available ring and used ring; both transports.
-//   packed (virtio_packed.c, VirtIO 1.1/1.2 2.7 in 1.1, 2.8 in 1.2): one ring of descriptors the driver and the
+//   packed (virtio_packed.c, VirtIO 1.2 2.8; 2.7 in 1.1): one ring of descriptors the driver and the
 //          device walk in the same direction, with wrap counters; the modern transport with VIRTIO_F_RING_PACKED.
 // virtio.c keeps everything else: init, features, the control flow, statistics.
 #ifndef IXY_VIRTIO_QUEUE_H
@@ -40,6 +40,15 @@ struct ctrl_command {
 
 enum queue_kind { QUEUE_RX, QUEUE_TX, QUEUE_CTRL };
 
+// A position in a packed virtqueue's ring and the flags of its round (virtio_packed.c). The driver's next_avail: the
+// flags a descriptor made available there carries, AVAIL set to the driver's wrap counter and USED to the inverse.
+// next_used: the flags the device writes into a used descriptor there, both set to its wrap counter (2.8.1). Passing
+// the ring's end flips both bits.
+struct packed_cursor {
+	uint16_t pos;
+	uint16_t flags;
+};
+
 // Each queue starts a cache line of its own (_Alignas; driver.h, IXY_CACHE_LINE): RX queue k and k + 1 may be two
 // threads', and neither's writes (indexes, counters) may take the other's line away. The statistics reader only reads
 // a queue; what it writes is the device's `seen`.
@@ -76,17 +85,18 @@ struct virtqueue {
 	// of the frames only: read_stats adds the CRC's, IXY_ETHER_CRC_BYTES per packet (not the batch's work).
 	uint64_t pkts, bytes, dropped;
 	uint64_t bad_used_entries; // used ring entries ignored (device bugs), the first reported; summed at close
-	// Split with VIRTIO_RING_F_EVENT_IDX (2.6.7, 2.6.10 in 1.1): kicks and interrupts follow the event indexes
+	// Split with VIRTIO_RING_F_EVENT_IDX (VirtIO 1.2, 2.7.7, 2.7.10): kicks and interrupts follow the event indexes
 	// behind the rings (avail_event, used_event) instead of the flags.
 	bool event_idx;
-	// Packed (virtio_packed.c, 2.7 in 1.1): the one ring, the two event suppression areas, the driver's next
-	// descriptor to make available and the device's next to come back, each with its wrap counter (2.7.1), and
-	// the descriptors the device holds. `bufs` is then indexed by buffer id; TX keeps the free ids in free_chains.
+	// Packed (virtio_packed.c, VirtIO 1.2, 2.8): the one ring, the two event suppression areas, the driver's next
+	// descriptor to make available and the next it takes back from the device, each with the flags of its round
+	// (which carry the wrap counters, 2.8.1), and the descriptors the device holds. `bufs` is then indexed by
+	// buffer id; TX keeps the free ids in free_chains.
 	volatile struct vring_packed_desc* ring;
-	volatile struct vring_packed_event* driver_event; // the driver writes it: interrupts (2.7.10)
-	volatile struct vring_packed_event* device_event; // the device writes it: notifications (2.7.10)
-	uint16_t next_avail, next_used, in_flight;
-	bool avail_wrap, used_wrap;
+	volatile struct vring_packed_event* driver_event; // the driver writes it: interrupts (2.8.10)
+	volatile struct vring_packed_event* device_event; // the device writes it: notifications (2.8.10)
+	struct packed_cursor next_avail, next_used;
+	uint16_t in_flight;
 };
 _Static_assert(sizeof(struct virtqueue) % IXY_CACHE_LINE == 0, "queues in an array start cache lines");
 
@@ -146,8 +156,8 @@ static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
 	__atomic_store_n(counter, *counter + n, __ATOMIC_RELAXED);
 }
 
-// The spec's test whether the other side asked to hear about the entries old_idx .. new_idx - 1 (2.6.7.2 and
-// 2.6.10.2 in 1.1, with 16 bit wrapping indexes): its event index lies in that range.
+// The spec's test whether the other side asked to hear about the entries old_idx .. new_idx - 1 (VirtIO 1.2,
+// 2.7.7.2 and 2.7.10.2, with 16 bit wrapping indexes): its event index lies in that range.
 static inline bool vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx) {
 	return (uint16_t)(new_idx - event_idx - 1) < (uint16_t)(new_idx - old_idx);
 }

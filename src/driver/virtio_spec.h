@@ -33,12 +33,13 @@
 #define VIRTIO_NET_F_MQ (1ull << 22)            // more than one queue pair, automatic receive steering
 #define VIRTIO_NET_F_CTRL_MAC_ADDR (1ull << 23) // the control virtqueue takes "set MAC address"
 #define VIRTIO_F_ANY_LAYOUT (1ull << 27)        // legacy: the header need not have a descriptor of its own (5.1.6.6)
-#define VIRTIO_RING_F_EVENT_IDX (1ull << 29)    // event indexes instead of flags suppress notifications (2.4.7 ff.)
-#define VIRTIO_F_VERSION_1 (1ull << 32)         // the device follows VirtIO 1.0 (modern interface only, 6.1)
-#define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)   // the device's DMA goes through the platform's IOMMU (6.1)
-#define VIRTIO_F_RING_PACKED (1ull << 34)       // packed virtqueues (VirtIO 1.1, 2.7; 2.8 in 1.2)
-#define VIRTIO_NET_F_RSS (1ull << 60)           // receive side scaling, Toeplitz hash (VirtIO 1.2, 5.1.3)
-#define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63)  // device config holds the link speed (VirtIO 1.1, 5.1.3)
+#define VIRTIO_RING_F_EVENT_IDX                                                                                        \
+	(1ull << 29) // event indexes instead of flags suppress notifications (VirtIO 1.2, 2.7.7, 2.7.10)
+#define VIRTIO_F_VERSION_1 (1ull << 32)        // the device follows VirtIO 1.0 (modern interface only, 6.1)
+#define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)  // the device's DMA goes through the platform's IOMMU (6.1)
+#define VIRTIO_F_RING_PACKED (1ull << 34)      // packed virtqueues (VirtIO 1.2, 2.8; 2.7 in 1.1)
+#define VIRTIO_NET_F_RSS (1ull << 60)          // receive side scaling, Toeplitz hash (VirtIO 1.2, 5.1.3)
+#define VIRTIO_NET_F_SPEED_DUPLEX (1ull << 63) // device config holds the link speed (VirtIO 1.1, 5.1.3)
 
 // 5.1.4 Device configuration layout of the network device: offsets into the device-specific configuration.
 #define VIRTIO_NET_CONFIG_MAC 0                 // 6 bytes; with VIRTIO_NET_F_MAC
@@ -83,7 +84,7 @@ struct vring_used {
 };
 #define VRING_USED_F_NO_NOTIFY 1
 
-// Packed virtqueues (VirtIO 1.1, 2.7; the same in 1.2, 2.8). 2.7.13 (1.1) "Packed Virtqueue Descriptor": one ring of
+// Packed virtqueues (VirtIO 1.2, 2.8; 2.7 in 1.1). 2.8.13 "Packed Virtqueue Descriptor": one ring of
 // these, which the driver makes available and the device marks used, in place.
 struct vring_packed_desc {
 	uint64_t addr;  // device address of the buffer
@@ -95,7 +96,7 @@ struct vring_packed_desc {
 // equal the device's wrap counter. Each counter starts at 1 and flips whenever its side passes the ring's end.
 #define VRING_PACKED_DESC_F_AVAIL (1u << 7)
 #define VRING_PACKED_DESC_F_USED (1u << 15)
-// 2.7.14 (1.1) "Event Suppression Structure Format": the driver area and the device area each hold one. flags:
+// 2.8.14 "Event Suppression Structure Format": the driver area and the device area each hold one. flags:
 // ENABLE (events wanted), DISABLE (none), DESC (only for the descriptor at off_wrap: bits 0-14 its offset, bit 15
 // the wrap counter it is wanted with; only with VIRTIO_RING_F_EVENT_IDX).
 struct vring_packed_event {

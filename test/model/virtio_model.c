@@ -42,6 +42,35 @@
 // A control command: class, command and at most this much data (5.1.6.5): an RSS_CONFIG with the largest table.
 #define MAX_CTRL_COMMAND (2 + 10 + 2 * MODEL_VIRTIO_MAX_RSS_TABLE + 3 + 255)
 
+// Event indices and packed virtqueues (VirtIO 1.2, 6 reserved feature bits; 2.7.7, 2.7.10; 2.8), written down here
+// from the specification, apart from the driver's definitions.
+#define F_EVENT_IDX (1ull << 29)
+#define F_RING_PACKED (1ull << 34)
+// 2.8.13 struct pvirtq_desc: le64 addr, le32 len, le16 id, le16 flags; the flags of 2.8.1 and 2.8.6.
+struct packed_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t id;
+	uint16_t flags;
+};
+_Static_assert(sizeof(struct packed_desc) == 16, "2.8.13: a packed descriptor is 16 bytes");
+#define PACKED_F_NEXT 1
+#define PACKED_F_WRITE 2
+#define PACKED_F_INDIRECT 4
+#define PACKED_F_AVAIL (1u << 7)
+#define PACKED_F_USED (1u << 15)
+// 2.8.14 struct pvirtq_event_suppress: le16 desc (bits 0-14 offset, bit 15 wrap counter), le16 flags (bits 0-1).
+struct event_suppress {
+	uint16_t off_wrap;
+	uint16_t flags;
+};
+#define EVENT_ENABLE 0
+#define EVENT_DISABLE 1
+#define EVENT_DESC 2
+#define EVENT_WRAP (1u << 15)
+// The longest packed chain the model keeps a copy of (ixy: one descriptor per packet, three per control command).
+#define PACKED_MAX_CHAIN 8
+
 struct model_queue {
 	uint16_t size; // chosen by the driver (modern) or fixed (legacy); 0: not chosen yet
 	bool ready;    // enable_queue done since the last reset
@@ -50,6 +79,23 @@ struct model_queue {
 	uint16_t used_idx;   // the device's used index
 	bool held[MAX_QUEUE_SIZE];
 	uint32_t notifications;
+	// Packed (2.8): desc is the descriptor ring, avail the driver's event suppression area, used the device's.
+	// Positions are counted from 0 to 2 * size - 1: slot = position % size, wrap counter 1 in the first half
+	// (2.8.1: both counters start at 1).
+	bool packed;
+	bool broken;                          // the driver broke the ring: the device takes nothing more
+	uint32_t avail_pos, used_pos;         // the device's next available and next used position
+	uint32_t held_descriptors;            // descriptors of the buffers the device holds
+	uint8_t chain_length[MAX_QUEUE_SIZE]; // by buffer id: descriptors of the held buffer
+	struct segment* chains;               // by buffer id: PACKED_MAX_CHAIN copies of its descriptors
+	uint16_t seen_flags[MAX_QUEUE_SIZE];  // by slot: the flags the device last read or wrote there
+	// Notifications (2.7.10, 2.8.10): where the device asks to be notified, and the driver's progress as the
+	// device saw it at its last notification or when it last changed its request, whichever came later: split, the
+	// available index; packed, the position after the last available descriptor.
+	bool kick_at;
+	uint16_t kick_event;
+	uint32_t kick_mark;
+	uint32_t signalled; // used index (split) or position (packed) at the device's last interrupt
 };
 
 // One descriptor of a chain, as the device reads it.
@@ -165,10 +211,79 @@ static volatile struct vring_desc* descriptor(const struct model_queue* q, uint1
 	return &((volatile struct vring_desc*)seam_dma_virt(q->desc))[index];
 }
 
+static volatile struct packed_desc* packed_desc(const struct model_queue* q, uint16_t slot) {
+	return &((volatile struct packed_desc*)seam_dma_virt(q->desc))[slot];
+}
+
+// Packed: the driver's event suppression area (its queue_driver address) and the device's (queue_device), 2.8.10.
+static volatile struct event_suppress* driver_area(const struct model_queue* q) {
+	return (volatile struct event_suppress*)seam_dma_virt(q->avail);
+}
+
+static volatile struct event_suppress* device_area(const struct model_queue* q) {
+	return (volatile struct event_suppress*)seam_dma_virt(q->used);
+}
+
+// Split with VIRTIO_F_EVENT_IDX (2.7.7, 2.7.10): used_event follows the available ring, avail_event the used ring.
+static volatile uint16_t* used_event(const struct model_queue* q) {
+	return &avail_ring(q)->ring[q->size];
+}
+
+static volatile uint16_t* avail_event(const struct model_queue* q) {
+	return (volatile uint16_t*)&used_ring(q)->ring[q->size];
+}
+
+// Packed positions (see struct model_queue): the slot, the wrap counter, and the distance from a to b.
+static uint16_t slot_of(const struct model_queue* q, uint32_t pos) {
+	return (uint16_t)(pos % q->size);
+}
+
+static bool wrap_of(const struct model_queue* q, uint32_t pos) {
+	return pos < q->size;
+}
+
+static uint32_t advance(const struct model_queue* q, uint32_t pos, uint32_t n) {
+	return (pos + n) % (2u * q->size);
+}
+
+static uint32_t distance(const struct model_queue* q, uint32_t a, uint32_t b) {
+	return (b + 2u * q->size - a) % (2u * q->size);
+}
+
+// 2.8.14: an event's offset and wrap counter as a position.
+static uint32_t event_position(const struct model_queue* q, uint16_t off_wrap) {
+	uint32_t off = (off_wrap & ~EVENT_WRAP) % q->size;
+	return (off_wrap & EVENT_WRAP) ? off : off + q->size;
+}
+
+// 2.8.1: a descriptor is available when its AVAIL flag equals the wrap counter of its position and USED does not.
+static bool packed_available(const struct model_queue* q, uint32_t pos, uint16_t flags) {
+	bool wrap = wrap_of(q, pos);
+	return ((flags & PACKED_F_AVAIL) != 0) == wrap && ((flags & PACKED_F_USED) != 0) != wrap;
+}
+
+// The position after the driver's available descriptors that follow the device's next one.
+static uint32_t packed_published(const struct model_queue* q) {
+	uint32_t pos = q->avail_pos;
+	for (uint32_t n = q->held_descriptors;
+	     n < q->size && packed_available(q, pos, packed_desc(q, slot_of(q, pos))->flags); n++) {
+		pos = advance(q, pos, 1);
+	}
+	return pos;
+}
+
 // The queue the test or driver names, or a usage error.
 static struct model_queue* queue_of(struct model_virtio* nic, uint16_t queue) {
 	if (queue >= MODEL_VIRTIO_MAX_QUEUES) {
 		model_usage_error("virtqueue %u: the model has %u", queue, MODEL_VIRTIO_MAX_QUEUES);
+	}
+	return &nic->queues[queue];
+}
+
+// The queue for reading its rings from the test, or a usage error if it is not set up.
+static const struct model_queue* ready_queue(const struct model_virtio* nic, uint16_t queue) {
+	if (queue >= MODEL_VIRTIO_MAX_QUEUES || !nic->queues[queue].ready) {
+		model_usage_error("virtqueue %u is not set up", queue);
 	}
 	return &nic->queues[queue];
 }
@@ -187,7 +302,13 @@ static bool queue_live(struct model_virtio* nic, const struct model_queue* q) {
 
 // Reads the chain at head into nic->segments. Returns the number of descriptors, or -1 (with a violation) if the
 // chain is broken: a descriptor index beyond the queue, a loop, a buffer outside live DMA memory (2.4.5).
+// Packed: the copy the device made of the buffer with id head when it took it (0 descriptors if it holds none).
 static int read_chain(struct model_virtio* nic, struct model_queue* q, uint16_t head) {
+	if (q->packed) {
+		int n = head < q->size && q->held[head] ? q->chain_length[head] : 0;
+		memcpy(nic->segments, q->chains + (size_t)head * PACKED_MAX_CHAIN, (size_t)n * sizeof(struct segment));
+		return n;
+	}
 	uint16_t index = head;
 	for (int n = 0; n < q->size; n++) {
 		if (index >= q->size) {
@@ -224,6 +345,9 @@ static void reset(struct model_virtio* nic) {
 	nic->pairs = 1;
 	nic->mq_commands = 0;
 	memset(&nic->rss, 0, sizeof(nic->rss));
+	for (int i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
+		free(nic->queues[i].chains);
+	}
 	memset(nic->queues, 0, sizeof(nic->queues)); // the device forgets the queues and stops all DMA (2.1.2)
 	for (int i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
 		nic->queue_vector[i] = NO_VECTOR;
@@ -383,6 +507,69 @@ static void write_queue_size(struct model_virtio* nic, uint16_t size) {
 	nic->queues[index].size = size;
 }
 
+// Where the device asks the driver to notify it (2.7.10; 2.8.10, 2.8.14): split, VRING_USED_F_NO_NOTIFY or with
+// EVENT_IDX avail_event (from the knobs, else at the next entry the device will take: "notify me when you add
+// something after what I have"); packed, the device's event suppression area (ENABLE, DISABLE, or DESC at the
+// knob's offset and wrap counter).
+static void ask_for_notifications(struct model_virtio* nic, struct model_queue* q) {
+	if (q->packed) {
+		volatile struct event_suppress* area = device_area(q);
+		area->off_wrap = q->kick_event;
+		area->flags = nic->suppress_notify ? EVENT_DISABLE : q->kick_at ? EVENT_DESC : EVENT_ENABLE;
+		atomic_thread_fence(memory_order_seq_cst); // the request before the driver's progress it is measured by
+		q->kick_mark = packed_published(q);
+	} else if (nic->driver_features & F_EVENT_IDX) {
+		*avail_event(q) = nic->suppress_notify ? (uint16_t)(q->next_avail - 1)
+				  : q->kick_at         ? q->kick_event
+						       : q->next_avail;
+		atomic_thread_fence(memory_order_seq_cst);
+		q->kick_mark = avail_ring(q)->idx;
+	} else {
+		used_ring(q)->flags = nic->suppress_notify ? VRING_USED_F_NO_NOTIFY : 0;
+		q->kick_mark = avail_ring(q)->idx;
+	}
+}
+
+// A packed virtqueue goes live (2.8): a descriptor ring aligned to 16, the two event suppression areas to 4
+// (2.8.10.1), in memory the device can reach.
+static void enable_packed_queue(struct model_virtio* nic, uint16_t index) {
+	struct model_queue* q = &nic->queues[index];
+	uint16_t size = q->size;
+	uint64_t ring = q->desc, driver = q->avail, device = q->used;
+	if (ring % 16 || driver % 4 || device % 4 || !model_dma_ok((uintptr_t)ring, 16u * size) ||
+	    !model_dma_ok((uintptr_t)driver, 4) || !model_dma_ok((uintptr_t)device, 4)) {
+		model_violation(nic->addr,
+				"virtqueue %u (packed): descriptor ring at 0x%llx, event suppression at 0x%llx and "
+				"0x%llx are misaligned or not DMA memory (2.8.10.1)",
+				index, (unsigned long long)ring, (unsigned long long)driver,
+				(unsigned long long)device);
+		return;
+	}
+	if (ranges_overlap(ring, 16u * size, driver, 4) || ranges_overlap(ring, 16u * size, device, 4) ||
+	    ranges_overlap(driver, 4, device, 4)) {
+		model_violation(nic->addr, "virtqueue %u (packed): its ring and event areas overlap", index);
+	}
+	bool kick_at = q->kick_at;
+	uint16_t kick_event = q->kick_event;
+	*q = (struct model_queue){.size = size,
+				  .ready = true,
+				  .desc = ring,
+				  .avail = driver,
+				  .used = device,
+				  .packed = true,
+				  .kick_at = kick_at,
+				  .kick_event = kick_event};
+	q->chains = calloc((size_t)size * PACKED_MAX_CHAIN, sizeof(struct segment));
+	if (!q->chains) {
+		model_usage_error("out of memory for virtqueue %u", index);
+	}
+	for (uint16_t slot = 0; slot < size; slot++) {
+		q->seen_flags[slot] = packed_desc(q, slot)->flags;
+	}
+	nic->queue_enables++;
+	ask_for_notifications(nic, q);
+}
+
 // The selected queue goes live with the addresses the driver wrote (modern: queue_enable; legacy: the page number).
 static void enable_queue(struct model_virtio* nic) {
 	uint16_t index = nic->queue_select;
@@ -398,6 +585,10 @@ static void enable_queue(struct model_virtio* nic) {
 	if (q->ready) {
 		model_violation(addr, "virtqueue %u enabled twice without a reset", index);
 	}
+	if (nic->driver_features & F_RING_PACKED) {
+		enable_packed_queue(nic, index);
+		return;
+	}
 	// 2.4: alignment 16 (descriptor table), 2 (available ring), 4 (used ring); all in memory the device can reach.
 	if (desc % 16 || avail % 2 || used % 4 || !model_dma_ok((uintptr_t)desc, 16u * size) ||
 	    !model_dma_ok((uintptr_t)avail, avail_bytes(size)) || !model_dma_ok((uintptr_t)used, used_bytes(size))) {
@@ -410,10 +601,16 @@ static void enable_queue(struct model_virtio* nic) {
 	    ranges_overlap(avail, avail_bytes(size), used, used_bytes(size))) {
 		model_violation(addr, "virtqueue %u: its rings overlap", index);
 	}
-	*q = (struct model_queue){.size = size, .ready = true, .desc = desc, .avail = avail, .used = used};
+	*q = (struct model_queue){.size = size,
+				  .ready = true,
+				  .desc = desc,
+				  .avail = avail,
+				  .used = used,
+				  .kick_at = q->kick_at,
+				  .kick_event = q->kick_event};
 	nic->queue_enables++;
-	used_ring(q)->flags = nic->suppress_notify ? VRING_USED_F_NO_NOTIFY : 0;
 	used_ring(q)->idx = 0;
+	ask_for_notifications(nic, q);
 }
 
 // One half of a queue address (modern: queue_desc, queue_driver, queue_device, 64 bits written as two 32 bit halves).
@@ -439,7 +636,9 @@ static void notify(struct model_virtio* nic, uint16_t index) {
 		model_violation(nic->addr, "virtqueue %u notified, it is not set up", index);
 		return;
 	}
-	nic->queues[index].notifications++;
+	struct model_queue* q = &nic->queues[index];
+	q->notifications++;
+	q->kick_mark = q->packed ? packed_published(q) : avail_ring(q)->idx;
 	if (index == model_virtio_ctrl_queue(nic)) {
 		answer_control_queue(nic);
 	} else if (index % 2 == 1 && nic->tx_on_notify) {
@@ -691,6 +890,14 @@ static uint32_t mmio_access(struct model_virtio* nic, unsigned bar, uint32_t off
 					value, at, value * nic->notify_off_multiplier);
 		}
 		notify(nic, (uint16_t)value);
+	} else if (type == REGION_NOTIFY && write && width == 4) {
+		// 4.1.5.2: 32 bits of notification data only with VIRTIO_F_NOTIFICATION_DATA, which the model never
+		// offers.
+		model_violation(
+		    nic->addr,
+		    "notification of 4 bytes (data 0x%x): VIRTIO_F_NOTIFICATION_DATA was not negotiated, the "
+		    "driver writes the queue index in 16 bits (4.1.5.2)",
+		    value);
 	} else if (type == REGION_DEVICE) {
 		if (!write) {
 			return read_device_config(nic, at, width);
@@ -1009,9 +1216,11 @@ static void dma_freed(void* model, uintptr_t start, size_t size) {
 		if (!q->ready) {
 			continue;
 		}
+		uint64_t driver_bytes = q->packed ? 4 : avail_bytes(q->size);
+		uint64_t device_bytes = q->packed ? 4 : used_bytes(q->size);
 		if (ranges_overlap(q->desc, 16u * q->size, start, size) ||
-		    ranges_overlap(q->avail, avail_bytes(q->size), start, size) ||
-		    ranges_overlap(q->used, used_bytes(q->size), start, size)) {
+		    ranges_overlap(q->avail, driver_bytes, start, size) ||
+		    ranges_overlap(q->used, device_bytes, start, size)) {
 			model_violation(nic->addr,
 					"DMA memory of virtqueue %u freed while the device can reach it (no "
 					"reset)",
@@ -1042,6 +1251,9 @@ static void destroy(void* model) {
 	}
 	model_virtio_clear_tx(nic);
 	free(nic->tx);
+	for (int i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
+		free(nic->queues[i].chains);
+	}
 	free(nic);
 }
 
@@ -1142,9 +1354,112 @@ void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress) {
 	nic->suppress_notify = suppress;
 	for (uint16_t i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
 		if (nic->queues[i].ready) {
-			used_ring(&nic->queues[i])->flags = suppress ? VRING_USED_F_NO_NOTIFY : 0;
+			ask_for_notifications(nic, &nic->queues[i]);
 		}
 	}
+}
+
+void model_virtio_kick_at(struct model_virtio* nic, uint16_t queue, bool at, uint16_t event) {
+	struct model_queue* q = queue_of(nic, queue);
+	q->kick_at = at;
+	q->kick_event = event;
+	if (q->ready) {
+		ask_for_notifications(nic, q);
+	}
+}
+
+bool model_virtio_kick_owed(const struct model_virtio* nic, uint16_t queue) {
+	const struct model_queue* q = ready_queue(nic, queue);
+	if (nic->suppress_notify) {
+		return false;
+	}
+	if (q->packed) {
+		uint32_t now = packed_published(q), since = q->kick_mark;
+		if (device_area(q)->flags == EVENT_DESC) { // 2.8.10: the driver notifies when it passes the offset
+			return distance(q, since, event_position(q, q->kick_event)) < distance(q, since, now);
+		}
+		return now != since;
+	}
+	uint16_t now = avail_ring(q)->idx;
+	uint16_t since = (uint16_t)q->kick_mark;
+	if (nic->driver_features & F_EVENT_IDX) { // 2.7.10: the entry at avail_event was made available since
+		return (uint16_t)(*avail_event(q) - since) < (uint16_t)(now - since);
+	}
+	return now != since;
+}
+
+// Would the device's next used buffer interrupt the driver (2.7.7, 2.8.10, as the driver's area or ring says)?
+bool model_virtio_interrupt_armed(const struct model_virtio* nic, uint16_t queue) {
+	const struct model_queue* q = ready_queue(nic, queue);
+	if (q->packed) {
+		volatile struct event_suppress* area = driver_area(q);
+		uint16_t flags = area->flags & 3;
+		return flags == EVENT_ENABLE ||
+		       (flags == EVENT_DESC && event_position(q, area->off_wrap) == q->used_pos);
+	}
+	if (nic->driver_features & F_EVENT_IDX) {
+		return *used_event(q) == q->used_idx;
+	}
+	return !(avail_ring(q)->flags & VRING_AVAIL_F_NO_INTERRUPT);
+}
+
+bool model_virtio_signal(struct model_virtio* nic, uint16_t queue) {
+	struct model_queue* q = queue_of(nic, queue);
+	if (!queue_live(nic, q)) {
+		return false;
+	}
+	bool due;
+	uint32_t now = q->packed ? q->used_pos : q->used_idx;
+	if (now == q->signalled) {
+		due = false;
+	} else if (q->packed) { // 2.8.10: ENABLE, or DESC with the event among the used descriptors since
+		volatile struct event_suppress* area = driver_area(q);
+		uint16_t flags = area->flags & 3;
+		due = flags == EVENT_ENABLE ||
+		      (flags == EVENT_DESC &&
+		       distance(q, q->signalled, event_position(q, area->off_wrap)) < distance(q, q->signalled, now));
+	} else if (nic->driver_features & F_EVENT_IDX) { // 2.7.10's "used_event crossed"
+		due = (uint16_t)(*used_event(q) - q->signalled) < (uint16_t)(now - q->signalled);
+	} else {
+		due = !(avail_ring(q)->flags & VRING_AVAIL_F_NO_INTERRUPT);
+	}
+	if (due) {
+		q->signalled = now;
+		if (queue < MODEL_VIRTIO_MAX_QUEUES && nic->queue_vector[queue] != NO_VECTOR) {
+			model_pci_raise_msix(nic->pci, nic->queue_vector[queue]);
+		}
+	}
+	return due;
+}
+
+bool model_virtio_packed(const struct model_virtio* nic, uint16_t queue) {
+	return queue < MODEL_VIRTIO_MAX_QUEUES && nic->queues[queue].ready && nic->queues[queue].packed;
+}
+
+static struct model_queue* packed_queue(struct model_virtio* nic, uint16_t queue) {
+	struct model_queue* q = queue_of(nic, queue);
+	if (!q->ready || !q->packed) {
+		model_usage_error("virtqueue %u is not a packed queue that is set up", queue);
+	}
+	return q;
+}
+
+void model_virtio_used_position(struct model_virtio* nic, uint16_t queue, uint16_t* slot, bool* wrap) {
+	const struct model_queue* q = packed_queue(nic, queue);
+	*slot = slot_of(q, q->used_pos);
+	*wrap = wrap_of(q, q->used_pos);
+}
+
+void model_virtio_put_used_raw(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint16_t id, uint32_t len,
+			       uint16_t flags) {
+	struct model_queue* q = packed_queue(nic, queue);
+	volatile struct packed_desc* d = packed_desc(q, slot % q->size);
+	d->id = id;
+	d->len = len;
+	atomic_thread_fence(memory_order_release);
+	d->flags = flags;
+	q->seen_flags[slot % q->size] = flags;
+	nic->misbehaved = true;
 }
 
 void model_virtio_ctrl_answer(struct model_virtio* nic, enum model_virtio_ctrl_answer answer) {
@@ -1226,10 +1541,16 @@ uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t que
 	if (queue >= MODEL_VIRTIO_MAX_QUEUES || !q->ready) {
 		return 0;
 	}
+	if (q->packed) { // the chains among the available descriptors (the last one of each has no NEXT flag)
+		uint16_t chains = 0;
+		for (uint32_t pos = q->avail_pos; pos != packed_published(q); pos = advance(q, pos, 1)) {
+			chains += !(packed_desc(q, slot_of(q, pos))->flags & PACKED_F_NEXT);
+		}
+		return chains;
+	}
 	return (uint16_t)(avail_ring(q)->idx - q->next_avail);
 }
 
-// The queue for reading its rings from the test, or a usage error if it is not set up.
 // 2.6.4: without VERSION_1 or ANY_LAYOUT (legacy) the device may expect the net header in a descriptor of its own,
 // then the frame. With either, ixy puts both into one descriptor; a second one would halve the queue for nothing.
 static void check_layout(struct model_virtio* nic, uint16_t queue, struct model_queue* q, uint16_t head) {
@@ -1251,26 +1572,132 @@ static void check_layout(struct model_virtio* nic, uint16_t queue, struct model_
 	}
 }
 
-static const struct model_queue* ready_queue(const struct model_virtio* nic, uint16_t queue) {
-	if (queue >= MODEL_VIRTIO_MAX_QUEUES || !nic->queues[queue].ready) {
-		model_usage_error("virtqueue %u is not set up", queue);
+// The queue for reading its split rings from the test, or a usage error.
+static const struct model_queue* split_queue(const struct model_virtio* nic, uint16_t queue) {
+	const struct model_queue* q = ready_queue(nic, queue);
+	if (q->packed) {
+		model_usage_error("virtqueue %u is packed: it has no available or used ring of its own", queue);
 	}
-	return &nic->queues[queue];
+	return q;
 }
 
 uint16_t model_virtio_avail_idx(const struct model_virtio* nic, uint16_t queue) {
-	return avail_ring(ready_queue(nic, queue))->idx;
+	return avail_ring(split_queue(nic, queue))->idx;
 }
 
 uint16_t model_virtio_avail_entry(const struct model_virtio* nic, uint16_t queue, uint16_t i) {
-	const struct model_queue* q = ready_queue(nic, queue);
+	const struct model_queue* q = split_queue(nic, queue);
 	return avail_ring(q)->ring[i % q->size];
+}
+
+// The descriptor at the device's next position is not available. If the driver wrote its flags, they are wrong
+// (2.8.1): AVAIL and USED both equal to the wrap counter, or flags written over a used descriptor (where the device
+// last saw AVAIL == USED) that still do not make it available: the driver's wrap counter is not the device's.
+static void check_not_available(struct model_virtio* nic, uint16_t queue, struct model_queue* q, uint16_t flags) {
+	uint16_t slot = slot_of(q, q->avail_pos);
+	bool wrap = wrap_of(q, q->avail_pos), avail = flags & PACKED_F_AVAIL, used = flags & PACKED_F_USED;
+	uint16_t seen = q->seen_flags[slot];
+	bool seen_used = ((seen & PACKED_F_AVAIL) != 0) == ((seen & PACKED_F_USED) != 0);
+	if (avail == wrap && used == wrap) {
+		model_violation(nic->addr,
+				"virtqueue %u (packed): descriptor %u has AVAIL and USED both %u, the wrap counter: "
+				"neither available nor used (2.8.1)",
+				queue, slot, wrap);
+		q->broken = true;
+	} else if (flags != seen && seen_used && avail != used) {
+		model_violation(
+		    nic->addr,
+		    "virtqueue %u (packed): descriptor %u written with AVAIL %u, USED %u; the device's wrap "
+		    "counter is %u: the driver's wrap counter is wrong (2.8.1)",
+		    queue, slot, avail, used, wrap);
+		q->broken = true;
+	}
+}
+
+// 2.8.4 (the device reads the descriptors in ring order), 2.8.6 (a chain: NEXT on all but the last, whose id is the
+// buffer's), 2.8.21: takes the buffer at the device's next position, keeps a copy of its descriptors (the driver
+// may reuse the slots once the device wrote used descriptors over them) and returns its id.
+static bool packed_take(struct model_virtio* nic, uint16_t queue, struct model_queue* q, uint16_t* head) {
+	uint16_t flags = packed_desc(q, slot_of(q, q->avail_pos))->flags;
+	if (q->broken || !packed_available(q, q->avail_pos, flags)) {
+		if (!q->broken && !nic->misbehaved) {
+			check_not_available(nic, queue, q, flags);
+		}
+		return false;
+	}
+	atomic_thread_fence(memory_order_acquire); // the flags before the descriptor they make available (2.8.21.1)
+	const char* wrong = NULL;
+	uint32_t n = 0;
+	uint16_t id = 0;
+	for (uint32_t pos = q->avail_pos; !wrong; pos = advance(q, pos, 1)) {
+		volatile struct packed_desc* d = packed_desc(q, slot_of(q, pos));
+		flags = d->flags;
+		if (n > 0 && !packed_available(q, pos, flags)) {
+			wrong = "continues into a descriptor that is not available (2.8.6)";
+		} else if (n == PACKED_MAX_CHAIN || n == q->size) {
+			wrong = "is longer than the model takes (PACKED_MAX_CHAIN) or than the ring";
+		} else if (flags & PACKED_F_INDIRECT) {
+			wrong = "has an indirect descriptor, VIRTIO_F_INDIRECT_DESC was not negotiated (2.8.7)";
+		} else {
+			struct segment s = {d->addr, d->len, (flags & PACKED_F_WRITE) != 0};
+			nic->segments[n++] = s;
+			id = d->id;
+			if (!model_dma_ok((uintptr_t)s.addr, s.len)) {
+				wrong = "has a buffer outside DMA memory";
+			} else if (!(flags & PACKED_F_NEXT)) {
+				break;
+			}
+		}
+	}
+	if (!wrong && id >= q->size) {
+		wrong = "has a buffer id beyond the queue size (the model takes ids below it, as ixy uses them)";
+	} else if (!wrong && q->held[id] && !nic->misbehaved) {
+		wrong = "has the buffer id of a buffer the device still holds (2.8.21.1)";
+	} else if (!wrong && q->held_descriptors + n > q->size && !nic->misbehaved) {
+		wrong = "makes more descriptors available than the ring has: the driver wrote over descriptors the "
+			"device holds";
+	}
+	if (wrong) {
+		model_violation(nic->addr, "virtqueue %u (packed): the buffer at descriptor %u %s", queue,
+				slot_of(q, q->avail_pos), wrong);
+		q->broken = true;
+		return false;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t slot = slot_of(q, advance(q, q->avail_pos, i));
+		q->seen_flags[slot] = packed_desc(q, slot)->flags;
+	}
+	memcpy(q->chains + (size_t)id * PACKED_MAX_CHAIN, nic->segments, n * sizeof(struct segment));
+	q->chain_length[id] = (uint8_t)n;
+	q->held[id] = true;
+	q->held_descriptors += n;
+	q->avail_pos = advance(q, q->avail_pos, n);
+	*head = id;
+	return true;
+}
+
+// Gives back the buffer just taken (packed) or the entry just read (split): it stays available.
+static void untake(struct model_queue* q, uint16_t head) {
+	q->held[head] = false;
+	if (q->packed) {
+		q->held_descriptors -= q->chain_length[head];
+		q->avail_pos = advance(q, q->avail_pos, 2u * q->size - q->chain_length[head]);
+	} else {
+		q->next_avail--;
+	}
 }
 
 bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head) {
 	struct model_queue* q = queue_of(nic, queue);
 	if (!queue_live(nic, q)) {
 		return false;
+	}
+	if (q->packed) {
+		bool taken = packed_take(nic, queue, q, head);
+		if (taken) {
+			check_layout(nic, queue, q, *head);
+		}
+		return taken;
 	}
 	uint16_t pending = (uint16_t)(avail_ring(q)->idx - q->next_avail);
 	if (pending == 0) {
@@ -1295,6 +1722,9 @@ bool model_virtio_take(struct model_virtio* nic, uint16_t queue, uint16_t* head)
 	}
 	q->held[*head] = true;
 	check_layout(nic, queue, q, *head);
+	if ((nic->driver_features & F_EVENT_IDX) && !q->kick_at) {
+		ask_for_notifications(nic, q); // avail_event follows the device (2.7.10)
+	}
 	return true;
 }
 
@@ -1331,10 +1761,36 @@ bool model_virtio_write_chain(struct model_virtio* nic, uint16_t queue, uint16_t
 	return true;
 }
 
+// 2.8.5, 2.8.6, 2.8.22: a used descriptor {id, len, AVAIL = USED = the used wrap counter} at the device's used
+// position, which then skips the buffer's descriptors (one for an id the device does not hold).
+static void put_used_packed(struct model_virtio* nic, struct model_queue* q, uint32_t id, uint32_t len) {
+	uint32_t step = 1;
+	if (id < q->size && q->held[id]) {
+		step = q->chain_length[id];
+		q->held[id] = false;
+		q->held_descriptors -= step;
+	} else {
+		nic->misbehaved = true;
+	}
+	uint16_t slot = slot_of(q, q->used_pos);
+	uint16_t flags = wrap_of(q, q->used_pos) ? PACKED_F_AVAIL | PACKED_F_USED : 0;
+	volatile struct packed_desc* d = packed_desc(q, slot);
+	d->id = (uint16_t)id;
+	d->len = len;
+	atomic_thread_fence(memory_order_release); // id and length before the flags that make them used (2.8.22)
+	d->flags = flags;
+	q->seen_flags[slot] = flags;
+	q->used_pos = advance(q, q->used_pos, step);
+}
+
 void model_virtio_put_used(struct model_virtio* nic, uint16_t queue, uint32_t id, uint32_t len) {
 	struct model_queue* q = queue_of(nic, queue);
 	if (!q->ready) {
 		model_usage_error("used entry put on virtqueue %u, which is not set up", queue);
+	}
+	if (q->packed) {
+		put_used_packed(nic, q, id, len);
+		return;
 	}
 	if (id < q->size && q->held[id]) {
 		q->held[id] = false;
@@ -1350,8 +1806,8 @@ void model_virtio_put_used(struct model_virtio* nic, uint16_t queue, uint32_t id
 
 void model_virtio_set_used_idx(struct model_virtio* nic, uint16_t queue, uint16_t idx) {
 	struct model_queue* q = queue_of(nic, queue);
-	if (!q->ready) {
-		model_usage_error("used index set on virtqueue %u, which is not set up", queue);
+	if (!q->ready || q->packed) {
+		model_usage_error("used index set on virtqueue %u, which is not set up or packed", queue);
 	}
 	nic->misbehaved |= idx != q->used_idx;
 	q->used_idx = idx;
@@ -1359,20 +1815,21 @@ void model_virtio_set_used_idx(struct model_virtio* nic, uint16_t queue, uint16_
 }
 
 uint16_t model_virtio_used_idx(const struct model_virtio* nic, uint16_t queue) {
-	return queue < MODEL_VIRTIO_MAX_QUEUES ? nic->queues[queue].used_idx : 0;
+	const struct model_queue* q = &nic->queues[queue < MODEL_VIRTIO_MAX_QUEUES ? queue : 0];
+	return queue >= MODEL_VIRTIO_MAX_QUEUES ? 0 : q->packed ? (uint16_t)q->used_pos : q->used_idx;
 }
 
 void model_virtio_used_entry(const struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t* id,
 			     uint32_t* len) {
-	const struct model_queue* q = ready_queue(nic, queue);
+	const struct model_queue* q = split_queue(nic, queue);
 	*id = used_ring(q)->ring[slot % q->size].id;
 	*len = used_ring(q)->ring[slot % q->size].len;
 }
 
 void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint32_t id, uint32_t len) {
 	struct model_queue* q = queue_of(nic, queue);
-	if (!q->ready) {
-		model_usage_error("used entry written on virtqueue %u, which is not set up", queue);
+	if (!q->ready || q->packed) {
+		model_usage_error("used entry written on virtqueue %u, which is not set up or packed", queue);
 	}
 	used_ring(q)->ring[slot % q->size].id = id;
 	used_ring(q)->ring[slot % q->size].len = len;
@@ -1482,8 +1939,7 @@ enum model_virtio_rx_result model_virtio_rx_on(struct model_virtio* nic, uint16_
 	memcpy(nic->rx_write, &header, hdr_len);
 	memcpy(nic->rx_write + hdr_len, frame, len);
 	if (!model_virtio_write_chain(nic, queue, head, nic->rx_write, hdr_len + len)) {
-		q->next_avail--; // too short: the chain stays available
-		q->held[head] = false;
+		untake(q, head); // too short: the chain stays available
 		return MODEL_VIRTIO_RX_TOO_LONG;
 	}
 	model_virtio_put_used(nic, queue, head, hdr_len + len);

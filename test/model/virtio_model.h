@@ -17,6 +17,20 @@
 //   virtual address in test builds, test/seam): take chains from the available ring, write frames into RX chains,
 //   read TX chains (the "wire"), and put used entries, also wrong ones (a length beyond the buffer, an id the
 //   driver never offered, a used index that jumps);
+// - with VIRTIO_F_RING_PACKED (offered only when a test asks) does the same on packed virtqueues (VirtIO 1.2, 2.8):
+//   the three queue addresses are the descriptor ring and the driver's and device's event suppression areas
+//   (aligned to 16, 4, 4, 2.8.10.1); the device walks available descriptors in ring order with its wrap counter,
+//   takes chains by buffer id, writes used descriptors at its used position (AVAIL = USED = its used wrap counter)
+//   and skips the chain's descriptors; the test can also write used descriptors no correct device writes (wrong
+//   wrap bits, ahead of the position). It checks the driver's descriptors: wrap bits that fit neither lap, or
+//   flags written over a used descriptor that still leave it unavailable (the driver's wrap counter is wrong), a
+//   buffer id the device still holds, more descriptors than the ring has, a chain running into descriptors not
+//   available, indirect descriptors; and 32 bit notifications (VIRTIO_F_NOTIFICATION_DATA is never offered);
+// - asks for notifications as the knobs say (split: VRING_USED_F_NO_NOTIFY, with VIRTIO_RING_F_EVENT_IDX
+//   avail_event, 2.7.10; packed: its event suppression area, 2.8.14) and tells whether the driver owes it one (a
+//   driver that does not kick when asked leaves its TX frames unseen); reads the driver's side (split: the
+//   available ring's flags or used_event; packed: the driver's area) to say whether its next used buffer would
+//   interrupt, and interrupts (MSI-X, when the driver set a vector) on model_virtio_signal;
 // - checks that every RX and TX chain follows the negotiated layout: with VERSION_1 or ANY_LAYOUT one descriptor
 //   holding header and frame (ixy's choice; the spec allows any split), without them the header in a descriptor of
 //   its own, then the frame (2.6.4);
@@ -28,7 +42,10 @@
 //   FEATURES_OK (model_virtio_refuse_features); the capabilities can be broken byte by byte.
 // A driver mistake is a violation (model.h). Section numbers refer to the VirtIO 1.0 specification.
 //
-// What it leaves out: interrupts and event indices (ixy uses neither; the ISR reads 0), mergeable RX buffers, offloads,
+// What it leaves out: interrupts of its own accord (only model_virtio_signal raises one; the ISR reads 0), in-order
+// completion (VIRTIO_F_IN_ORDER), packed buffer ids at or above the queue size, chains longer than 8 descriptors on
+// packed rings, a driver's wrap bits that are wrong yet look like a stale descriptor of the last lap (a slot that
+// held the tail of a chain), mergeable RX buffers, offloads,
 // IPv6 hashing, the hash report, automatic steering by TX queue (queue 0 without RSS), indirect descriptors, the MSI-X
 // table and the PCI configuration access capability's window (the capability is there, the driver does not use it).
 #ifndef IXY_TEST_VIRTIO_MODEL_H
@@ -70,6 +87,15 @@ enum model_virtio_kind {
 // Not offered by default: a legacy device offers it (QEMU does) to let the driver put the net header in front of the
 // frame in one descriptor (2.6.4, 5.1.6.6); without it (VirtualBox) the header has a descriptor of its own.
 #define MODEL_VIRTIO_F_ANY_LAYOUT (1ull << 27)
+// Not offered by default either (VirtIO 1.2, 6): event indices on split rings (2.7.7, 2.7.10) and packed
+// virtqueues (2.8) with their event suppression areas (2.8.10, 2.8.14). Offer them with model_virtio_offer.
+#define MODEL_VIRTIO_F_EVENT_IDX (1ull << 29)
+#define MODEL_VIRTIO_F_RING_PACKED (1ull << 34)
+// The flags of a packed descriptor (2.8.1, 2.8.6), for tests that write used descriptors of their own.
+#define MODEL_VIRTIO_DESC_F_NEXT 1
+#define MODEL_VIRTIO_DESC_F_WRITE 2
+#define MODEL_VIRTIO_DESC_F_AVAIL (1u << 7)
+#define MODEL_VIRTIO_DESC_F_USED (1u << 15)
 
 struct model_virtio;
 
@@ -114,8 +140,15 @@ void model_virtio_set_max_pairs(struct model_virtio* nic, uint16_t max_pairs);
 // 128, 0x1ff).
 void model_virtio_set_rss_caps(struct model_virtio* nic, uint8_t max_key_size, uint16_t max_table_length,
 			       uint32_t hash_types);
-// Sets VRING_USED_F_NO_NOTIFY in every used ring from now on: the driver should stop notifying.
+// Asks the driver to stop notifying, on every queue from now on: VRING_USED_F_NO_NOTIFY in the used ring (split),
+// with EVENT_IDX avail_event just behind the device (split), DISABLE in the device's event area (packed).
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
+// Where the device asks to be notified on a queue (at == true; before or after ixy_init): split with EVENT_IDX,
+// avail_event = event (notify when the entry at that index is made available); packed, DESC at event (bits 0-14
+// the offset, bit 15 the wrap counter, 2.8.14). at == false: the default, which is split with EVENT_IDX an
+// avail_event that follows the device (the next entry it will take), otherwise "notify always" (flags 0,
+// ENABLE).
+void model_virtio_kick_at(struct model_virtio* nic, uint16_t queue, bool at, uint16_t event);
 // How the device answers control commands (5.1.6.5): OK (default), ERR, or not at all (the chains stay with it).
 enum model_virtio_ctrl_answer { MODEL_VIRTIO_CTRL_OK, MODEL_VIRTIO_CTRL_ERR, MODEL_VIRTIO_CTRL_SILENT };
 void model_virtio_ctrl_answer(struct model_virtio* nic, enum model_virtio_ctrl_answer answer);
@@ -136,6 +169,21 @@ uint8_t model_virtio_config_generation(const struct model_virtio* nic);
 bool model_virtio_queue_ready(const struct model_virtio* nic, uint16_t queue);
 uint16_t model_virtio_queue_size(const struct model_virtio* nic, uint16_t queue);
 uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t queue);
+// True if the driver owes the device a notification on the queue: since its last notification (and since the
+// device last changed its request) it made buffers available that the device asked to be notified of (2.7.10 for
+// split: flags 0, or with EVENT_IDX the entry at avail_event; 2.8.10 for packed: ENABLE, or DESC passed). A driver
+// that returns from sending with a kick owed leaves its frames with the device unseen (TX is processed on notify).
+bool model_virtio_kick_owed(const struct model_virtio* nic, uint16_t queue);
+// True if the device's next used buffer would interrupt the driver (the driver armed its waiter): split,
+// VRING_AVAIL_F_NO_INTERRUPT clear, or with EVENT_IDX used_event at the device's used index (2.7.7); packed, the
+// driver's event area says ENABLE, or DESC at the device's used position (2.8.10).
+bool model_virtio_interrupt_armed(const struct model_virtio* nic, uint16_t queue);
+// The device interrupts the driver if the used buffers since its last interrupt ask for it (split: flags, or with
+// EVENT_IDX used_event among them, 2.7.10; packed: ENABLE, or the DESC event among them), with the queue's MSI-X
+// vector if the driver set one. Returns whether it did.
+bool model_virtio_signal(struct model_virtio* nic, uint16_t queue);
+// True if the queue is set up as a packed virtqueue (VIRTIO_F_RING_PACKED negotiated).
+bool model_virtio_packed(const struct model_virtio* nic, uint16_t queue);
 bool model_virtio_promisc(const struct model_virtio* nic);
 // The control queue's index: 2 * max_virtqueue_pairs once MQ or RSS is negotiated, else 2 (5.1.2).
 uint16_t model_virtio_ctrl_queue(const struct model_virtio* nic);
@@ -162,6 +210,13 @@ uint32_t model_virtio_net_hdr_len(const struct model_virtio* nic);
 
 // ---- the device side of a virtqueue, raw ----
 
+// On a packed queue (2.8) the same calls work with buffer ids for heads: model_virtio_take returns the id of the
+// buffer at the device's next position (a copy of its descriptors is what chain_capacity, write_chain and the TX
+// engine use), model_virtio_put_used writes a used descriptor at the device's used position, which then skips the
+// buffer's descriptors, and model_virtio_used_idx is that position (0 .. 2 * size - 1: the slot, plus size once the
+// wrap counter is 0). The split-only calls (avail_idx, avail_entry, set_used_idx, used_entry, write_used_entry) are
+// usage errors there. Packed buffer ids must be below the queue size (at most that many buffers are outstanding;
+// ixy numbers them so).
 // Chains the driver has made available that the device has not taken yet (avail->idx - the device's index).
 uint16_t model_virtio_avail_pending(const struct model_virtio* nic, uint16_t queue);
 // The available ring as the driver wrote it: its index, and the entry at position i (mod queue size).
@@ -189,6 +244,13 @@ void model_virtio_write_used_entry(struct model_virtio* nic, uint16_t queue, uin
 // used slot written directly).
 // The model then stops checking the driver's available ring against what the device holds.
 bool model_virtio_misbehaved(const struct model_virtio* nic);
+// Packed: the device's used position (where its next used descriptor goes) and its used wrap counter.
+void model_virtio_used_position(struct model_virtio* nic, uint16_t queue, uint16_t* slot, bool* wrap);
+// Packed: writes a descriptor {id, len, flags} at slot (mod queue size) as the device would write a used one, and
+// moves no position: with the wrong flags or wrap bits, ahead of the used position, an id the driver never offered.
+// The model counts as misbehaving from then on.
+void model_virtio_put_used_raw(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint16_t id, uint32_t len,
+			       uint16_t flags);
 
 // ---- receive and transmit, as a correct device does them ----
 
