@@ -33,13 +33,12 @@ RX, TX, FORWARD = "ixgbe_rx_batch", "ixgbe_tx_batch", "forward_step"  # forward(
 # its one call into the device is the queue notification, a transport operation ("notify" in virtio_modern.c and
 # virtio_legacy.c, whose store reaches the model), which counts as 1 instruction like a register access (in QEMU it
 # is a port or BAR write).
-# virtio.c has one copy of its packet path per descriptor layout and header length, virtio_packed.c one for packed
-# virtqueues: the profile holds one pair.
+# virtio.c has one copy of its packet path per descriptor layout and header length: the profile holds one pair.
 VIRTIO = {
     "one": ("virtio_rx_any_layout", "virtio_tx_any_layout"),
     "modern": ("virtio_rx_version_1", "virtio_tx_version_1"),
     "two": ("virtio_rx_two_desc", "virtio_tx_two_desc"),
-    "packed": ("packed_rx_batch", "packed_tx_batch"),
+    "packed": ("packed_rx_batch", "packed_tx_batch"),  # virtio_packed.c: packed virtqueues (VirtIO 1.2, 2.8)
 }
 VIRTIO_MODEL = {"notify"}
 # A profile of xdp_fwd_bench: the AF_XDP driver's rx_batch and tx_batch (xdp.c's, compiled into the bench, on devices

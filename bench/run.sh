@@ -10,7 +10,7 @@
 #            and prints the L1 data cache misses per packet by part
 #   --virtio instead: the VirtIO driver against the VirtIO model (bench/virtio_fwd_bench.c), instructions per
 #            packet for each descriptor layout: two descriptors (legacy without ANY_LAYOUT), one (legacy with it),
-#            one (modern, VERSION_1), and modern on packed virtqueues (VirtIO 1.2, 2.8)
+#            one (modern, VERSION_1, split virtqueues), and the packed virtqueues (modern, VIRTIO_F_RING_PACKED)
 #   --xdp    instead: the AF_XDP driver's ring handling against a simulated kernel side (bench/xdp_fwd_bench.c), the
 #            kernel's side excluded
 #   --queues instead: instructions per packet with 1, 2 and 4 queues per port (FWD_BENCH_QUEUES, fwd_bench.c: every

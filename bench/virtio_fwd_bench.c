@@ -10,8 +10,8 @@
 //
 // The layout is the argument: "two" (the model does not offer VIRTIO_F_ANY_LAYOUT: header and frame in a chain of
 // two descriptors), "one" (it offers it: one descriptor per packet), "modern" (the modern interface, VERSION_1:
-// one descriptor, 12-byte header, split virtqueues), "packed" (the same on packed virtqueues: the model offers
-// VIRTIO_F_RING_PACKED, virtio_packed.c).
+// one descriptor, 12-byte header, split virtqueues), "packed" (the same with VIRTIO_F_RING_PACKED offered: packed
+// virtqueues, VirtIO 1.2, 2.8).
 //
 // Usage: virtio_fwd_bench two|one|modern|packed [packets]
 #include <stdio.h>
@@ -51,7 +51,8 @@ struct bench {
 };
 
 static struct model_virtio* add_nic(const char* pci_addr, const char* layout) {
-	bool packed = strcmp(layout, "packed") == 0, modern = packed || strcmp(layout, "modern") == 0;
+	bool packed = strcmp(layout, "packed") == 0;
+	bool modern = packed || strcmp(layout, "modern") == 0;
 	struct model_virtio* nic =
 	    model_virtio_add(pci_addr, modern ? MODEL_VIRTIO_MODERN_ONLY : MODEL_VIRTIO_LEGACY_ONLY);
 	model_virtio_set_queue_max(nic, QUEUE_SIZE);
@@ -128,6 +129,12 @@ int main(int argc, char* argv[]) {
 	bench.nic_b = add_nic(PORT_B, layout);
 	bench.dev_a = open_port(PORT_A);
 	bench.dev_b = open_port(PORT_B);
+	bool packed = strcmp(layout, "packed") == 0;
+	if (model_virtio_packed(bench.nic_a, 0) != packed || model_virtio_packed(bench.nic_b, 0) != packed) {
+		fprintf(stderr, "virtio_fwd_bench: the driver did not choose the %s virtqueues\n",
+			packed ? "packed" : "split");
+		return 1;
+	}
 	static const uint8_t src_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 	packet_build_template(bench.frame, src_mac); // the receivers are promiscuous
 	bench_warm_up_rounds(&bench, WARM_UP_ROUNDS);

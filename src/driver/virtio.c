@@ -129,31 +129,31 @@ static volatile uint16_t* used_event(const struct virtqueue* q) {
 	return &q->avail->ring[q->size];
 }
 
-// Makes the chains added since the last call visible to the device, then notifies it unless it said it does not
-// need that (3.2.1.3, 3.2.1.4). One notification per batch, and usually none: the device polls while busy. With
-// VIRTIO_RING_F_EVENT_IDX the device says it in avail_event, behind the used ring: notify only if this batch
-// passed that index (VirtIO 1.2, 2.7.10); otherwise VRING_USED_F_NO_NOTIFY in its flags.
-static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
+// With VIRTIO_RING_F_EVENT_IDX: publishes, and notifies only if this batch passed the device's avail_event
+// (VirtIO 1.2, 2.7.10). A function of its own, so that the path without the feature stays as short as it was.
+static void publish_and_notify_event_idx(const struct virtio_device* dev, struct virtqueue* q) {
 	uint16_t old_idx = q->avail->idx;
-	write_barrier(); // descriptors and ring entries before the index that makes them visible
 	q->avail->idx = q->avail_idx;
-	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
-	bool wanted = q->event_idx ? vring_need_event(*avail_event(q), q->avail_idx, old_idx)
-				   : !(q->used->flags & VRING_USED_F_NO_NOTIFY);
-	if (wanted) {
+	full_barrier(); // the index before reading avail_event, or we may miss that the device went to sleep
+	if (vring_need_event(*avail_event(q), q->avail_idx, old_idx)) {
 		dev->transport->ops->notify(dev->transport, q->index);
 	}
 }
 
-// Counts a used ring entry the device got wrong, in the queue (its thread's); the first one of each queue is
-// reported, later ones only counted. cold: a rare call, so the packet loops that may call it keep their values in
-// registers rather than around it.
-__attribute__((cold)) void virtio_bad_used_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what,
-						 uint32_t id, uint32_t len) {
-	if (q->bad_used_entries++ == 0) {
-		ixy_warn("%s: virtqueue %u: the device returned %s (id %u, length %u): ignored. Reported once per "
-			 "queue; the count is printed at close, RX ones are also counted as RX dropped",
-			 dev->ixy.pci_addr, q->index, what, id, len);
+// Makes the chains added since the last call visible to the device, then notifies it unless it said it does not
+// need that (3.2.1.3, 3.2.1.4): VRING_USED_F_NO_NOTIFY in its flags, or with VIRTIO_RING_F_EVENT_IDX its
+// avail_event (publish_and_notify_event_idx). One notification per batch, and usually none: the device polls while
+// busy.
+static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
+	write_barrier(); // descriptors and ring entries before the index that makes them visible
+	if (q->event_idx) {
+		publish_and_notify_event_idx(dev, q);
+		return;
+	}
+	q->avail->idx = q->avail_idx;
+	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
+	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
+		dev->transport->ops->notify(dev->transport, q->index);
 	}
 }
 
@@ -177,29 +177,6 @@ static uint16_t new_used_entries(const struct virtio_device* dev, struct virtque
 		return 0;
 	}
 	return entries;
-}
-
-// Allocates the queue's DMA memory, `bytes` of it in one block (the legacy interface needs the rings physically
-// contiguous: one huge page, which holds the largest queue), and for RX and TX the buffer of each chain; TX also
-// room for a stack of the chains the device does not hold.
-int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, size_t bytes) {
-	if (memory_allocate_dma(bytes, true, &q->mem) != 0) {
-		return -1;
-	}
-	bool out_of_memory = false;
-	if (q->kind != QUEUE_CTRL) {
-		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
-		out_of_memory |= !q->bufs;
-	}
-	if (q->kind == QUEUE_TX) {
-		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));
-		out_of_memory |= !q->free_chains;
-	}
-	if (out_of_memory) {
-		ixy_error("%s: out of memory for virtqueue %u", dev->ixy.pci_addr, q->index);
-		return -1;
-	}
-	return 0;
 }
 
 // The split layout (VirtIO 1.2, 2.7; 2.4 in 1.0): the rings, the descriptors that never change, then the three

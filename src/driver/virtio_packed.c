@@ -42,12 +42,10 @@ static ALWAYS_INLINE void advance(struct packed_cursor* at, uint32_t size) {
 }
 
 // Whether the device has written the descriptor under the cursor: its USED flag is the device's wrap counter. The
-// AVAIL flag must then be too (used_flags_good); one that is not is a descriptor the device got wrong.
+// AVAIL flag must then be too (the packet path checks both bits against the cursor's flags); one that is not is a
+// descriptor the device got wrong.
 static ALWAYS_INLINE bool device_wrote(uint16_t flags, struct packed_cursor used) {
 	return (flags & VRING_PACKED_DESC_F_USED) == (used.flags & VRING_PACKED_DESC_F_USED);
-}
-static ALWAYS_INLINE bool used_flags_good(uint16_t flags, struct packed_cursor used) {
-	return (flags & USED_FLAGS) == used.flags;
 }
 
 // Makes the descriptor under the cursor available: address, length and id, then the flags, which hand it over
@@ -263,39 +261,51 @@ static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* 
 	struct pkt_buf** ring_bufs = q->bufs;
 	uint16_t* free_ids = q->free_chains;
 	const uint32_t size = q->size;
-	struct packed_cursor used = q->next_used;
-	uint32_t num_free = q->num_free_chains, entries = 0;
-	for (uint32_t held = q->in_flight; entries < held && device_wrote(ring[used.pos].flags, used); entries++) {
-		read_barrier(); // the flags before the rest of the descriptor
-		volatile struct vring_packed_desc* done = &ring[used.pos];
-		uint16_t flags = done->flags;
-		uint32_t id = done->id;
-		bool good_flags = used_flags_good(flags, used);
-		advance(&used, size);
-		// A buffer the device holds has a pointer in the table; an id beyond it, or one returned already, has
-		// not.
-		struct pkt_buf* buf = id < size ? ring_bufs[id] : NULL;
-		if (__builtin_expect(!good_flags, 0)) {
-			virtio_bad_used_entry(dev, q, "a used descriptor with flags against its wrap counter", id,
-					      flags);
-			continue;
+	uint32_t used_pos = q->next_used.pos, used_flags = q->next_used.flags; // as in packed_rx_batch
+	uint32_t num_free = q->num_free_chains, entries = 0, held = q->in_flight;
+	bool more = true;
+	while (more && entries < held) { // runs up to the ring's end, as in packed_rx_batch
+		uint32_t run = held - entries < size - used_pos ? held - entries : size - used_pos, start = used_pos;
+		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
+			volatile struct vring_packed_desc* done = &ring[used_pos];
+			uint16_t flags = done->flags;
+			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
+				more = false; // not written by the device yet
+				break;
+			}
+			read_barrier(); // the flags before the rest of the descriptor
+			uint32_t id = done->id;
+			// A buffer the device holds has a pointer in the table; an id beyond it, or one returned
+			// already, has not.
+			struct pkt_buf* buf = id < size ? ring_bufs[id] : NULL;
+			if (__builtin_expect((flags & USED_FLAGS) != used_flags, 0)) {
+				virtio_bad_used_entry(dev, q, "a used descriptor with flags against its wrap counter",
+						      id, flags);
+				continue;
+			}
+			if (__builtin_expect(!buf, 0)) {
+				virtio_bad_used_entry(dev, q, "a chain it does not hold", id, done->len);
+				continue;
+			}
+			tx_bytes += buf->size;
+			ring_bufs[id] = NULL;
+			free_ids[num_free++] = (uint16_t)id;
+			sent[num_sent++] = buf;
+			if (num_sent == PACKED_TX_FREE_BATCH) {
+				pkt_buf_free_batch(sent, num_sent);
+				freed += num_sent;
+				num_sent = 0;
+			}
 		}
-		if (__builtin_expect(!buf, 0)) {
-			virtio_bad_used_entry(dev, q, "a chain it does not hold", id, done->len);
-			continue;
-		}
-		tx_bytes += buf->size;
-		ring_bufs[id] = NULL;
-		free_ids[num_free++] = (uint16_t)id;
-		freed++;
-		sent[num_sent++] = buf;
-		if (num_sent == PACKED_TX_FREE_BATCH) {
-			pkt_buf_free_batch(sent, num_sent);
-			num_sent = 0;
+		entries += used_pos - start;
+		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
+			used_pos = 0;
+			used_flags ^= USED_FLAGS;
 		}
 	}
+	freed += num_sent;
 	pkt_buf_free_batch(sent, num_sent);
-	q->next_used = used;
+	q->next_used = (struct packed_cursor){(uint16_t)used_pos, (uint16_t)used_flags};
 	q->in_flight = (uint16_t)(q->in_flight - entries);
 	q->num_free_chains = (uint16_t)num_free;
 	count(&q->pkts, freed);
@@ -315,21 +325,31 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint16_t* free_ids = q->free_chains;
 	const uint32_t size = q->size;
-	struct packed_cursor avail = q->next_avail;
+	uint32_t avail_pos = q->next_avail.pos, avail_flags = q->next_avail.flags; // as in packed_rx_batch
 	uint32_t room = size - q->in_flight, num_free = q->num_free_chains;
 	room = room < num_free ? room : num_free;
-	uint32_t queued = num_bufs < room ? num_bufs : room;
-	for (uint32_t i = 0; i < queued; i++) {
-		struct pkt_buf* buf = bufs[i];
-		uint16_t id = free_ids[--num_free];
-		// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
-		memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-		ring_bufs[id] = buf;
-		make_available(ring, &avail, size,
-			       buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1,
-			       buf->size + VIRTIO_NET_HDR_LEN_V1, id, 0);
+	uint32_t queued = num_bufs < room ? num_bufs : room, i = 0;
+	while (i < queued) { // runs up to the ring's end, as in packed_rx_batch
+		uint32_t run = queued - i < size - avail_pos ? queued - i : size - avail_pos;
+		for (uint32_t end = avail_pos + run; avail_pos < end; avail_pos++) {
+			struct pkt_buf* buf = bufs[i++];
+			uint16_t id = free_ids[--num_free];
+			// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
+			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+			ring_bufs[id] = buf;
+			volatile struct vring_packed_desc* slot = &ring[avail_pos];
+			slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
+			slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
+			slot->id = id;
+			write_barrier(); // address, length and id before the flags that hand the descriptor over
+			slot->flags = (uint16_t)avail_flags;
+		}
+		if (avail_pos == size) { // passing the end flips the wrap counter (2.8.1)
+			avail_pos = 0;
+			avail_flags ^= USED_FLAGS;
+		}
 	}
-	q->next_avail = avail;
+	q->next_avail = (struct packed_cursor){(uint16_t)avail_pos, (uint16_t)avail_flags};
 	q->num_free_chains = (uint16_t)num_free;
 	q->in_flight = (uint16_t)(q->in_flight + queued);
 	if (queued > 0) {

@@ -162,10 +162,11 @@ static inline bool vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16
 	return (uint16_t)(new_idx - event_idx - 1) < (uint16_t)(new_idx - old_idx);
 }
 
-// Counts a used entry the device got wrong, in the queue; the first one of each queue is reported (virtio.c).
+// Counts a used entry the device got wrong, in the queue; the first one of each queue is reported (virtio_queue.c).
 void virtio_bad_used_entry(const struct virtio_device* dev, struct virtqueue* q, const char* what, uint32_t id,
 			   uint32_t len);
-// Allocates the queue's DMA memory (bytes) and its buffer table and TX free stack; 0 or -1 with a message.
+// Allocates the queue's DMA memory (bytes) and its buffer table and TX free stack; 0 or -1 with a message
+// (virtio_queue.c).
 int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, size_t bytes);
 
 #endif

@@ -554,3 +554,72 @@ mq_model("rss-only-1-rx-4-tx", MQ_CTRL | MQ_RSS | MQ_CTRL_RX, 1, 4)
 mq_model("mq-rss-1-rx-4-tx", MQ_ALL, 1, 4)
 mq_model("legacy-mq", MQ_ALL, 4, 4, legacy=True)
 mq_model("no-ctrl-vq", MQ_MQ | MQ_RSS, 2, 2)
+
+
+# ---- virtio_packed: the first byte picks the device: ring size 64 << (byte % 4), bit 2 set: VIRTIO_RING_F_EVENT_IDX
+# offered too (packed always). Operations: 0 deliver (count - 1: u8), 1 take (side: u8 % 2, 0 RX, 1 TX), 2 put used
+# (side, id, length), 3 raw descriptor (side, ahead: u16, id, length, flags selector u8 % 3: 0 used in this lap,
+# 1 in the other lap, 2 the u16 that follows, which is always there), 4 rx_batch (u16 % (2 * ring + 1)), 5 free
+# (count: u8), 6 send (u8 % 81 packets), 7 the device sends (up to u8). id: selector u8 % 3 (0 a buffer the device
+# took, 1 value % (2 * ring), 2 any), value u16. length: as virtio_rx's.
+def p_setup(ring_shift, event_idx=False):
+    return bytes([ring_shift | (4 if event_idx else 0)])
+
+
+def p_deliver(count):
+    return bytes([0, count - 1])
+
+
+def p_take(side):
+    return bytes([1, side])
+
+
+def p_id(selector, value):
+    return bytes([selector]) + struct.pack("<H", value)
+
+
+def p_put(side, id_, len_):
+    return bytes([2, side]) + id_ + len_
+
+
+def p_raw(side, ahead, id_, len_, flags_selector, flags=0):
+    return bytes([3, side]) + struct.pack("<H", ahead) + id_ + len_ + bytes([flags_selector]) + struct.pack("<H", flags)
+
+
+def p_batch(n):
+    return bytes([4]) + struct.pack("<H", n)
+
+
+def p_free(count):
+    return bytes([5, count])
+
+
+def p_send(n):
+    return bytes([6, n])
+
+
+def p_process(n):
+    return bytes([7, n])
+
+
+RX, TX = 0, 1
+seed("virtio_packed", "receive-and-send",
+     p_setup(0) + (p_deliver(40) + p_batch(64) + p_free(255) + p_send(40) + p_process(255)) * 5)
+seed("virtio_packed", "ring-512-wrap-event-idx",
+     p_setup(3, True) + (p_deliver(64) + p_batch(1024) + p_free(255) + p_send(80) + p_process(100)) * 20)
+seed("virtio_packed", "out-of-order",
+     p_setup(0) + p_take(RX) + p_take(RX) + p_put(RX, p_id(TAKEN, 1), v_len(1, 32)) + p_put(RX, p_id(TAKEN, 0),
+                                                                                           v_len(0, 40)) + p_batch(8))
+seed("virtio_packed", "unknown-ids",
+     p_setup(0) + p_put(RX, p_id(2, 999), v_len(0, 60)) + p_put(TX, p_id(1, 100), v_len(0, 0)) + p_batch(8) +
+     p_send(8))
+seed("virtio_packed", "length-beyond-buffer", p_setup(0) + p_take(RX) + p_put(RX, p_id(TAKEN, 0), v_len(2, 99999)) +
+     p_batch(8))
+seed("virtio_packed", "wrong-wrap", p_setup(0) + p_take(RX) + p_raw(RX, 0, p_id(TAKEN, 0), v_len(0, 60), 1) +
+     p_batch(8) + p_deliver(4) + p_batch(8))
+seed("virtio_packed", "written-ahead", p_setup(1) + p_take(RX) + p_take(RX) +
+     p_raw(RX, 1, p_id(TAKEN, 0), v_len(0, 60), 0) + p_batch(8) + p_put(RX, p_id(TAKEN, 0), v_len(0, 60)) + p_batch(8))
+seed("virtio_packed", "tx-any-flags", p_setup(0) + p_send(10) + p_take(TX) + p_raw(TX, 0, p_id(TAKEN, 0), v_len(0, 0),
+                                                                                   2, 0x8081) + p_send(10))
+seed("virtio_packed", "tx-returned-twice", p_setup(0) + p_send(4) + p_take(TX) +
+     p_put(TX, p_id(1, 0), v_len(0, 0)) + p_put(TX, p_id(1, 0), v_len(0, 0)) + p_send(4) + p_process(255))

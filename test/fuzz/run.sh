@@ -8,14 +8,14 @@
 # crashing input is in build-fuzz/fuzz-artifacts/: keep it in test/fuzz/regressions/<target>/ once fixed.
 #
 # Environment: FUZZ_SECONDS (per target; 0: only run the seeds and regressions), FUZZ_TARGETS (default
-# "pcap args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq xdp_rings"; a target whose code is not in the build, like ixgbe_rx without
+# "pcap args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings"; a target whose code is not in the build, like ixgbe_rx without
 # test/model, is skipped),
 # FUZZ_BUILD_DIR (default build-fuzz).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
-targets=${FUZZ_TARGETS:-pcap args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq xdp_rings}
+targets=${FUZZ_TARGETS:-pcap args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings}
 
 if ! command -v clang >/dev/null; then
 	echo "fuzz: clang is not installed" >&2

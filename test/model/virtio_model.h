@@ -143,7 +143,8 @@ void model_virtio_set_rss_caps(struct model_virtio* nic, uint8_t max_key_size, u
 // Asks the driver to stop notifying, on every queue from now on: VRING_USED_F_NO_NOTIFY in the used ring (split),
 // with EVENT_IDX avail_event just behind the device (split), DISABLE in the device's event area (packed).
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
-// Where the device asks to be notified on a queue (at == true; before or after ixy_init): split with EVENT_IDX,
+// Where the device asks to be notified on a queue (at == true; before or after ixy_init; a usage error on a queue
+// set up without VIRTIO_RING_F_EVENT_IDX, which both layouts need for it, 2.7.10, 2.8.10): split with EVENT_IDX,
 // avail_event = event (notify when the entry at that index is made available); packed, DESC at event (bits 0-14
 // the offset, bit 15 the wrap counter, 2.8.14). at == false: the default, which is split with EVENT_IDX an
 // avail_event that follows the device (the next entry it will take), otherwise "notify always" (flags 0,
@@ -174,6 +175,9 @@ uint32_t model_virtio_notifications(const struct model_virtio* nic, uint16_t que
 // split: flags 0, or with EVENT_IDX the entry at avail_event; 2.8.10 for packed: ENABLE, or DESC passed). A driver
 // that returns from sending with a kick owed leaves its frames with the device unseen (TX is processed on notify).
 bool model_virtio_kick_owed(const struct model_virtio* nic, uint16_t queue);
+// Notifications that came when none was owed (the device had not asked for them, or the driver had already
+// notified since): allowed, but with EVENT_IDX the driver SHOULD NOT send them (2.7.10).
+uint32_t model_virtio_needless_notifications(const struct model_virtio* nic, uint16_t queue);
 // True if the device's next used buffer would interrupt the driver (the driver armed its waiter): split,
 // VRING_AVAIL_F_NO_INTERRUPT clear, or with EVENT_IDX used_event at the device's used index (2.7.7); packed, the
 // driver's event area says ENABLE, or DESC at the device's used position (2.8.10).
@@ -248,7 +252,8 @@ bool model_virtio_misbehaved(const struct model_virtio* nic);
 void model_virtio_used_position(struct model_virtio* nic, uint16_t queue, uint16_t* slot, bool* wrap);
 // Packed: writes a descriptor {id, len, flags} at slot (mod queue size) as the device would write a used one, and
 // moves no position: with the wrong flags or wrap bits, ahead of the used position, an id the driver never offered.
-// The model counts as misbehaving from then on.
+// The model counts as misbehaving from then on: the slot may have held a descriptor the driver made available, so
+// the model no longer reports what it finds wrong in the driver's descriptors (it stops taking at such a buffer).
 void model_virtio_put_used_raw(struct model_virtio* nic, uint16_t queue, uint16_t slot, uint16_t id, uint32_t len,
 			       uint16_t flags);
 
