@@ -64,7 +64,9 @@ static void test_kicks(const struct setup* setup) {
 	struct ixy_device* dev = model_test_open(ADDR, RING);
 	CHECK_EQ(model_virtio_packed(nic, MODEL_VIRTIO_TX), setup->packed);
 	struct mempool* pool = memory_allocate_mempool(1024, 0);
-	CHECK(pool != NULL);
+	if (!pool) {
+		model_usage_error("no mempool for the test");
+	}
 	// the default request: split with EVENT_IDX, the next entry the device takes; packed, always
 	send_batches(nic, dev, pool, 8);
 	// at given places (with EVENT_IDX): the driver kicks when it passes them, whichever batch that is

@@ -115,10 +115,14 @@ static void hand_open(uint16_t size, uint64_t accepted, uint32_t driver_area_at)
 	nic = model_virtio_add(ADDR, MODEL_VIRTIO_MODERN_ONLY);
 	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED | MODEL_VIRTIO_F_EVENT_IDX);
 	pci = pci_sysfs_access.open(ADDR);
-	CHECK(pci != NULL);
+	if (!pci) {
+		model_usage_error("the model cannot open %s", ADDR);
+	}
 	CHECK_EQ(pci_set_bus_master(pci, true), 0);
 	bar = pci->access->map_bar(pci, BAR, &bar_size);
-	CHECK(bar != NULL);
+	if (!bar) {
+		model_usage_error("the model cannot map BAR%u of %s", BAR, ADDR);
+	}
 	cw(DEVICE_STATUS, 1, 0);
 	cw(DEVICE_STATUS, 1, ACKNOWLEDGE);
 	cw(DEVICE_STATUS, 1, ACKNOWLEDGE | DRIVER);
