@@ -237,7 +237,7 @@ static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t 
 	q->chain_shift = dev->one_descriptor ? 0 : 1;
 	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
 	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
-	q->in_order = kind != QUEUE_CTRL && dev->ring == &virtio_split_ops; // packed: any order (virtio_packed.c)
+	q->in_order = kind == QUEUE_TX || (kind == QUEUE_RX && dev->ring == &virtio_split_ops); // packed RX: any order
 	// RX queue k signals vector k (setup_interrupts).
 	if (kind == QUEUE_RX && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, index / 2) != 0) {
 		return -1;
@@ -815,7 +815,7 @@ static void virtio_stop(struct ixy_device* ixy) {
 	for (uint32_t i = 0; i < 2u * dev->mq.pairs; i++) {
 		struct virtqueue* q = i % 2 ? &dev->tx[i / 2] : &dev->rx[i / 2];
 		if (q->kind == QUEUE_TX && q->in_order && q->bufs) {
-			tx_leave_in_order(q); // the table then holds the buffers of the chains held only
+			dev->ring->tx_leave_in_order(q); // the table then holds the buffers of the chains held only
 		}
 		for (uint32_t chain = 0; q->bufs && chain < q->num_chains; chain++) {
 			if (q->bufs[chain]) {
@@ -882,6 +882,7 @@ const struct virtio_ring_ops virtio_split_ops = {
     .ctrl_offer = split_ctrl_offer,
     .ctrl_returned = split_ctrl_returned,
     .set_rx_interrupt = split_set_rx_interrupt,
+    .tx_leave_in_order = tx_leave_in_order,
 };
 
 // An RX queue's pool, and a buffer in each of its chains (5.1.5), offered to the device.

@@ -128,11 +128,9 @@ static int packed_setup_queue(struct virtio_device* dev, struct virtqueue* q, si
 	q->next_avail = (struct packed_cursor){0, VRING_PACKED_DESC_F_AVAIL};
 	q->next_used = (struct packed_cursor){0, USED_FLAGS};
 	q->in_flight = 0;
-	// TX: every id is free (the stack holds them all); RX ids are always with the device.
-	for (uint16_t id = 0; q->kind == QUEUE_TX && id < q->size; id++) {
-		q->free_chains[id] = (uint16_t)(q->size - 1u - id);
-	}
-	q->num_free_chains = q->kind == QUEUE_TX ? q->size : 0;
+	// TX starts in order (ids are positions, no free stack: packed_tx_leave_in_order fills it); RX ids are always
+	// with the device.
+	q->num_free_chains = 0;
 	uint64_t driver_area = q->mem.phy + driver_area_offset(q->size);
 	return t->ops->enable_queue(t, q->index, q->size, q->mem.phy, driver_area,
 				    driver_area + sizeof(struct vring_packed_event));
@@ -251,9 +249,78 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 
 // ---- Transmit
 
-// Frees the buffers the device has sent (5.1.6.2): each used descriptor names one by its id, which must be a buffer
-// the device holds. The id goes back onto the free stack. (Locals as in packed_rx_batch.)
-static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q) {
+// TX goes one of two ways (virtqueue.in_order), as split's does (virtio.c, "Receive and transmit"):
+// - In order, from the start: each buffer's id is its position in the ring, and while the device returns them in
+//   that order (as QEMU's does), the used descriptor at position p must name id p: a single compare, and the buffers
+//   sent are one run of the table, freed with one call, with no stack of free ids.
+// - In any order, from the first used descriptor that names another id (or has bad flags) on, for good: each id is
+//   bounded and looked up, and the free ids are on a stack.
+
+// TX goes out of order for good (cold: once per device at most; also at stop): the positions outside the window
+// the device holds (next_used and the in_flight after it) have no buffer, and their ids go onto the free stack.
+static __attribute__((cold)) void packed_tx_leave_in_order(struct virtqueue* q) {
+	q->num_free_chains = 0;
+	for (uint32_t k = q->in_flight; k < q->size; k++) {
+		uint16_t id = (uint16_t)((q->next_used.pos + k) % q->size);
+		q->bufs[id] = NULL;
+		q->free_chains[q->num_free_chains++] = id;
+	}
+	q->in_order = false;
+}
+
+static __attribute__((cold)) void tx_out_of_order(const struct virtio_device* dev, struct virtqueue* q, uint32_t id) {
+	ixy_info("%s: TX buffer id %u came back out of order: taking buffers in any order from now on",
+		 dev->ixy.pci_addr, id);
+	packed_tx_leave_in_order(q);
+}
+
+// In order: the used descriptors from next_used on must name their own positions; their buffers are freed run by
+// run. Stops at the first descriptor the device has not written, or one that names another id or has flags against
+// the wrap counter: then the queue goes out of order, and tx_clean_any_order takes that one.
+static ALWAYS_INLINE void tx_clean_in_order(struct virtio_device* dev, struct virtqueue* q) {
+	volatile struct vring_packed_desc* ring = q->ring;
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t size = q->size;
+	uint32_t used_pos = q->next_used.pos, used_flags = q->next_used.flags; // as in packed_rx_batch
+	uint32_t held = q->in_flight, taken = 0;
+	uint64_t tx_bytes = 0;
+	bool stopped = false, out_of_order = false;
+	while (!stopped && taken < held) { // runs up to the ring's end, as in packed_rx_batch
+		uint32_t run = held - taken < size - used_pos ? held - taken : size - used_pos, first = used_pos;
+		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
+			volatile struct vring_packed_desc* done = &ring[used_pos];
+			uint16_t flags = done->flags;
+			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
+				stopped = true; // not written by the device yet
+				break;
+			}
+			read_barrier(); // the flags before the rest of the descriptor
+			// __builtin_expect: the straight path is the buffer expected; another is allowed, or a bad one.
+			if (__builtin_expect((flags & USED_FLAGS) != used_flags || done->id != used_pos, 0)) {
+				stopped = out_of_order = true;
+				break;
+			}
+			tx_bytes += ring_bufs[used_pos]->size;
+		}
+		pkt_buf_free_batch(&ring_bufs[first], used_pos - first);
+		taken += used_pos - first;
+		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
+			used_pos = 0;
+			used_flags ^= USED_FLAGS;
+		}
+	}
+	q->next_used = (struct packed_cursor){(uint16_t)used_pos, (uint16_t)used_flags};
+	q->in_flight = (uint16_t)(held - taken);
+	count(&q->pkts, taken);
+	count(&q->bytes, tx_bytes);
+	if (out_of_order) { // after the free: going out of order takes the freed buffers out of the table
+		tx_out_of_order(dev, q, ring[used_pos].id);
+	}
+}
+
+// Out of order: each used descriptor names a buffer by its id, which must be one the device holds; its buffer is
+// freed, the id goes back onto the free stack. (Locals as in packed_rx_batch.)
+static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct virtqueue* q) {
 	struct pkt_buf* sent[PACKED_TX_FREE_BATCH];
 	uint32_t num_sent = 0, freed = 0;
 	uint64_t tx_bytes = 0;
@@ -320,20 +387,28 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->tx[queue_id];
-	tx_clean(dev, q);
+	// Frees the buffers the device has sent (5.1.6.2).
+	if (q->in_order) {
+		tx_clean_in_order(dev, q);
+	}
+	if (!q->in_order) { // from the start, or from the descriptor that was out of order
+		tx_clean_any_order(dev, q);
+	}
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint16_t* free_ids = q->free_chains;
 	const uint32_t size = q->size;
+	const bool in_order = q->in_order;
 	uint32_t avail_pos = q->next_avail.pos, avail_flags = q->next_avail.flags; // as in packed_rx_batch
 	uint32_t room = size - q->in_flight, num_free = q->num_free_chains;
-	room = room < num_free ? room : num_free;
+	room = in_order || room < num_free ? room : num_free;
 	uint32_t queued = num_bufs < room ? num_bufs : room, i = 0;
 	while (i < queued) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = queued - i < size - avail_pos ? queued - i : size - avail_pos;
 		for (uint32_t end = avail_pos + run; avail_pos < end; avail_pos++) {
 			struct pkt_buf* buf = bufs[i++];
-			uint16_t id = free_ids[--num_free];
+			// In order the id is the position; otherwise one from the free stack.
+			uint16_t id = in_order ? (uint16_t)avail_pos : free_ids[--num_free];
 			// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
 			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
 			ring_bufs[id] = buf;
@@ -409,4 +484,5 @@ const struct virtio_ring_ops virtio_packed_ops = {
     .ctrl_offer = packed_ctrl_offer,
     .ctrl_returned = packed_ctrl_returned,
     .set_rx_interrupt = packed_set_rx_interrupt,
+    .tx_leave_in_order = packed_tx_leave_in_order,
 };

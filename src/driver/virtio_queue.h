@@ -124,6 +124,9 @@ struct virtio_ring_ops {
 	bool (*ctrl_returned)(struct virtqueue* q);
 	// Asks the device for an interrupt on new used buffers of RX queue q, or asks it for none (ixy_waiter).
 	void (*set_rx_interrupt)(struct virtqueue* q, bool armed);
+	// TX queue q goes out of order for good: its buffer table then holds the buffers of the chains the device
+	// holds only, and the free stack the others (also at stop, so that the table's buffers can be freed).
+	void (*tx_leave_in_order)(struct virtqueue* q);
 };
 extern const struct virtio_ring_ops virtio_split_ops, virtio_packed_ops;
 

@@ -335,6 +335,17 @@ give_back_from_vfio() {
 	done
 }
 
+# The features ixy negotiated with each VirtIO NIC it opened, from the init line of every open in the apps' logs
+# (/tmp/*.log): "IXY-VM: virtio pci=<pci> features=0x<hex>", one line per open. run-vm.sh checks bit 34
+# (VIRTIO_F_RING_PACKED) for the NICs of packed kinds (packed_checks), whatever the scenario.
+report_virtio_features() {
+	cat /tmp/*.log 2>/dev/null | tr -d '\r' |
+		sed -n 's/^ixy: \([0-9a-f:.]*\): VirtIO [a-z]* interface, .*features 0x\([0-9a-f]*\), .*/\1 \2/p' |
+		while read -r _pci _features; do
+			marker "virtio pci=$_pci features=0x$_features"
+		done
+}
+
 [ "$vfio" = yes ] && hand_over_to_vfio
 if [ -f "/scenarios/$scenario.sh" ]; then
 	# shellcheck disable=SC1090
@@ -342,6 +353,7 @@ if [ -f "/scenarios/$scenario.sh" ]; then
 else
 	marker "FAIL unknown scenario $scenario"
 fi
+report_virtio_features
 [ "$vfio" = yes ] && give_back_from_vfio
 marker "done"
 sync

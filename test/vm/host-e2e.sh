@@ -18,7 +18,7 @@ expected_interface() {
 	case "$1" in
 		legacy | legacy-chain) echo legacy ;;
 		transitional) [[ " ${envs[*]} " = *" IXY_VIRTIO_LEGACY=1 "* ]] && echo legacy || echo modern ;;
-		modern | modern-no-msix) echo modern ;;
+		modern | modern-no-msix | modern-packed) echo modern ;;
 		igb) echo igb ;;
 	esac
 }

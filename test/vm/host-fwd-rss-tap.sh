@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by test/vm/run-vm.sh, which sets and reads the variables
 # Scenario fwd-rss-tap, the host's side (the guest's is scenario-fwd-rss.sh; issue 20): fwd-rss (host-fwd-rss.sh) on
 # modern VirtIO NICs with 4 queue pairs (--nics modern,modern-mq,modern-mq,modern-mq; QEMU's virtio-net with
-# mq=on,rss=on; ixy-pktgen's A has one, the guest's huge pages do not hold four for it), q35 with 4 vCPUs.
+# mq=on,rss=on; ixy-pktgen's A has one, the guest's huge pages do not hold four for it), q35 with 4 vCPUs; or the
+# same kinds with packed=on (--nics modern-packed,modern-mq-packed,modern-mq-packed,modern-mq-packed).
 # A socket netdev has one queue pair, so each NIC sits behind a multiqueue tap (queues=4) in a network namespace this
 # script makes and removes (QEMU runs in it): taps A and B on one Linux bridge, C and D on another. QEMU's filter-dump
 # refuses multiqueue netdevs, so the host's records are tcpdump's, in the namespace: what tap A got from A, what the
@@ -17,8 +18,10 @@ queues_ok=yes
 queues=${queues:-4}
 vcpus=4
 case "$queues" in 2 | 4) ;; *) echo "run-vm.sh: fwd-rss-tap takes --queues 2 or 4" >&2; exit 2 ;; esac
-[ "$nics" = modern,modern-mq,modern-mq,modern-mq ] ||
-	{ echo "run-vm.sh: fwd-rss-tap runs on --nics modern,modern-mq,modern-mq,modern-mq" >&2; exit 2; }
+case "$nics" in
+	modern,modern-mq,modern-mq,modern-mq | modern-packed,modern-mq-packed,modern-mq-packed,modern-mq-packed) ;;
+	*) echo "run-vm.sh: fwd-rss-tap runs on --nics modern,modern-mq,modern-mq,modern-mq or its -packed kinds" >&2; exit 2 ;;
+esac
 tap_ns=ixy-fwdrss-$$
 tap_names=(fra$$ frb$$ frc$$ frd$$)
 tap_dirs=(in out in out) # tcpdump -Q: what the tap got from the guest's NIC, or what it hands to it

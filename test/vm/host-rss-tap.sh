@@ -1,15 +1,16 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by test/vm/run-vm.sh, which sets and reads the variables
-# Scenario rss-tap, the host's side (the guest's is scenario-rss-tap.sh): NIC A (--nics modern-mq,...) is QEMU's virtio-net
-# with mq=on,rss=on,vectors=10 behind a multiqueue tap (queues=4). QEMU runs inside a network namespace this script
-# makes and removes, so the tap never exists in the host's own namespace. Once the guest's vm_rss_tap has A open with 4
-# queue pairs and says "rss ready", host_rss_tap.py (in the namespace) writes frames of 64 flows into the tap; afterwards
-# it predicts each frame's queue with its own Toeplitz hash (default key, table i % 4) and compares with what the
-# guest reports: every frame once, each flow on its predicted queue, in order, the per-queue counts equal.
+# Scenario rss-tap, the host's side (the guest's is scenario-rss-tap.sh): NIC A (--nics modern-mq,... or
+# modern-mq-packed,...) is QEMU's virtio-net with mq=on,rss=on,vectors=10 (and packed=on) behind a multiqueue tap
+# (queues=4). QEMU runs inside a network namespace this script makes and removes, so the tap never exists in the host's
+# own namespace. Once the guest's vm_rss_tap has A open with 4 queue pairs and says "rss ready", host_rss_tap.py (in
+# the namespace) writes frames of 64 flows into the tap; afterwards it predicts each frame's queue with its own
+# Toeplitz hash (default key, table i % 4) and compares with what the guest reports: every frame once, each flow on its
+# predicted queue, in order, the per-queue counts equal.
 mode=${mode:-bare}
 out=${out:-$build_dir/vm-$scenario}
 rss_ns=ixy-rss-$$
 rss_tap=ixyrss$$
-case "$nics" in modern-mq,*) ;; *) echo "host-rss-tap.sh: NIC A must be modern-mq (--nics modern-mq,modern,modern,modern)" >&2; exit 2 ;; esac
+case "$nics" in modern-mq,* | modern-mq-packed,*) ;; *) echo "host-rss-tap.sh: NIC A must be modern-mq or modern-mq-packed (--nics modern-mq,modern,modern,modern)" >&2; exit 2 ;; esac
 qemu_prefix=(ip netns exec "$rss_ns")
 
 # The namespace is made here, right before QEMU starts (after every reason run-vm.sh may have to give up), and
