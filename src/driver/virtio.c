@@ -237,7 +237,7 @@ static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t 
 	q->chain_shift = dev->one_descriptor ? 0 : 1;
 	q->num_chains = (uint16_t)(q->size >> q->chain_shift);
 	q->hdr_in_data = dev->one_descriptor ? dev->net_hdr_len : 0;
-	q->in_order = kind == QUEUE_TX || (kind == QUEUE_RX && dev->ring == &virtio_split_ops); // packed RX: any order
+	q->in_order = kind != QUEUE_CTRL;
 	// RX queue k signals vector k (setup_interrupts).
 	if (kind == QUEUE_RX && dev->ixy.interrupts && t->ops->set_queue_vector(t, index, index / 2) != 0) {
 		return -1;

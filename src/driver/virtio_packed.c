@@ -161,19 +161,83 @@ static __attribute__((cold)) void rx_bad_desc(const struct virtio_device* dev, s
 	count(&q->dropped, 1);
 }
 
-// Receives up to num_bufs packets (5.1.6.4). Each used descriptor returns the buffer with its id; its packet is
-// swapped for a fresh buffer, which is made available again under the same id. The queue's cursors are read into
-// locals once per batch and written back at its end (as split's packet path does: stores into the volatile ring
-// would otherwise make the compiler load them again for every packet).
-static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
-	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	if (queue_id >= ixy->num_rx_queues) {
-		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
+// RX goes one of two ways (virtqueue.in_order), as TX does: in order, from the start, the used descriptor at
+// position p must name buffer id p (one compare, which also bounds the id), and the buffer goes back to the same
+// position, so that the driver's position is the device's and the id the device wrote stays; in any order, from
+// the first descriptor that names another id or has bad flags on, for good, each id is bounded and its buffer made
+// available at the driver's own position.
+
+// The RX queue goes out of order for good (cold: once per device at most). Nothing else changes: every buffer stays
+// in the table under its id.
+static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* dev, struct virtqueue* q, uint32_t id) {
+	ixy_info("%s: RX buffer id %u came back out of order: taking buffers in any order from now on",
+		 dev->ixy.pci_addr, id);
+	q->in_order = false;
+}
+
+// In order: takes the packets of up to `entries` used descriptors, each swapped for one of the fresh buffers in
+// bufs[] and made available again in its place. Stops at the first that names another id (or has flags against the
+// wrap counter): the queue goes out of order. Returns the packets, in bufs[]; *taken: the descriptors consumed.
+static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
+					       uint32_t entries, uint32_t* taken) {
+	volatile struct vring_packed_desc* ring = q->ring;
+	struct pkt_buf** ring_bufs = q->bufs;
+	const uint32_t size = q->size;
+	// One position for both sides; the flags a used descriptor has there, and those of the driver's descriptor
+	// made available there: AVAIL flipped (the driver's wrap counter is one round ahead of the device's).
+	uint32_t pos = q->next_used.pos, used_flags = q->next_used.flags;
+	uint32_t done_count = 0, received = 0;
+	uint64_t rx_bytes = 0;
+	while (done_count < entries && q->in_order) { // runs up to the ring's end, as in TX
+		uint32_t run = entries - done_count < size - pos ? entries - done_count : size - pos, first = pos;
+		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
+		for (uint32_t end = pos + run; pos < end; pos++) {
+			volatile struct vring_packed_desc* done = &ring[pos];
+			uint16_t flags = done->flags;
+			uint32_t id = done->id;
+			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+			// __builtin_expect: the straight path is the buffer expected.
+			if (__builtin_expect((flags & USED_FLAGS) != used_flags || id != pos, 0)) {
+				rx_out_of_order(dev, q, id);
+				break;
+			}
+			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
+			// is made available again. Otherwise the packet is swapped for a fresh buffer.
+			struct pkt_buf* give = ring_bufs[pos];
+			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
+				rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
+			} else {
+				struct pkt_buf* packet = give;
+				packet->size = length;
+				rx_bytes += length;
+				give = bufs[received]; // the fresh buffer goes into the ring
+				ring_bufs[pos] = give;
+				bufs[received++] = packet;
+			}
+			done->addr = rx_buffer_addr(give);
+			done->len = RX_DESC_LEN; // the id is there already: the device wrote it
+			write_barrier();         // address and length before the flags that hand the descriptor over
+			done->flags = avail_flags;
+		}
+		done_count += pos - first;
+		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
+			pos = 0;
+			used_flags ^= USED_FLAGS;
+		}
 	}
-	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
-	read_barrier(); // the flags before the rest of each descriptor
-	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
+	q->next_used = (struct packed_cursor){(uint16_t)pos, (uint16_t)used_flags};
+	q->next_avail = (struct packed_cursor){(uint16_t)pos, (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL)};
+	count(&q->pkts, received);
+	count(&q->bytes, rx_bytes);
+	*taken = done_count;
+	return received;
+}
+
+// Any order: each used descriptor's id is bounded, and its buffer (or a fresh one) is made available at the
+// driver's own position. Returns the packets, in bufs[]; *offered: the descriptors made available again.
+static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
+						uint32_t fresh, uint32_t* offered_out) {
+	// fresh: the used descriptors to take, with at least as many fresh buffers in bufs[].
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
@@ -233,12 +297,37 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 			avail_flags ^= USED_FLAGS;
 		}
 	}
-	uint32_t offered = fresh - lost;
 	q->next_used = (struct packed_cursor){(uint16_t)used_pos, (uint16_t)used_flags};
 	q->next_avail = (struct packed_cursor){(uint16_t)avail_pos, (uint16_t)(avail_flags & USED_FLAGS)};
-	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
 	count(&q->pkts, received);
 	count(&q->bytes, rx_bytes);
+	*offered_out = fresh - lost;
+	return received;
+}
+
+// Receives up to num_bufs packets (5.1.6.4). Each used descriptor returns the buffer with its id; its packet is
+// swapped for a fresh buffer, which is made available again under the same id. The queue's cursors are read into
+// locals once per batch and written back at its end (as split's packet path does: stores into the volatile ring
+// would otherwise make the compiler load them again for every packet).
+static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
+	if (queue_id >= ixy->num_rx_queues) {
+		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
+	}
+	struct virtqueue* q = &dev->rx[queue_id];
+	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
+	read_barrier(); // the flags before the rest of each descriptor
+	// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
+	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
+	uint32_t taken = 0, offered = 0;
+	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, &taken) : 0;
+	offered = taken;    // in order every descriptor taken is made available again
+	if (!q->in_order) { // from the start, or from the descriptor that was out of order
+		uint32_t offered_any;
+		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, &offered_any);
+		offered += offered_any;
+	}
+	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
 	// Fresh buffers that bad descriptors left over go back in one batch.
 	pkt_buf_free_batch(&bufs[received], fresh - received);
 	if (offered > 0) {
