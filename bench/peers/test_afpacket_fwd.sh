@@ -35,6 +35,9 @@ for dev in src in out sink; do in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6
 
 # nsenter runs the forwarder itself (ip netns exec may stay in between), so that the signals below reach it.
 start_fwd() {
+	# Emptied here, not only by the redirect below, which runs in the child at some point after this function goes
+	# on: the wait below must never read the last run's "forwarding" line.
+	: >"$work/fwd.log"
 	nsenter --net="/run/netns/$ns" "$fwd" in out >"$work/fwd.log" 2>&1 &
 	fwd_pid=$!
 	for _ in $(seq 50); do grep -q forwarding "$work/fwd.log" && break; sleep 0.1; done
