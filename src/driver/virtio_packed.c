@@ -32,6 +32,8 @@
 // What the device writes into a used descriptor's flags in a round where its wrap counter is 1 (2.8.1); 0 in the
 // other rounds. Also the two bits that flip in a cursor's flags when it passes the ring's end.
 #define USED_FLAGS (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)
+// In a descriptor's len_id_flags: the id and the two flags of USED_FLAGS, what the in-order packet path compares.
+#define ID_AND_USED_FLAGS ((uint64_t)USED_FLAGS << 48 | (uint64_t)0xffff << 32)
 
 // The next position in the ring: passing the end flips the wrap counter, in the flags of the round (2.8.1).
 static ALWAYS_INLINE void advance(struct packed_cursor* at, uint32_t size) {
@@ -189,29 +191,34 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	uint32_t done_count = 0, received = 0;
 	uint64_t rx_bytes = 0;
 	while (done_count < entries && q->in_order) { // runs up to the ring's end, as in TX
-		uint32_t run = entries - done_count < size - pos ? entries - done_count : size - pos, first = pos;
+		uint32_t run = entries - done_count < size - pos ? entries - done_count : size - pos;
 		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
-		for (uint32_t end = pos + run; pos < end; pos++) {
-			volatile struct vring_packed_desc* done = &ring[pos];
-			uint16_t flags = done->flags;
-			uint32_t id = done->id;
-			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
+		// round: one compare of its id and flags against `expected`, which steps by one id per position.
+		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32;
+		volatile struct vring_packed_desc* done = &ring[pos];
+		volatile struct vring_packed_desc* const end = done + run;
+		struct pkt_buf** slot = &ring_bufs[pos];
+		for (; done < end; done++, slot++, expected += 1ull << 32) {
+			uint64_t word = done->len_id_flags;
+			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// __builtin_expect: the straight path is the buffer expected.
-			if (__builtin_expect((flags & USED_FLAGS) != used_flags || id != pos, 0)) {
-				rx_out_of_order(dev, q, id);
+			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
+				rx_out_of_order(dev, q, (uint16_t)(word >> 32));
 				break;
 			}
 			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
 			// is made available again. Otherwise the packet is swapped for a fresh buffer.
-			struct pkt_buf* give = ring_bufs[pos];
+			struct pkt_buf* give = *slot;
 			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-				rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
+				rx_bad_desc(dev, q, "a bad length", (uint16_t)(word >> 32),
+					    length + VIRTIO_NET_HDR_LEN_V1);
 			} else {
 				struct pkt_buf* packet = give;
 				packet->size = length;
 				rx_bytes += length;
 				give = bufs[received]; // the fresh buffer goes into the ring
-				ring_bufs[pos] = give;
+				*slot = give;
 				bufs[received++] = packet;
 			}
 			done->addr = rx_buffer_addr(give);
@@ -219,7 +226,9 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 			write_barrier();         // address and length before the flags that hand the descriptor over
 			done->flags = avail_flags;
 		}
-		done_count += pos - first;
+		uint32_t moved = (uint32_t)(done - &ring[pos]);
+		done_count += moved;
+		pos += moved;
 		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
 			pos = 0;
 			used_flags ^= USED_FLAGS;
