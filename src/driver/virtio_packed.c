@@ -149,6 +149,11 @@ static int packed_setup_queue(struct virtio_device* dev, struct virtqueue* q, si
 	// TX starts in order (ids are positions, no free stack: packed_tx_leave_in_order fills it); RX ids are always
 	// with the device.
 	q->num_free_chains = 0;
+	// In order TX offers buffer id p at position p, where the id stays between rounds (the device returned it
+	// there, tx_clean_in_order checked that): written once here, not per packet.
+	for (uint16_t pos = 0; pos < q->size && q->kind == QUEUE_TX; pos++) {
+		q->ring[pos].id = pos;
+	}
 	uint64_t driver_area = q->mem.phy + driver_area_offset(q->size);
 	return t->ops->enable_queue(t, q->index, q->size, q->mem.phy, driver_area,
 				    driver_area + sizeof(struct vring_packed_event));
@@ -401,21 +406,26 @@ static ALWAYS_INLINE void tx_clean_in_order(struct virtio_device* dev, struct vi
 	bool stopped = false, out_of_order = false;
 	while (!stopped && taken < held) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = held - taken < size - used_pos ? held - taken : size - used_pos, first = used_pos;
-		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
-			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
-			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
-				stopped = true; // not written by the device yet
-				break;
-			}
-			read_barrier(); // the flags before the rest of the descriptor
+		// As in rx_take_in_order: id and flags in one load (len_id_flags), one compare against `expected`. The
+		// flags and the id come from one aligned 8 byte load, so the id is never older than the flags (the
+		// read barrier of 2.8.6 orders separate loads).
+		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)used_pos << 32;
+		volatile struct vring_packed_desc* done = &ring[used_pos];
+		volatile struct vring_packed_desc* const end = done + run;
+		struct pkt_buf** slot = &ring_bufs[used_pos];
+		for (; done < end; done++, slot++, expected += 1ull << 32) {
+			uint64_t word = done->len_id_flags;
 			// __builtin_expect: the straight path is the buffer expected; another is allowed, or a bad one.
-			if (__builtin_expect((flags & USED_FLAGS) != used_flags || done->id != used_pos, 0)) {
-				stopped = out_of_order = true;
+			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
+				stopped = true;
+				// Not written by the device yet (its USED flag is not the device's wrap counter), or
+				// out of order.
+				out_of_order = ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0;
 				break;
 			}
-			tx_bytes += ring_bufs[used_pos]->size;
+			tx_bytes += (*slot)->size;
 		}
+		used_pos += (uint32_t)(done - &ring[first]);
 		pkt_buf_free_batch(&ring_bufs[first], used_pos - first);
 		taken += used_pos - first;
 		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
@@ -493,6 +503,17 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 	count(&q->bytes, tx_bytes);
 }
 
+// Makes the TX descriptor `slot`, its id written, available with buf: the header, address and length, then the
+// flags, which hand it over (2.8.1).
+static ALWAYS_INLINE void tx_offer(volatile struct vring_packed_desc* slot, struct pkt_buf* buf, uint16_t flags) {
+	// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
+	memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+	slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
+	slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
+	write_barrier(); // address, length and id before the flags that hand the descriptor over
+	slot->flags = flags;
+}
+
 // Queues up to num_bufs packets for sending (5.1.6.2), one descriptor each, under ids from the free stack, as long
 // as the ring has room. Returns how many it took; the rest stay with the caller.
 static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
@@ -519,20 +540,24 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	uint32_t queued = num_bufs < room ? num_bufs : room, i = 0;
 	while (i < queued) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = queued - i < size - avail_pos ? queued - i : size - avail_pos;
-		for (uint32_t end = avail_pos + run; avail_pos < end; avail_pos++) {
-			struct pkt_buf* buf = bufs[i++];
-			// In order the id is the position; otherwise one from the free stack.
-			uint16_t id = in_order ? (uint16_t)avail_pos : free_ids[--num_free];
-			// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
-			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-			ring_bufs[id] = buf;
-			volatile struct vring_packed_desc* slot = &ring[avail_pos];
-			slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
-			slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
-			slot->id = id;
-			write_barrier(); // address, length and id before the flags that hand the descriptor over
-			slot->flags = (uint16_t)avail_flags;
+		volatile struct vring_packed_desc* slot = &ring[avail_pos];
+		volatile struct vring_packed_desc* const end = slot + run;
+		struct pkt_buf* const* next = &bufs[i];
+		i += run;
+		if (in_order) { // the id is the position, in the descriptor already (packed_setup_queue)
+			for (struct pkt_buf** held = &ring_bufs[avail_pos]; slot < end; slot++, held++) {
+				*held = *next;
+				tx_offer(slot, *next++, (uint16_t)avail_flags);
+			}
+		} else { // an id from the free stack
+			for (; slot < end; slot++) {
+				uint16_t id = free_ids[--num_free];
+				slot->id = id;
+				ring_bufs[id] = *next;
+				tx_offer(slot, *next++, (uint16_t)avail_flags);
+			}
 		}
+		avail_pos += run;
 		if (avail_pos == size) { // passing the end flips the wrap counter (2.8.1)
 			avail_pos = 0;
 			avail_flags ^= USED_FLAGS;
