@@ -198,58 +198,95 @@ static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* de
 	q->in_order = false;
 }
 
-// In order: takes the packets of up to `entries` used descriptors, each swapped for one of the fresh buffers in
-// bufs[] and made available again in its place. Stops at the first that names another id (or has flags against the
-// wrap counter): the queue goes out of order. Returns the packets, in bufs[]; *taken: the descriptors consumed.
+// In order: takes the packets of the used descriptors from next_used on, at most max, in runs up to the ring's
+// end. Each run in two passes: the first takes the packets out of the table into bufs[] and stops at the first
+// descriptor that is not a packet at its own position; then one batch allocation puts fresh buffers straight into
+// the table in their place, and the second pass makes the run's descriptors available again with them. The
+// descriptor that stopped the first pass: one the device has not written yet ends the take; one with a bad length
+// is made available again with its own buffer, unread, and the take goes on; one that names another id (or has
+// flags against the wrap counter) makes the queue go out of order. Returns the packets, in bufs[]; *offered: the
+// descriptors made available again (all those consumed).
 static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-					       uint32_t entries, uint32_t* taken) {
+					       uint32_t max, uint32_t* offered) {
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
 	// One position for both sides; the flags a used descriptor has there, and those of the driver's descriptor
 	// made available there: AVAIL flipped (the driver's wrap counter is one round ahead of the device's).
 	uint32_t pos = q->next_used.pos, used_flags = q->next_used.flags;
-	uint32_t done_count = 0, received = 0;
+	uint32_t consumed = 0, received = 0;
 	uint64_t rx_bytes = 0;
-	while (done_count < entries && q->in_order) { // runs up to the ring's end, as in TX
-		uint32_t run = entries - done_count < size - pos ? entries - done_count : size - pos;
+	bool more = true, stopped = false;             // stopped: by the descriptor at `done`, looked at below
+	max = max < q->in_flight ? max : q->in_flight; // never more than the device holds
+	while (more && consumed < max) {
+		uint32_t run = max - consumed < size - pos ? max - consumed : size - pos;
 		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
 		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
-		// round: one compare of its id and flags against `expected`, which steps by one id per position.
-		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32;
-		volatile struct vring_packed_desc* done = &ring[pos];
-		volatile struct vring_packed_desc* const end = done + run;
+		// round: one compare of its id and flags against `expected`, which steps by one id per position. The
+		// flags, id and length come from one aligned 8 byte load, so id and length are never older than the
+		// flags (the read barrier of 2.8.6 orders separate loads).
+		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
+		volatile struct vring_packed_desc* const first = &ring[pos];
+		volatile struct vring_packed_desc* done = first;
+		volatile struct vring_packed_desc* const end = first + run;
 		struct pkt_buf** slot = &ring_bufs[pos];
+		struct pkt_buf** out = &bufs[received];
 		for (; done < end; done++, slot++, expected += 1ull << 32) {
-			uint64_t word = done->len_id_flags;
+			word = done->len_id_flags;
 			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
-			// __builtin_expect: the straight path is the buffer expected.
-			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
-				rx_out_of_order(dev, q, (uint16_t)(word >> 32));
+			// A length of 0 (length - 1 wraps around) or beyond the buffer is no packet. __builtin_expect:
+			// the straight path is the packet expected.
+			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected || length - 1 >= RX_BUF_DATA_ROOM,
+					     0)) {
+				more = false;
+				stopped = true;
 				break;
 			}
-			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
-			// is made available again. Otherwise the packet is swapped for a fresh buffer.
-			struct pkt_buf* give = *slot;
-			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-				rx_bad_desc(dev, q, "a bad length", (uint16_t)(word >> 32),
-					    length + VIRTIO_NET_HDR_LEN_V1);
-			} else {
-				struct pkt_buf* packet = give;
-				packet->size = length;
-				rx_bytes += length;
-				give = bufs[received]; // the fresh buffer goes into the ring
-				*slot = give;
-				bufs[received++] = packet;
-			}
-			done->addr = rx_buffer_addr(give);
-			done->len = RX_DESC_LEN; // the id is there already: the device wrote it
-			write_barrier();         // address and length before the flags that hand the descriptor over
-			done->flags = avail_flags;
+			struct pkt_buf* packet = *slot;
+			packet->size = length;
+			rx_bytes += length;
+			*out++ = packet;
 		}
-		uint32_t moved = (uint32_t)(done - &ring[pos]);
-		done_count += moved;
-		pos += moved;
+		uint32_t taken = (uint32_t)(done - first);
+		// The fresh buffers, in one batch, into the table where the packets were.
+		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &ring_bufs[pos], taken);
+		if (__builtin_expect(fresh < taken, 0)) {
+			// The pool ran short: the rest wait in the ring, unread (the first pass left them in the
+			// table).
+			for (uint32_t k = fresh; k < taken; k++) {
+				rx_bytes -= bufs[received + k]->size;
+			}
+			taken = fresh;
+			done = first + taken;
+			more = stopped = false;
+		}
+		slot = &ring_bufs[pos];
+		for (volatile struct vring_packed_desc* desc = first; desc < done; desc++, slot++) {
+			desc->addr = rx_buffer_addr(*slot);
+			desc->len = RX_DESC_LEN; // the id is there already: the device wrote it
+			write_barrier();         // address and length before the flags that hand the descriptor over
+			desc->flags = avail_flags;
+		}
+		received += taken;
+		consumed += taken;
+		pos += taken;
+		if (stopped && ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0) {
+			// The device wrote the descriptor that stopped the take.
+			uint16_t id = (uint16_t)(word >> 32);
+			if ((word & ID_AND_USED_FLAGS) != expected) {
+				rx_out_of_order(dev, q, id); // rx_take_any_order takes it
+			} else {                             // a bad length: its buffer again, unread
+				rx_bad_desc(dev, q, "a bad length", id, (uint32_t)word);
+				done->addr = rx_buffer_addr(ring_bufs[pos]);
+				done->len = RX_DESC_LEN;
+				write_barrier(); // address and length before the flags that hand it over
+				done->flags = avail_flags;
+				consumed++;
+				pos++;
+				more = true;
+				stopped = false;
+			}
+		}
 		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
 			pos = 0;
 			used_flags ^= USED_FLAGS;
@@ -259,7 +296,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	q->next_avail = (struct packed_cursor){(uint16_t)pos, (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL)};
 	count(&q->pkts, received);
 	count(&q->bytes, rx_bytes);
-	*taken = done_count;
+	*offered = consumed;
 	return received;
 }
 
@@ -345,21 +382,21 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
-	read_barrier(); // the flags before the rest of each descriptor
-	// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
-	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
-	uint32_t taken = 0, offered = 0;
-	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, &taken) : 0;
-	offered = taken;    // in order every descriptor taken is made available again
+	uint32_t offered = 0;
+	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, num_bufs, &offered) : 0;
 	if (!q->in_order) { // from the start, or from the descriptor that was out of order
+		// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
+		uint32_t entries = used_descriptors(q, q->next_used, num_bufs - received);
+		read_barrier(); // the flags before the rest of each descriptor
+		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &bufs[received], entries);
 		uint32_t offered_any;
-		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, &offered_any);
+		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, &offered_any);
+		q->in_flight = (uint16_t)(q->in_flight - fresh + offered_any);
+		// Fresh buffers that bad descriptors left over go back in one batch.
+		pkt_buf_free_batch(&bufs[received + got], fresh - got);
+		received += got;
 		offered += offered_any;
 	}
-	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
-	// Fresh buffers that bad descriptors left over go back in one batch.
-	pkt_buf_free_batch(&bufs[received], fresh - received);
 	if (offered > 0) {
 		notify_if_wanted(dev, q, (uint16_t)offered);
 	}
