@@ -18,9 +18,10 @@
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
 // descriptors than it holds (in_flight).
 //
-// The packet path keeps the batched form of split's: RX counts the used descriptors first, takes that many fresh
-// buffers with one pkt_buf_alloc_batch, swaps each packet for one of them and offers it again; TX frees sent
-// buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks for it.
+// The packet path keeps the batched form of split's: RX takes a run of packets, puts fresh buffers in their place
+// with one pkt_buf_alloc_batch and offers the run again (out of order: counts the used descriptors first, takes
+// that many fresh buffers and swaps each packet for one); TX frees sent buffers with pkt_buf_free_batch; at most
+// one notification per batch, and only when the device asks for it.
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
