@@ -18,9 +18,10 @@
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
 // descriptors than it holds (in_flight).
 //
-// The packet path keeps the batched form of split's: RX counts the used descriptors first, takes that many fresh
-// buffers with one pkt_buf_alloc_batch, swaps each packet for one of them and offers it again; TX frees sent
-// buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks for it.
+// The packet path keeps the batched form of split's: RX takes a run of packets, puts fresh buffers in their place
+// with one pkt_buf_alloc_batch and offers the run again (out of order: counts the used descriptors first, takes
+// that many fresh buffers and swaps each packet for one); TX frees sent buffers with pkt_buf_free_batch; at most
+// one notification per batch, and only when the device asks for it.
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -32,6 +33,8 @@
 // What the device writes into a used descriptor's flags in a round where its wrap counter is 1 (2.8.1); 0 in the
 // other rounds. Also the two bits that flip in a cursor's flags when it passes the ring's end.
 #define USED_FLAGS (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)
+// In a descriptor's len_id_flags: the id and the two flags of USED_FLAGS, what the in-order packet path compares.
+#define ID_AND_USED_FLAGS ((uint64_t)USED_FLAGS << 48 | (uint64_t)0xffff << 32)
 
 // The next position in the ring: passing the end flips the wrap counter, in the flags of the round (2.8.1).
 static ALWAYS_INLINE void advance(struct packed_cursor* at, uint32_t size) {
@@ -62,15 +65,31 @@ static ALWAYS_INLINE void make_available(volatile struct vring_packed_desc* ring
 }
 
 // The used descriptors from `used` on, at most max: those the device has written, never more than it holds
-// (in_flight: a descriptor beyond is not looked at).
+// (in_flight: a descriptor beyond is not looked at). Runs up to the ring's end, so that the position needs no test
+// per descriptor (as the packet path's).
 static ALWAYS_INLINE uint32_t used_descriptors(const struct virtqueue* q, struct packed_cursor used, uint32_t max) {
 	volatile struct vring_packed_desc* ring = q->ring;
 	const uint32_t size = q->size;
-	uint32_t n = 0;
+	uint32_t n = 0, pos = used.pos;
+	uint16_t wrap = used.flags & VRING_PACKED_DESC_F_USED; // the USED flag of the round
 	max = max < q->in_flight ? max : q->in_flight;
-	while (n < max && device_wrote(ring[used.pos].flags, used)) {
-		n++;
-		advance(&used, size);
+	while (n < max) {
+		uint32_t run = max - n < size - pos ? max - n : size - pos;
+		volatile struct vring_packed_desc* desc = &ring[pos];
+		volatile struct vring_packed_desc* const end = desc + run;
+		while (desc < end && (desc->flags & VRING_PACKED_DESC_F_USED) == wrap) {
+			desc++;
+		}
+		uint32_t seen = (uint32_t)(desc - &ring[pos]);
+		n += seen;
+		if (seen < run) {
+			break; // the device has not written this one yet
+		}
+		pos += run;
+		if (pos == size) { // passing the end flips the wrap counter (2.8.1)
+			pos = 0;
+			wrap ^= VRING_PACKED_DESC_F_USED;
+		}
 	}
 	return n;
 }
@@ -131,6 +150,11 @@ static int packed_setup_queue(struct virtio_device* dev, struct virtqueue* q, si
 	// TX starts in order (ids are positions, no free stack: packed_tx_leave_in_order fills it); RX ids are always
 	// with the device.
 	q->num_free_chains = 0;
+	// In order TX offers buffer id p at position p, where the id stays between rounds (the device returned it
+	// there, tx_clean_in_order checked that): written once here, not per packet.
+	for (uint16_t pos = 0; pos < q->size && q->kind == QUEUE_TX; pos++) {
+		q->ring[pos].id = pos;
+	}
 	uint64_t driver_area = q->mem.phy + driver_area_offset(q->size);
 	return t->ops->enable_queue(t, q->index, q->size, q->mem.phy, driver_area,
 				    driver_area + sizeof(struct vring_packed_event));
@@ -175,51 +199,95 @@ static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* de
 	q->in_order = false;
 }
 
-// In order: takes the packets of up to `entries` used descriptors, each swapped for one of the fresh buffers in
-// bufs[] and made available again in its place. Stops at the first that names another id (or has flags against the
-// wrap counter): the queue goes out of order. Returns the packets, in bufs[]; *taken: the descriptors consumed.
+// In order: takes the packets of the used descriptors from next_used on, at most max, in runs up to the ring's
+// end. Each run in two passes: the first takes the packets out of the table into bufs[] and stops at the first
+// descriptor that is not a packet at its own position; then one batch allocation puts fresh buffers straight into
+// the table in their place, and the second pass makes the run's descriptors available again with them. The
+// descriptor that stopped the first pass: one the device has not written yet ends the take; one with a bad length
+// is made available again with its own buffer, unread, and the take goes on; one that names another id (or has
+// flags against the wrap counter) makes the queue go out of order. Returns the packets, in bufs[]; *offered: the
+// descriptors made available again (all those consumed).
 static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-					       uint32_t entries, uint32_t* taken) {
+					       uint32_t max, uint32_t* offered) {
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
 	// One position for both sides; the flags a used descriptor has there, and those of the driver's descriptor
 	// made available there: AVAIL flipped (the driver's wrap counter is one round ahead of the device's).
 	uint32_t pos = q->next_used.pos, used_flags = q->next_used.flags;
-	uint32_t done_count = 0, received = 0;
+	uint32_t consumed = 0, received = 0;
 	uint64_t rx_bytes = 0;
-	while (done_count < entries && q->in_order) { // runs up to the ring's end, as in TX
-		uint32_t run = entries - done_count < size - pos ? entries - done_count : size - pos, first = pos;
+	bool more = true, stopped = false;             // stopped: by the descriptor at `done`, looked at below
+	max = max < q->in_flight ? max : q->in_flight; // never more than the device holds
+	while (more && consumed < max) {
+		uint32_t run = max - consumed < size - pos ? max - consumed : size - pos;
 		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
-		for (uint32_t end = pos + run; pos < end; pos++) {
-			volatile struct vring_packed_desc* done = &ring[pos];
-			uint16_t flags = done->flags;
-			uint32_t id = done->id;
-			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
-			// __builtin_expect: the straight path is the buffer expected.
-			if (__builtin_expect((flags & USED_FLAGS) != used_flags || id != pos, 0)) {
-				rx_out_of_order(dev, q, id);
+		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
+		// round: one compare of its id and flags against `expected`, which steps by one id per position. The
+		// flags, id and length come from one aligned 8 byte load, so id and length are never older than the
+		// flags (the read barrier of 2.8.6 orders separate loads).
+		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
+		volatile struct vring_packed_desc* const first = &ring[pos];
+		volatile struct vring_packed_desc* done = first;
+		volatile struct vring_packed_desc* const end = first + run;
+		struct pkt_buf** slot = &ring_bufs[pos];
+		struct pkt_buf** out = &bufs[received];
+		for (; done < end; done++, slot++, expected += 1ull << 32) {
+			word = done->len_id_flags;
+			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
+			// A length of 0 (length - 1 wraps around) or beyond the buffer is no packet. __builtin_expect:
+			// the straight path is the packet expected.
+			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected || length - 1 >= RX_BUF_DATA_ROOM,
+					     0)) {
+				more = false;
+				stopped = true;
 				break;
 			}
-			// A length of 0 (length - 1 wraps around) or beyond the buffer: the buffer stays, unread, and
-			// is made available again. Otherwise the packet is swapped for a fresh buffer.
-			struct pkt_buf* give = ring_bufs[pos];
-			if (__builtin_expect(length - 1 >= RX_BUF_DATA_ROOM, 0)) {
-				rx_bad_desc(dev, q, "a bad length", id, length + VIRTIO_NET_HDR_LEN_V1);
-			} else {
-				struct pkt_buf* packet = give;
-				packet->size = length;
-				rx_bytes += length;
-				give = bufs[received]; // the fresh buffer goes into the ring
-				ring_bufs[pos] = give;
-				bufs[received++] = packet;
-			}
-			done->addr = rx_buffer_addr(give);
-			done->len = RX_DESC_LEN; // the id is there already: the device wrote it
-			write_barrier();         // address and length before the flags that hand the descriptor over
-			done->flags = avail_flags;
+			struct pkt_buf* packet = *slot;
+			packet->size = length;
+			rx_bytes += length;
+			*out++ = packet;
 		}
-		done_count += pos - first;
+		uint32_t taken = (uint32_t)(done - first);
+		// The fresh buffers, in one batch, into the table where the packets were.
+		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &ring_bufs[pos], taken);
+		if (__builtin_expect(fresh < taken, 0)) {
+			// The pool ran short: the rest wait in the ring, unread (the first pass left them in the
+			// table).
+			for (uint32_t k = fresh; k < taken; k++) {
+				rx_bytes -= bufs[received + k]->size;
+			}
+			taken = fresh;
+			done = first + taken;
+			more = stopped = false;
+		}
+		slot = &ring_bufs[pos];
+		for (volatile struct vring_packed_desc* desc = first; desc < done; desc++, slot++) {
+			desc->addr = rx_buffer_addr(*slot);
+			desc->len = RX_DESC_LEN; // the id is there already: the device wrote it
+			write_barrier();         // address and length before the flags that hand the descriptor over
+			desc->flags = avail_flags;
+		}
+		received += taken;
+		consumed += taken;
+		pos += taken;
+		if (stopped && ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0) {
+			// The device wrote the descriptor that stopped the take.
+			uint16_t id = (uint16_t)(word >> 32);
+			if ((word & ID_AND_USED_FLAGS) != expected) {
+				rx_out_of_order(dev, q, id); // rx_take_any_order takes it
+			} else {                             // a bad length: its buffer again, unread
+				rx_bad_desc(dev, q, "a bad length", id, (uint32_t)word);
+				done->addr = rx_buffer_addr(ring_bufs[pos]);
+				done->len = RX_DESC_LEN;
+				write_barrier(); // address and length before the flags that hand it over
+				done->flags = avail_flags;
+				consumed++;
+				pos++;
+				more = true;
+				stopped = false;
+			}
+		}
 		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
 			pos = 0;
 			used_flags ^= USED_FLAGS;
@@ -229,7 +297,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	q->next_avail = (struct packed_cursor){(uint16_t)pos, (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL)};
 	count(&q->pkts, received);
 	count(&q->bytes, rx_bytes);
-	*taken = done_count;
+	*offered = consumed;
 	return received;
 }
 
@@ -315,21 +383,21 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t entries = used_descriptors(q, q->next_used, num_bufs);
-	read_barrier(); // the flags before the rest of each descriptor
-	// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
-	uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, entries);
-	uint32_t taken = 0, offered = 0;
-	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, &taken) : 0;
-	offered = taken;    // in order every descriptor taken is made available again
+	uint32_t offered = 0;
+	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, num_bufs, &offered) : 0;
 	if (!q->in_order) { // from the start, or from the descriptor that was out of order
+		// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
+		uint32_t entries = used_descriptors(q, q->next_used, num_bufs - received);
+		read_barrier(); // the flags before the rest of each descriptor
+		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &bufs[received], entries);
 		uint32_t offered_any;
-		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, &offered_any);
+		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, &offered_any);
+		q->in_flight = (uint16_t)(q->in_flight - fresh + offered_any);
+		// Fresh buffers that bad descriptors left over go back in one batch.
+		pkt_buf_free_batch(&bufs[received + got], fresh - got);
+		received += got;
 		offered += offered_any;
 	}
-	q->in_flight = (uint16_t)(q->in_flight - fresh + offered);
-	// Fresh buffers that bad descriptors left over go back in one batch.
-	pkt_buf_free_batch(&bufs[received], fresh - received);
 	if (offered > 0) {
 		notify_if_wanted(dev, q, (uint16_t)offered);
 	}
@@ -376,21 +444,26 @@ static ALWAYS_INLINE void tx_clean_in_order(struct virtio_device* dev, struct vi
 	bool stopped = false, out_of_order = false;
 	while (!stopped && taken < held) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = held - taken < size - used_pos ? held - taken : size - used_pos, first = used_pos;
-		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
-			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
-			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
-				stopped = true; // not written by the device yet
-				break;
-			}
-			read_barrier(); // the flags before the rest of the descriptor
+		// As in rx_take_in_order: id and flags in one load (len_id_flags), one compare against `expected`. The
+		// flags and the id come from one aligned 8 byte load, so the id is never older than the flags (the
+		// read barrier of 2.8.6 orders separate loads).
+		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)used_pos << 32;
+		volatile struct vring_packed_desc* done = &ring[used_pos];
+		volatile struct vring_packed_desc* const end = done + run;
+		struct pkt_buf** slot = &ring_bufs[used_pos];
+		for (; done < end; done++, slot++, expected += 1ull << 32) {
+			uint64_t word = done->len_id_flags;
 			// __builtin_expect: the straight path is the buffer expected; another is allowed, or a bad one.
-			if (__builtin_expect((flags & USED_FLAGS) != used_flags || done->id != used_pos, 0)) {
-				stopped = out_of_order = true;
+			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
+				stopped = true;
+				// Not written by the device yet (its USED flag is not the device's wrap counter), or
+				// out of order.
+				out_of_order = ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0;
 				break;
 			}
-			tx_bytes += ring_bufs[used_pos]->size;
+			tx_bytes += (*slot)->size;
 		}
+		used_pos += (uint32_t)(done - &ring[first]);
 		pkt_buf_free_batch(&ring_bufs[first], used_pos - first);
 		taken += used_pos - first;
 		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
@@ -468,6 +541,17 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 	count(&q->bytes, tx_bytes);
 }
 
+// Makes the TX descriptor `slot`, its id written, available with buf: the header, address and length, then the
+// flags, which hand it over (2.8.1).
+static ALWAYS_INLINE void tx_offer(volatile struct vring_packed_desc* slot, struct pkt_buf* buf, uint16_t flags) {
+	// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
+	memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
+	slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
+	slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
+	write_barrier(); // address, length and id before the flags that hand the descriptor over
+	slot->flags = flags;
+}
+
 // Queues up to num_bufs packets for sending (5.1.6.2), one descriptor each, under ids from the free stack, as long
 // as the ring has room. Returns how many it took; the rest stay with the caller.
 static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
@@ -494,20 +578,24 @@ static uint32_t packed_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	uint32_t queued = num_bufs < room ? num_bufs : room, i = 0;
 	while (i < queued) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = queued - i < size - avail_pos ? queued - i : size - avail_pos;
-		for (uint32_t end = avail_pos + run; avail_pos < end; avail_pos++) {
-			struct pkt_buf* buf = bufs[i++];
-			// In order the id is the position; otherwise one from the free stack.
-			uint16_t id = in_order ? (uint16_t)avail_pos : free_ids[--num_free];
-			// An all-zero header (no offloads, 5.1.6.2.1) in the head room in front of the frame.
-			memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
-			ring_bufs[id] = buf;
-			volatile struct vring_packed_desc* slot = &ring[avail_pos];
-			slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
-			slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
-			slot->id = id;
-			write_barrier(); // address, length and id before the flags that hand the descriptor over
-			slot->flags = (uint16_t)avail_flags;
+		volatile struct vring_packed_desc* slot = &ring[avail_pos];
+		volatile struct vring_packed_desc* const end = slot + run;
+		struct pkt_buf* const* next = &bufs[i];
+		i += run;
+		if (in_order) { // the id is the position, in the descriptor already (packed_setup_queue)
+			for (struct pkt_buf** held = &ring_bufs[avail_pos]; slot < end; slot++, held++) {
+				*held = *next;
+				tx_offer(slot, *next++, (uint16_t)avail_flags);
+			}
+		} else { // an id from the free stack
+			for (; slot < end; slot++) {
+				uint16_t id = free_ids[--num_free];
+				slot->id = id;
+				ring_bufs[id] = *next;
+				tx_offer(slot, *next++, (uint16_t)avail_flags);
+			}
 		}
+		avail_pos += run;
 		if (avail_pos == size) { // passing the end flips the wrap counter (2.8.1)
 			avail_pos = 0;
 			avail_flags ^= USED_FLAGS;

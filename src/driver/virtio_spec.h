@@ -87,11 +87,19 @@ struct vring_used {
 // Packed virtqueues (VirtIO 1.2, 2.8; 2.7 in 1.1). 2.8.13 "Packed Virtqueue Descriptor": one ring of
 // these, which the driver makes available and the device marks used, in place.
 struct vring_packed_desc {
-	uint64_t addr;  // device address of the buffer
-	uint32_t len;   // available: its length; used: the bytes the device wrote
-	uint16_t id;    // buffer id: the driver's name for the buffer, which the used descriptor returns
-	uint16_t flags; // VRING_DESC_F_NEXT, VRING_DESC_F_WRITE, and the two below
+	uint64_t addr; // device address of the buffer
+	union {
+		struct {
+			uint32_t len; // available: its length; used: the bytes the device wrote
+			uint16_t id;  // buffer id: the driver's name for the buffer, which the used descriptor returns
+			uint16_t flags; // VRING_DESC_F_NEXT, VRING_DESC_F_WRITE, and the two below
+		};
+		// The three in one (little endian: len in bits 0-31, id in 32-47, flags in 48-63), for the packet
+		// path: one aligned 8 byte load reads them together.
+		uint64_t len_id_flags;
+	};
 };
+_Static_assert(sizeof(struct vring_packed_desc) == 16, "2.8.13: 16 bytes");
 // 2.7.1: a descriptor is available when AVAIL equals the driver's wrap counter and USED does not; used when both
 // equal the device's wrap counter. Each counter starts at 1 and flips whenever its side passes the ring's end.
 #define VRING_PACKED_DESC_F_AVAIL (1u << 7)
