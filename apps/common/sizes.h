@@ -2,7 +2,8 @@
 // PACKET_MAX_SIZE (1514) bytes:
 //   --size <n>          every frame n bytes (default 60)
 //   --size <min>-<max>  uniformly distributed in [min, max], drawn from a seeded pseudo-random generator (--seed,
-//                       default 1), so that the same command line sends the same sizes in the same order
+//                       default 1), so that the same command line sends the same sizes in the same order (also when
+//                       a full TX queue refuses frames: they keep their sizes, generator_send)
 //   --size imix         the "simple IMIX": frames of 64, 594 and 1518 bytes with FCS (60, 590 and 1514 without) in
 //                       the ratio 7:4:1, drawn at random from the same generator. The mix is the classic one of
 //                       Agilent's and Spirent's test tools, as RFC 6985 ("IMIX Genome", section 4) lists it as the

@@ -23,6 +23,7 @@
 
 #include "../check.h"
 #include "common/packet.h"
+#include "common/sizes.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "seam.h"
@@ -35,6 +36,7 @@
 #define RATE_TOLERANCE 0.01
 #define MAX_FLOWS 8
 #define MAX_KEPT 64 // frames kept for the byte comparison of replays
+#define MAX_SIZES_KEPT 20000
 
 int ixy_pktgen_main(int argc, char* argv[]);
 
@@ -43,8 +45,20 @@ int ixy_pktgen_main(int argc, char* argv[]);
 static _Atomic uint64_t virtual_ns = 1000000000ull;
 static uint64_t sleeps, sleep_slack_ns = SLEEP_SLACK_NS;
 
+// A stuttering NIC: with stutter_nic set, its TX stops for STUTTER_READS clock reads (about as many batches) in every
+// 2 * STUTTER_READS, so that the TX ring fills and refuses frames; for the run's first STUTTER_END reads, then it
+// sends.
+#define STUTTER_READS 16
+#define STUTTER_END 200
+static struct model_ixgbe* stutter_nic;
+static uint64_t clock_reads;
+
 uint64_t __wrap_monotonic_time_ns(void);
 uint64_t __wrap_monotonic_time_ns(void) {
+	clock_reads++;
+	if (stutter_nic) {
+		model_ixgbe_pause_tx(stutter_nic, clock_reads < STUTTER_END && clock_reads / STUTTER_READS % 2 == 1);
+	}
 	return virtual_ns += CLOCK_READ_NS;
 }
 
@@ -67,6 +81,7 @@ struct wire {
 	uint64_t wire_bytes; // what the frames take on the wire: padded to 60 (ixgbe TXPADEN), + FCS, preamble, gap
 	uint64_t first_ns, last_ns, bad_time;
 	uint64_t by_size[PACKET_MAX_SIZE + 1];
+	uint16_t size_at[MAX_SIZES_KEPT]; // the sizes of the first frames, in order
 	uint32_t next_seq[MAX_FLOWS];
 	uint32_t flows; // 0: frames are not ixy-pktgen's (replay): only kept
 	uint8_t kept[MAX_KEPT][PACKET_MAX_SIZE];
@@ -107,6 +122,9 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 		return;
 	}
 	wire.by_size[len]++;
+	if (wire.frames <= MAX_SIZES_KEPT) {
+		wire.size_at[wire.frames - 1] = (uint16_t)len;
+	}
 	const uint8_t* ip = frame + PACKET_IPV4_HEADER_OFFSET;
 	const uint8_t* udp = frame + PACKET_UDP_HEADER_OFFSET;
 	uint32_t total = (uint32_t)ip[2] << 8 | ip[3], udp_len = (uint32_t)udp[4] << 8 | udp[5];
@@ -135,6 +153,8 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 static bool reset_seen;   // the last run reset the NIC: it took the device
 static char errors[4096]; // ixy-pktgen's stderr of the last run
 
+static bool stutter; // the next run's NIC stutters (stutter_nic)
+
 static int run_pktgen(const char* const options[], uint32_t flows, char* totals, size_t totals_size) {
 	const uint8_t* const* expected = wire.expected;
 	const uint32_t* expected_len = wire.expected_len;
@@ -151,6 +171,8 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 	model_ixgbe_record_tx(nic, false);
 	model_ixgbe_log_registers(nic, false);
 	model_ixgbe_set_tx_hook(nic, on_tx, NULL);
+	stutter_nic = stutter ? nic : NULL;
+	clock_reads = 0;
 	char* argv[24];
 	int argc = 0;
 	argv[argc++] = "ixy-pktgen";
@@ -166,6 +188,7 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 	CHECK(out && err && saved >= 0 && saved_err >= 0 && fflush(stdout) == 0 && fflush(stderr) == 0 &&
 	      dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO && dup2(fileno(err), STDERR_FILENO) == STDERR_FILENO);
 	int rc = ixy_pktgen_main(argc, argv);
+	stutter_nic = NULL;
 	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
 	CHECK(fflush(stderr) == 0 && dup2(saved_err, STDERR_FILENO) == STDERR_FILENO && close(saved_err) == 0);
 	size_t got = 0;
@@ -274,6 +297,31 @@ static void check_sizes(void) {
 	CHECK(wire.by_size[60] > 68600 && wire.by_size[60] < 71400);
 	CHECK(wire.by_size[590] > 39200 && wire.by_size[590] < 40800);
 	CHECK(wire.by_size[1514] > 9800 && wire.by_size[1514] < 10200);
+}
+
+// ---- --seed: the same seed, the same sizes in the same order, also when a full TX queue refuses frames
+
+static void check_seed(void) {
+	model_test_begin("ixy-pktgen --size 60-1514 --seed 5 --count 20000, TX stuttering");
+	const char* options[] = {"--size", "60-1514", "--seed", "5", "--count", "20000", NULL};
+	char totals[1024];
+	stutter = true;
+	CHECK_EQ(run_pktgen(options, 1, totals, sizeof(totals)), 0);
+	stutter = false;
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 20000);
+	uint64_t refused = total(totals, "tx_full");
+	struct frame_sizes sizes = {.mode = SIZE_UNIFORM, .min = 60, .max = 1514, .state = 5};
+	uint32_t first_wrong = UINT32_MAX;
+	for (uint32_t i = 0; i < 20000 && first_wrong == UINT32_MAX; i++) {
+		if (wire.size_at[i] != sizes_next(&sizes)) {
+			first_wrong = i;
+		}
+	}
+	printf("--seed 5: %" PRIu64 " frames refused by the full TX queue, first size off the seed's sequence: %d\n",
+	       refused, first_wrong == UINT32_MAX ? -1 : (int)first_wrong);
+	CHECK(refused > 0 && refused != UINT64_MAX); // the queue did refuse frames
+	CHECK_EQ(first_wrong, UINT32_MAX);
 }
 
 // ---- --count
@@ -572,6 +620,7 @@ int main(void) {
 	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS);
 	check_sizes();
 	check_count();
+	check_seed();
 	check_replay();
 	check_replay_short_frames();
 	check_bad_files();
