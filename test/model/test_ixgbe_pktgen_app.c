@@ -5,8 +5,11 @@
 // guest's coarse timer). The wire is the model's TX hook,
 // which checks every frame the app sends (headers, lengths, checksum, sequence numbers per flow) and records its size
 // and send time.
-//   - --rate: 10 kpps, 1 Mpps and 1 Gbit at 1514 bytes: the send times stamped in the frames span (frames - 1) /
-//     rate within RATE_TOLERANCE, and --seconds stops at the time;
+//   - --rate: every unit and a decimal point (500pps, 2.5kpps, 10kpps, 0.25Mpps, 1Mpps, 100Mbit, 1Gbit, 2.5Gbit):
+//     the send times stamped in the frames span (frames - 1) / rate within RATE_TOLERANCE, --seconds stops at the
+//     time, and the sender sleeps at most once per batch (ixy_tx_batch counted), not per packet, and never spins;
+//     a replay of 42 byte frames at 100Mbit counts them as 60 (padded);
+//   - --seed: the sizes on the wire are the seed's sequence, also when a stuttering NIC makes the queue refuse frames;
 //   - --size: fixed, uniform (every size of the range drawn, each within 15 % of its expectation) and imix (7:4:1
 //     within 2 %);
 //   - --count: exactly that many frames on the wire, the totals say so;
@@ -52,6 +55,28 @@ static uint64_t sleeps, sleep_slack_ns = SLEEP_SLACK_NS;
 #define STUTTER_END 200
 static struct model_ixgbe* stutter_nic;
 static uint64_t clock_reads;
+
+// The batches: every call of the device's tx_batch (ixy_tx_batch), one per round of ixy-pktgen's loop and one at the
+// end. ixy_tx_batch is inline: the device the app gets (ixy_init_config, wrapped) gets a counting tx_batch instead.
+static uint64_t tx_batches;
+static uint32_t (*real_tx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
+
+static uint32_t counting_tx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
+				  uint32_t num_bufs) {
+	tx_batches++;
+	return real_tx_batch(dev, queue_id, bufs, num_bufs);
+}
+
+struct ixy_device* __real_ixy_init_config(const struct ixy_config* config);
+struct ixy_device* __wrap_ixy_init_config(const struct ixy_config* config);
+struct ixy_device* __wrap_ixy_init_config(const struct ixy_config* config) {
+	struct ixy_device* dev = __real_ixy_init_config(config);
+	if (dev) {
+		real_tx_batch = dev->tx_batch;
+		dev->tx_batch = counting_tx_batch;
+	}
+	return dev;
+}
 
 uint64_t __wrap_monotonic_time_ns(void);
 uint64_t __wrap_monotonic_time_ns(void) {
@@ -167,6 +192,7 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 			     .expected_ns = expected_ns,
 			     .expected_count = expected_count};
 	sleeps = 0;
+	tx_batches = 0;
 	struct model_ixgbe* nic = model_ixgbe_add(PORT);
 	model_ixgbe_record_tx(nic, false);
 	model_ixgbe_log_registers(nic, false);
@@ -235,7 +261,7 @@ static void check_clean_wire(void) {
 
 // The send times of `frames` frames span (frames - 1) units of the rate, within RATE_TOLERANCE.
 static void check_rate(const char* name, const char* rate, const char* size, double frames_per_second,
-		       uint64_t slack_ns) {
+		       uint64_t slack_ns, uint64_t min_frames_per_sleep) {
 	model_test_begin(name);
 	sleep_slack_ns = slack_ns;
 	const char* options[] = {"--rate", rate, "--size", size, "--seconds", "1", NULL};
@@ -245,9 +271,9 @@ static void check_rate(const char* name, const char* rate, const char* size, dou
 	double span_s = (double)(wire.last_ns - wire.first_ns) / 1e9;
 	double achieved = (double)(wire.frames - 1) / span_s;
 	printf("%s: %" PRIu64 " frames in %.6f s of virtual time: %.1f/s, target %.1f/s (%+.3f %%), %" PRIu64
-	       " sleeps\n",
+	       " sleeps, %" PRIu64 " batches, %" PRIu64 " clock reads\n",
 	       name, wire.frames, span_s, achieved, frames_per_second, 100.0 * (achieved / frames_per_second - 1.0),
-	       sleeps);
+	       sleeps, tx_batches, clock_reads);
 	CHECK(achieved > frames_per_second * (1.0 - RATE_TOLERANCE));
 	CHECK(achieved < frames_per_second * (1.0 + RATE_TOLERANCE));
 	// --seconds 1: frames for a second (one batch more or less), the totals count them.
@@ -257,8 +283,14 @@ static void check_rate(const char* name, const char* rate, const char* size, dou
 	CHECK_EQ(total(totals, "sent"), wire.frames);
 	CHECK_EQ(total(totals, "tx_packets"), wire.frames);
 	CHECK_EQ(total(totals, "bytes"), wire.bytes);
-	// Sleeping, not spinning: at most one sleep per batch, and the clock read about once per batch.
-	CHECK(sleeps > 0 && sleeps <= wire.frames);
+	// Sleeping, not spinning: at most one sleep per batch (a batch: a call of ixy_tx_batch), and the clock read
+	// about once per batch (and once more after a round that slept: second_passed). When the rate lets batches hold
+	// more than one frame (min_frames_per_batch), there are that many fewer sleeps than frames: no sleep per
+	// packet.
+	CHECK(sleeps > 0 && sleeps <= tx_batches);
+	CHECK(clock_reads <= 2 * tx_batches + 8);
+	CHECK(sleeps * min_frames_per_sleep <= wire.frames + min_frames_per_sleep);
+	CHECK(tx_batches <= sleeps + wire.frames + 2); // no spinning: a round that sends nothing sleeps
 	sleep_slack_ns = SLEEP_SLACK_NS;
 }
 
@@ -611,13 +643,23 @@ static void check_bad_files(void) {
 }
 
 int main(void) {
-	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0, SLEEP_SLACK_NS);
-	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6, SLEEP_SLACK_NS);
+	// Sleeps wake 50 us late: at 1 Mpps 50 frames are due then, a batch (at least 32 frames a batch); at 10 kpps
+	// one.
+	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6, SLEEP_SLACK_NS, 32);
 	check_rate("ixy-pktgen --rate 1Gbit --size 1514", "1Gbit", "1514", 1e9 / ((1514.0 + 24.0) * 8.0),
-		   SLEEP_SLACK_NS);
+		   SLEEP_SLACK_NS, 1);
+	// Each unit and a decimal point: pps, Mbit (1e6 bits: 100 Mbit/s of 1514 byte frames are 8127 frames/s).
+	check_rate("ixy-pktgen --rate 500pps", "500pps", "60", 500.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 2.5kpps", "2.5kpps", "60", 2500.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 0.25Mpps", "0.25Mpps", "60", 250000.0, SLEEP_SLACK_NS, 8);
+	check_rate("ixy-pktgen --rate 100Mbit --size 1514", "100Mbit", "1514", 1e8 / ((1514.0 + 24.0) * 8.0),
+		   SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 2.5Gbit --size 590", "2.5Gbit", "590", 2.5e9 / ((590.0 + 24.0) * 8.0),
+		   SLEEP_SLACK_NS, 16);
 	// Sleeps that wake 50 ms late: the catch-up must cover them (a cap of 1 ms gave 2 kpps as 346 pps in QEMU).
-	check_rate("ixy-pktgen --rate 2kpps, sleeps 50 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS);
-	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS);
+	check_rate("ixy-pktgen --rate 2kpps, sleeps 50 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS, 64);
+	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS, 64);
 	check_sizes();
 	check_count();
 	check_seed();
