@@ -13,7 +13,8 @@
 //   - --size: fixed, uniform (every size of the range drawn, each within 15 % of its expectation) and imix (7:4:1
 //     within 2 %);
 //   - --count: exactly that many frames on the wire, the totals say so;
-//   - --replay: the wire holds the file's frames byte for byte (see replay_tests).
+//   - --replay: the wire holds the file's frames byte for byte (see check_replay), at the file's timing once and
+//     looped;
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -38,7 +39,7 @@
 #define LATE_SLEEP_SLACK_NS 50000000 // 50 ms: sleeps in a busy QEMU guest under TCG woke 9 ms and more late
 #define RATE_TOLERANCE 0.01
 #define MAX_FLOWS 8
-#define MAX_KEPT 64 // frames kept for the byte comparison of replays
+#define MAX_KEPT 128 // frames kept for the byte comparison of replays
 #define MAX_SIZES_KEPT 20000
 
 int ixy_pktgen_main(int argc, char* argv[]);
@@ -491,6 +492,25 @@ static void check_replay(void) {
 		early += wire.sent_at[i] + 1000 < want; // (the first frame's own clock reads)
 		late += wire.sent_at[i] > want + 100000;
 	}
+	CHECK_EQ(early, 0);
+	CHECK_EQ(late, 0);
+	// --replay-timing --loop: pass k starts k passes later, a pass lasting from the first record to the last plus
+	// their mean gap.
+	model_test_begin("ixy-pktgen --replay --replay-timing --loop --count 120");
+	const char* timing_loop[] = {"--replay", path, "--replay-timing", "--loop", "--count", "120", NULL};
+	CHECK_EQ(run_pktgen(timing_loop, 0, totals, sizeof(totals)), 0);
+	CHECK_EQ(wire.frames, 120);
+	CHECK_EQ(wire.mismatches, 0);
+	uint64_t last = replay_ns[REPLAY_FRAMES - 1], pass_ns = last + last / (REPLAY_FRAMES - 1);
+	early = late = 0;
+	for (uint32_t i = 1; i < 120; i++) {
+		uint64_t want = wire.sent_at[0] + i / REPLAY_FRAMES * pass_ns + replay_ns[i % REPLAY_FRAMES];
+		early += wire.sent_at[i] + 1000 < want;
+		late += wire.sent_at[i] > want + 100000;
+	}
+	printf("--replay-timing --loop: pass %.3f ms, frame 50 sent %.3f ms after frame 0; %" PRIu64 " early, %" PRIu64
+	       " late\n",
+	       (double)pass_ns / 1e6, (double)(wire.sent_at[REPLAY_FRAMES] - wire.sent_at[0]) / 1e6, early, late);
 	CHECK_EQ(early, 0);
 	CHECK_EQ(late, 0);
 	// --rate with --loop: the rate holds for the file's frames too (1 Gbit of their mixed sizes).
