@@ -44,14 +44,14 @@ void generator_set_sizes(struct generator* gen, const struct frame_sizes* sizes)
 }
 
 // Gives the buffer the frame size `size`: the length fields and the checksum, and zeros where the send time and
-// sequence number of its last, shorter frame lay (now inside the payload). Only when the size changes.
+// sequence number of its last frame lay. Only when the size changes. Then every byte of the buffer after "ixy" is
+// zero but the stamp of its current size: a shorter frame's old stamp would be inside a longer frame's payload, and
+// a longer frame's old stamp (beyond a shorter frame) inside a later, longer one (590 -> 60 -> 1514).
 static void resize(struct generator* gen, struct pkt_buf* buf, uint32_t size) {
 	if (buf->size == size) {
 		return;
 	}
-	if (buf->size < size) {
-		memset(buf->data + buf->size - PACKET_TIME_FROM_END, 0, PACKET_TIME_FROM_END);
-	}
+	memset(buf->data + buf->size - PACKET_TIME_FROM_END, 0, PACKET_TIME_FROM_END);
 	packet_set_size(buf->data, size, gen->header_sum);
 	buf->size = size;
 }

@@ -104,7 +104,8 @@ int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* un
 
 struct wire {
 	uint64_t frames, bad_header, bad_seq, bytes;
-	uint64_t wire_bytes; // what the frames take on the wire: padded to 60 (ixgbe TXPADEN), + FCS, preamble, gap
+	uint64_t bad_payload; // frames whose payload is not "ixy", zeros, then the send time and sequence number
+	uint64_t wire_bytes;  // what the frames take on the wire: padded to 60 (ixgbe TXPADEN), + FCS, preamble, gap
 	uint64_t first_ns, last_ns, bad_time;
 	uint64_t by_size[PACKET_MAX_SIZE + 1];
 	uint16_t size_at[MAX_SIZES_KEPT]; // the sizes of the first frames, in order
@@ -157,6 +158,12 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 	wire.bad_header += total != len - 14 || udp_len != len - 34 ||
 			   ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE) != 0 ||
 			   memcmp(frame + PACKET_PAYLOAD_OFFSET, "ixy", 3) != 0;
+	for (uint32_t b = PACKET_PAYLOAD_OFFSET + 3; b < len - PACKET_TIME_FROM_END; b++) {
+		if (frame[b] != 0) {
+			wire.bad_payload++;
+			break;
+		}
+	}
 	// Flow f has source port packet_flow_port(f) and its own sequence numbers 0, 1, 2, ...
 	uint32_t port = (uint32_t)udp[0] << 8 | udp[1], flow = 0;
 	while (flow < wire.flows && packet_flow_port(flow) != port) {
@@ -254,6 +261,7 @@ static uint64_t total(const char* totals, const char* key) {
 
 static void check_clean_wire(void) {
 	CHECK_EQ(wire.bad_header, 0);
+	CHECK_EQ(wire.bad_payload, 0);
 	CHECK_EQ(wire.bad_seq, 0);
 	CHECK_EQ(wire.bad_time, 0);
 }
