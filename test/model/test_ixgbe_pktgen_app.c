@@ -100,6 +100,20 @@ int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* un
 	return 0;
 }
 
+// ---- allocations: calloc_fail_at > 0 makes the calloc_fail_at-th calloc of calloc_fail_count pointers fail (the
+// replay's tables of buffers), once
+static uint32_t calloc_fail_at;
+static size_t calloc_fail_count;
+
+void* __real_calloc(size_t count, size_t size);
+void* __wrap_calloc(size_t count, size_t size);
+void* __wrap_calloc(size_t count, size_t size) {
+	if (calloc_fail_at > 0 && count == calloc_fail_count && size == sizeof(void*) && --calloc_fail_at == 0) {
+		return NULL;
+	}
+	return __real_calloc(count, size);
+}
+
 // ---- the wire
 
 struct wire {
@@ -562,6 +576,30 @@ static void check_replay_short_frames(void) {
 	CHECK_EQ(unlink(path), 0);
 }
 
+// replay_load runs out of memory for each of its two tables of buffers (replay->bufs, then the table by index): exit
+// 1, the reason, every buffer back in its pool (no leak warning), no frame sent.
+static void check_replay_no_memory(void) {
+	char path[] = "/tmp/ixy-pktgen-nomem-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && close(fd) == 0);
+	write_replay_file(path, false, false);
+	for (uint32_t which = 1; which <= 2; which++) {
+		char name[64];
+		snprintf(name, sizeof(name), "ixy-pktgen --replay, table %u of buffers out of memory", which);
+		model_test_begin(name);
+		calloc_fail_at = which;
+		calloc_fail_count = REPLAY_FRAMES * ((2048 + REPLAY_FRAMES - 1) / REPLAY_FRAMES); // replay->buffers
+		const char* options[] = {"--replay", path, NULL};
+		CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 1);
+		CHECK_EQ(calloc_fail_at, 0); // the allocation was made, and failed
+		calloc_fail_at = 0;
+		CHECK_EQ(wire.frames, 0);
+		CHECK(strstr(errors, "ixy-pktgen: no memory for the 2050 replay buffers\n") != NULL);
+		CHECK(strstr(errors, "in use") == NULL); // no leak warning: all buffers were back in the pool
+	}
+	CHECK_EQ(unlink(path), 0);
+}
+
 // A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken.
 static void check_bad_file(const char* name, const char* message, void (*write)(FILE* file)) {
 	model_test_begin(name);
@@ -693,6 +731,7 @@ int main(void) {
 	check_seed();
 	check_replay();
 	check_replay_short_frames();
+	check_replay_no_memory();
 	check_bad_files();
 	return model_test_summary();
 }
