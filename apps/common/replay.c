@@ -68,6 +68,14 @@ int replay_open(struct replay* replay, const char* path, bool loop, bool timing)
 	}
 	uint64_t last = replay->due_ns[replay->frames - 1];
 	replay->pass_ns = replay->frames > 1 ? last + last / (replay->frames - 1) : 0;
+	if (loop && timing && replay->pass_ns == 0) {
+		// Every pass would be due at once: a line rate burst, not the file's timing.
+		fail(path,
+		     "its records span no time (one record, or all at the same time): --replay-timing cannot loop it "
+		     "(give --rate)");
+		replay_free(replay);
+		return -1;
+	}
 	return 0;
 }
 

@@ -600,7 +600,10 @@ static void check_replay_no_memory(void) {
 	CHECK_EQ(unlink(path), 0);
 }
 
-// A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken.
+// A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken. With loop_timing, given
+// with --replay-timing --loop.
+static bool loop_timing;
+
 static void check_bad_file(const char* name, const char* message, void (*write)(FILE* file)) {
 	model_test_begin(name);
 	char path[] = "/tmp/ixy-pktgen-bad-XXXXXX", totals[1024];
@@ -612,8 +615,9 @@ static void check_bad_file(const char* name, const char* message, void (*write)(
 	}
 	write(file);
 	CHECK_EQ(fclose(file), 0);
-	const char* options[] = {"--replay", path, NULL};
-	CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 1);
+	const char* once[] = {"--replay", path, NULL};
+	const char* looped[] = {"--replay", path, "--replay-timing", "--loop", NULL};
+	CHECK_EQ(run_pktgen(loop_timing ? looped : once, 0, totals, sizeof(totals)), 1);
 	CHECK(strstr(errors, message) != NULL);
 	CHECK(strstr(errors, path) == errors + strlen("ixy-pktgen: "));
 	CHECK(strchr(errors, '\n') == errors + strlen(errors) - 1); // one line
@@ -681,6 +685,17 @@ static void bad_microseconds(FILE* f) {
 	write_record(f, false, 1, 1000000, 60, 60, some_frame);
 }
 
+static void one_record(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 5, 60, 60, some_frame);
+}
+static void same_times(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	for (int i = 0; i < 3; i++) {
+		write_record(f, false, 1, 5, 60, 60, some_frame);
+	}
+}
+
 static void check_bad_files(void) {
 	check_bad_file("--replay: bad magic", "magic a1b2c3d5 is not a1b2c3d4 or a1b23c4d", bad_magic);
 	check_bad_file("--replay: truncated header", "truncated: 6 bytes", short_header);
@@ -700,6 +715,11 @@ static void check_bad_files(void) {
 		       above_snaplen);
 	check_bad_file("--replay: microseconds", "record 0: timestamp fraction 1000000 is out of range",
 		       bad_microseconds);
+	// Good files, but --replay-timing --loop has no time to loop at.
+	loop_timing = true;
+	check_bad_file("--replay-timing --loop: one record", "records span no time", one_record);
+	check_bad_file("--replay-timing --loop: records at the same time", "records span no time", same_times);
+	loop_timing = false;
 	model_test_begin("--replay: no such file");
 	const char* missing[] = {"--replay", "/nonexistent/ixy.pcap", NULL};
 	char totals[1024];
