@@ -13,9 +13,9 @@
 // (common/pacing.h; Mbit and Gbit count the wire: frame + FCS + preamble + inter-frame gap, 24 bytes per frame).
 // --replay file.pcap sends the file's frames instead, byte for byte, once or (--loop) again and again, at --rate, at
 // the file's own timing (--replay-timing) or as fast as the NIC takes them (common/replay.h; the file is checked,
-// common/pcap_read.h, before the device is taken). --count n stops after n packets sent, --seconds s after s
-// seconds; Ctrl-C or SIGTERM stops it too. Then it prints its totals line (print_stats_totals, then the keys
-// below) and closes the device.
+// common/pcap_read.h, before the device is taken; --flows, --size and --seed, which shape generated frames, are
+// refused with it). --count n stops after n packets sent, --seconds s after s seconds; Ctrl-C or SIGTERM stops it
+// too. Then it prints its totals line (print_stats_totals, then the keys below) and closes the device.
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -65,6 +65,11 @@ int main(int argc, char* argv[]) {
 	}
 	if ((opt.loop || opt.replay_timing) && !opt.replay) {
 		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");
+		return EXIT_USAGE;
+	}
+	if (opt.replay && opt.generator_shaped) {
+		// A replay sends the file's frames as they are: sizes and flows would be silently ignored.
+		fprintf(stderr, "ixy-pktgen: --flows, --size and --seed shape generated frames: not with --replay\n");
 		return EXIT_USAGE;
 	}
 	if (opt.replay_timing && opt.rate.per_second > 0) {
@@ -170,7 +175,7 @@ int main(int argc, char* argv[]) {
 	if (opt.replay) {
 		printf(" replay_frames=%" PRIu32, replay.frames);
 	}
-	if (opt.flows > 1) {
+	if (opt.flows > 1) { // (never with --replay)
 		printf(" flows=%" PRIu32, opt.flows);
 	}
 	printf("\n");

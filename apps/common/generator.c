@@ -44,14 +44,14 @@ void generator_set_sizes(struct generator* gen, const struct frame_sizes* sizes)
 }
 
 // Gives the buffer the frame size `size`: the length fields and the checksum, and zeros where the send time and
-// sequence number of its last, shorter frame lay (now inside the payload). Only when the size changes.
+// sequence number of its last frame lay. Only when the size changes. Then every byte of the buffer after "ixy" is
+// zero but the stamp of its current size: a shorter frame's old stamp would be inside a longer frame's payload, and
+// a longer frame's old stamp (beyond a shorter frame) inside a later, longer one (590 -> 60 -> 1514).
 static void resize(struct generator* gen, struct pkt_buf* buf, uint32_t size) {
 	if (buf->size == size) {
 		return;
 	}
-	if (buf->size < size) {
-		memset(buf->data + buf->size - PACKET_TIME_FROM_END, 0, PACKET_TIME_FROM_END);
-	}
+	memset(buf->data + buf->size - PACKET_TIME_FROM_END, 0, PACKET_TIME_FROM_END);
 	packet_set_size(buf->data, size, gen->header_sum);
 	buf->size = size;
 }
@@ -77,6 +77,9 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	uint32_t seq = gen->flows <= 1 ? gen->next_seq : (uint32_t)(gen->sent / gen->flows);
 	uint64_t units = 0, unit_of[GENERATOR_BATCH_SIZE] = {0};
 	uint32_t size_of[GENERATOR_BATCH_SIZE] = {0};
+	// The size generator as it was before this batch: frames the TX queue refuses give their sizes back (below).
+	struct frame_sizes sizes_before = gen->sizes;
+	uint32_t next_size_before = gen->next_size;
 	uint32_t num = 0;
 	for (; num < num_bufs && units < budget; num++) {
 		struct pkt_buf* buf = bufs[num];
@@ -99,6 +102,17 @@ uint32_t generator_send(struct generator* gen, struct ixy_device* dev, uint16_t 
 	uint32_t num_sent = ixy_tx_batch(dev, queue, bufs, num);
 	for (uint32_t i = num_sent; i < num_bufs; i++) {
 		pkt_buf_free(bufs[i]);
+	}
+	if (num_sent < num) {
+		// Refused frames are sent again next batch with the same sequence numbers, and so with the same sizes:
+		// the generator is advanced by the frames taken only, so that a seed gives the same sizes in the same
+		// order however often the queue is full. Drawn again from the state before the batch (a few
+		// multiplications per frame, only when the queue was full).
+		gen->sizes = sizes_before;
+		gen->next_size = next_size_before;
+		for (uint32_t i = 0; i < num_sent; i++) {
+			gen->next_size = sizes_next(&gen->sizes);
+		}
 	}
 	for (uint32_t i = 0; i < num_sent; i++) {
 		gen->bytes += size_of[i];

@@ -93,15 +93,18 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 				ok = arg_u32(prog, "queues", optarg, 1, IXY_MAX_QUEUES, &options->queues);
 				break;
 			case 'f':
+				options->generator_shaped = true;
 				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
 				break;
 			case 'R':
 				ok = arg_problem(prog, "rate", optarg, parse_rate(optarg, &options->rate));
 				break;
 			case 'S':
+				options->generator_shaped = true;
 				ok = arg_problem(prog, "size", optarg, parse_sizes(optarg, &options->sizes));
 				break;
 			case 'e':
+				options->generator_shaped = true;
 				ok = arg_u64(prog, "seed", optarg, 0, UINT64_MAX, &options->sizes.state);
 				break;
 			case 'c':

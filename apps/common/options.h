@@ -49,6 +49,7 @@ struct app_options {
 	const char* replay;       // --replay <file.pcap>; NULL: generate
 	bool replay_timing;       // --replay-timing
 	bool loop;                // --loop
+	bool generator_shaped;    // --flows, --size or --seed given (ixy-pktgen refuses them with --replay)
 };
 
 #define ARG_POLL_WAIT                                                                                                  \

@@ -2,9 +2,11 @@
 //
 // A rate is packets per second (pps, kpps, Mpps) or bits per second on the wire (Mbit, Gbit). A wire bit rate counts
 // what a frame takes on an Ethernet link: the frame (without FCS, as the apps see it), its 4 byte FCS, the 8 byte
-// preamble and start-of-frame delimiter and the 12 byte inter-frame gap: (size + 24) * 8 bits per frame, as the
-// 82599 datasheet counts line rate (a 60 byte frame is 84 bytes on the wire: 14.88 Mpps at 10 Gbit/s) and as
-// MoonGen does. IXY_WIRE_OVERHEAD_BYTES (ixy/ixy.h) is the same 24 bytes the apps' Mbit/s lines add.
+// preamble and start-of-frame delimiter and the 12 byte inter-frame gap: (size + 24) * 8 bits per frame (a frame
+// below 60 bytes counts as 60: padded, see pacer_units), as the 82599 datasheet counts line rate (a 60 byte frame is
+// 84 bytes on the wire: 14.88 Mpps at 10 Gbit/s) and as MoonGen does. The apps' Mbit/s lines count the same wire:
+// they see frames with their FCS (IXY_ETHER_CRC_BYTES, 4, ixy/ixy.h) and add IXY_WIRE_OVERHEAD_BYTES, 20, for
+// preamble, SFD and gap; PACER_WIRE_OVERHEAD is the two together.
 //
 // The pacer counts "units" (packets, or wire bits) sent since it started; unit u is due at start + u / rate. Once per
 // batch the sender reads the clock (pacer_budget): the units due by then may go, back to back; if none is due, it
@@ -23,8 +25,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-// Bytes a frame adds on the wire: FCS 4, preamble and SFD 8, inter-frame gap 12.
-#define PACER_WIRE_OVERHEAD 24
+#include <ixy/ixy.h> // IXY_ETHER_CRC_BYTES, IXY_WIRE_OVERHEAD_BYTES
+
+// Bytes a frame without FCS adds on the wire: FCS 4, preamble and SFD 8, inter-frame gap 12.
+#define PACER_WIRE_OVERHEAD (IXY_ETHER_CRC_BYTES + IXY_WIRE_OVERHEAD_BYTES)
+// The shortest frame on the wire without FCS: shorter ones are padded to it.
+#define PACER_MIN_WIRE_FRAME 60
 #define PACER_CATCH_UP_NS 100000000ull // 100 ms
 #define PACER_CATCH_UP_FRAMES 64
 #define PACER_MAX_PPS 200000000.0     // 200 Mpps
@@ -49,9 +55,12 @@ const char* parse_rate(const char* text, struct rate* rate);
 
 void pacer_init(struct pacer* pacer, const struct rate* rate, uint64_t now_ns);
 
-// Units one frame of size bytes (without FCS) costs: 1, or (size + PACER_WIRE_OVERHEAD) * 8.
+// Units one frame of size bytes (without FCS) costs: 1, or (max(size, PACER_MIN_WIRE_FRAME) + PACER_WIRE_OVERHEAD)
+// * 8. A shorter frame (a replayed 42 byte ARP request) still takes 60 bytes on the wire: ixgbe and igb
+// pad it (82599 HLREG0.TXPADEN, i350 TCTL.PSP: "pad short packets" to 64 bytes with FCS, the Ethernet minimum).
 static inline uint64_t pacer_units(const struct pacer* pacer, uint32_t size) {
-	return pacer->wire_bits ? (uint64_t)(size + PACER_WIRE_OVERHEAD) * 8 : 1;
+	uint32_t on_wire = size < PACER_MIN_WIRE_FRAME ? PACER_MIN_WIRE_FRAME : size;
+	return pacer->wire_bits ? (uint64_t)(on_wire + PACER_WIRE_OVERHEAD) * 8 : 1;
 }
 
 // The units that may start by now_ns: a frame may go while the units sent before it in this batch are fewer than

@@ -1,5 +1,6 @@
 // ixy-pktgen --replay (issue 30): the reader of classic pcap files. The file is untrusted input: everything in it
-// is checked before any device is taken, and each problem is one line naming the file and the record.
+// is checked before any device is taken, and each problem is one line naming the file and the record (records are
+// counted from 0: "record 0" is the first one after the file header).
 //
 // Accepted (the format of libpcap's pcap-savefile(5), the file ixy-pcap writes):
 //   - magic a1b2c3d4 (microsecond timestamps) or a1b23c4d (nanoseconds), in either byte order (the writer's); the
@@ -8,7 +9,9 @@
 //   - link type 1 (LINKTYPE_ETHERNET) exactly, no FCS flags;
 //   - records whose captured length equals the original length (a cut frame cannot be sent byte for byte: refused)
 //     and lies in 14 (an Ethernet header) to 1514 bytes (the largest frame without FCS ixy sends) and within the
-//     snaplen; frames below 60 bytes are sent as they are, and the NIC pads them to 60 on the wire;
+//     snaplen; frames below 60 bytes are sent as they are: ixgbe and igb pad them to 60 on the wire (82599
+//     HLREG0.TXPADEN, i350 TCTL.PSP); VirtIO and AF_XDP hand them on unpadded (a veth carries them so, a host
+//     NIC pads them when it sends them);
 //   - timestamps with microseconds below 10^6 (nanoseconds below 10^9); a timestamp earlier than the one before
 //     counts as equal to it (--replay-timing never waits a negative time);
 //   - 1 to PCAP_READ_MAX_FRAMES records, and nothing after the last one (a partial record header or frame is a

@@ -68,23 +68,36 @@ int replay_open(struct replay* replay, const char* path, bool loop, bool timing)
 	}
 	uint64_t last = replay->due_ns[replay->frames - 1];
 	replay->pass_ns = replay->frames > 1 ? last + last / (replay->frames - 1) : 0;
+	if (loop && timing && replay->pass_ns == 0) {
+		// Every pass would be due at once: a line rate burst, not the file's timing.
+		fail(path,
+		     "its records span no time (one record, or all at the same time): --replay-timing cannot loop it "
+		     "(give --rate)");
+		replay_free(replay);
+		return -1;
+	}
 	return 0;
 }
 
 int replay_load(struct replay* replay) {
+	// All allocations before any buffer is taken: a failure leaves the pool whole (replay_free then frees it).
 	replay->pool = memory_allocate_mempool(replay->buffers, 0);
 	replay->bufs = calloc(replay->buffers, sizeof(*replay->bufs));
 	replay->ready = calloc(replay->buffers, sizeof(*replay->ready));
-	if (!replay->pool || !replay->bufs || !replay->ready) {
+	struct pkt_buf** by_index = calloc(replay->buffers, sizeof(*by_index));
+	if (!replay->pool || !replay->bufs || !replay->ready || !by_index) {
 		fprintf(stderr, "ixy-pktgen: no memory for the %u replay buffers\n", replay->buffers);
+		free(by_index);
 		return -1;
 	}
 	// Take every buffer: they stay here until sent, and come back to the pool from the TX ring.
 	struct pkt_buf** all = replay->bufs;
 	uint32_t taken = pkt_buf_alloc_batch(replay->pool, all, replay->buffers);
-	struct pkt_buf** by_index = calloc(replay->buffers, sizeof(*by_index));
-	if (taken != replay->buffers || !by_index) {
+	if (taken != replay->buffers) { // (a new pool of exactly that many buffers: not expected)
 		fprintf(stderr, "ixy-pktgen: cannot take the replay buffers\n");
+		for (uint32_t i = 0; i < taken; i++) {
+			pkt_buf_free(all[i]);
+		}
 		free(by_index);
 		return -1;
 	}

@@ -9,7 +9,8 @@
 //
 // Timing: at --rate (the pacer, pacing.h), at the file's own timing (--replay-timing: frame p is due at the time of
 // its record since the first, plus one pass per loop; a pass lasts from the first record to the last plus their mean
-// gap), or as fast as the NIC takes them. Without --loop the file is sent once.
+// gap), or as fast as the NIC takes them. Without --loop the file is sent once. --replay-timing --loop refuses a
+// file whose records span no time (one record, or all at the same time): its passes would all be due at once.
 #ifndef IXY_APPS_REPLAY_H
 #define IXY_APPS_REPLAY_H
 

@@ -2,11 +2,14 @@
 // PACKET_MAX_SIZE (1514) bytes:
 //   --size <n>          every frame n bytes (default 60)
 //   --size <min>-<max>  uniformly distributed in [min, max], drawn from a seeded pseudo-random generator (--seed,
-//                       default 1), so that the same command line sends the same sizes in the same order
+//                       default 1), so that the same command line sends the same sizes in the same order (also when
+//                       a full TX queue refuses frames: they keep their sizes, generator_send)
 //   --size imix         the "simple IMIX": frames of 64, 594 and 1518 bytes with FCS (60, 590 and 1514 without) in
-//                       the ratio 7:4:1, drawn at random from the same generator. The mix is the classic one of
-//                       Agilent's and Spirent's test tools, as RFC 6985 ("IMIX Genome", section 4) lists it as the
-//                       "default" IMIX; its sizes there include the FCS.
+//                       the ratio 7:4:1, drawn at random from the same generator; sizes with FCS, as test tools give
+//                       them. This "simple IMIX" is test-equipment practice, usually attributed to Agilent's, Spirent's
+//                       and Cisco's tools; we found no primary source to cite for it. RFC 6985 ("IMIX Genome")
+//                       specifies a notation for repeating size sequences; we could not verify that it lists this mix,
+//                       and its size code letters (64, 128, 256, 512, 1024, 1280, 1518 bytes) have no 594.
 // The generator is splitmix64 (64-bit state, a Weyl sequence through a mixing function), written from its
 // published description; drawing a size costs a few multiplications, no division.
 #ifndef IXY_APPS_SIZES_H

@@ -5,12 +5,16 @@
 // guest's coarse timer). The wire is the model's TX hook,
 // which checks every frame the app sends (headers, lengths, checksum, sequence numbers per flow) and records its size
 // and send time.
-//   - --rate: 10 kpps, 1 Mpps and 1 Gbit at 1514 bytes: the send times stamped in the frames span (frames - 1) /
-//     rate within RATE_TOLERANCE, and --seconds stops at the time;
+//   - --rate: every unit and a decimal point (500pps, 2.5kpps, 10kpps, 0.25Mpps, 1Mpps, 100Mbit, 1Gbit, 2.5Gbit):
+//     the send times stamped in the frames span (frames - 1) / rate within RATE_TOLERANCE, --seconds stops at the
+//     time, and the sender sleeps at most once per batch (ixy_tx_batch counted), not per packet, and never spins;
+//     a replay of 42 byte frames at 100Mbit counts them as 60 (padded);
+//   - --seed: the sizes on the wire are the seed's sequence, also when a stuttering NIC makes the queue refuse frames;
 //   - --size: fixed, uniform (every size of the range drawn, each within 15 % of its expectation) and imix (7:4:1
 //     within 2 %);
 //   - --count: exactly that many frames on the wire, the totals say so;
-//   - --replay: the wire holds the file's frames byte for byte (see replay_tests).
+//   - --replay: the wire holds the file's frames byte for byte (see check_replay), at the file's timing once and
+//     looped;
 #include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -23,6 +27,7 @@
 
 #include "../check.h"
 #include "common/packet.h"
+#include "common/sizes.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "seam.h"
@@ -34,7 +39,8 @@
 #define LATE_SLEEP_SLACK_NS 50000000 // 50 ms: sleeps in a busy QEMU guest under TCG woke 9 ms and more late
 #define RATE_TOLERANCE 0.01
 #define MAX_FLOWS 8
-#define MAX_KEPT 64 // frames kept for the byte comparison of replays
+#define MAX_KEPT 128 // frames kept for the byte comparison of replays
+#define MAX_SIZES_KEPT 20000
 
 int ixy_pktgen_main(int argc, char* argv[]);
 
@@ -43,8 +49,42 @@ int ixy_pktgen_main(int argc, char* argv[]);
 static _Atomic uint64_t virtual_ns = 1000000000ull;
 static uint64_t sleeps, sleep_slack_ns = SLEEP_SLACK_NS;
 
+// A stuttering NIC: with stutter_nic set, its TX stops for STUTTER_READS clock reads (about as many batches) in every
+// 2 * STUTTER_READS, so that the TX ring fills and refuses frames; for the run's first STUTTER_END reads, then it
+// sends.
+#define STUTTER_READS 16
+#define STUTTER_END 200
+static struct model_ixgbe* stutter_nic;
+static uint64_t clock_reads;
+
+// The batches: every call of the device's tx_batch (ixy_tx_batch), one per round of ixy-pktgen's loop and one at the
+// end. ixy_tx_batch is inline: the device the app gets (ixy_init_config, wrapped) gets a counting tx_batch instead.
+static uint64_t tx_batches;
+static uint32_t (*real_tx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
+
+static uint32_t counting_tx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
+				  uint32_t num_bufs) {
+	tx_batches++;
+	return real_tx_batch(dev, queue_id, bufs, num_bufs);
+}
+
+struct ixy_device* __real_ixy_init_config(const struct ixy_config* config);
+struct ixy_device* __wrap_ixy_init_config(const struct ixy_config* config);
+struct ixy_device* __wrap_ixy_init_config(const struct ixy_config* config) {
+	struct ixy_device* dev = __real_ixy_init_config(config);
+	if (dev) {
+		real_tx_batch = dev->tx_batch;
+		dev->tx_batch = counting_tx_batch;
+	}
+	return dev;
+}
+
 uint64_t __wrap_monotonic_time_ns(void);
 uint64_t __wrap_monotonic_time_ns(void) {
+	clock_reads++;
+	if (stutter_nic) {
+		model_ixgbe_pause_tx(stutter_nic, clock_reads < STUTTER_END && clock_reads / STUTTER_READS % 2 == 1);
+	}
 	return virtual_ns += CLOCK_READ_NS;
 }
 
@@ -60,12 +100,29 @@ int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* un
 	return 0;
 }
 
+// ---- allocations: calloc_fail_at > 0 makes the calloc_fail_at-th calloc of calloc_fail_count pointers fail (the
+// replay's tables of buffers), once
+static uint32_t calloc_fail_at;
+static size_t calloc_fail_count;
+
+void* __real_calloc(size_t count, size_t size);
+void* __wrap_calloc(size_t count, size_t size);
+void* __wrap_calloc(size_t count, size_t size) {
+	if (calloc_fail_at > 0 && count == calloc_fail_count && size == sizeof(void*) && --calloc_fail_at == 0) {
+		return NULL;
+	}
+	return __real_calloc(count, size);
+}
+
 // ---- the wire
 
 struct wire {
 	uint64_t frames, bad_header, bad_seq, bytes;
+	uint64_t bad_payload; // frames whose payload is not "ixy", zeros, then the send time and sequence number
+	uint64_t wire_bytes;  // what the frames take on the wire: padded to 60 (ixgbe TXPADEN), + FCS, preamble, gap
 	uint64_t first_ns, last_ns, bad_time;
 	uint64_t by_size[PACKET_MAX_SIZE + 1];
+	uint16_t size_at[MAX_SIZES_KEPT]; // the sizes of the first frames, in order
 	uint32_t next_seq[MAX_FLOWS];
 	uint32_t flows; // 0: frames are not ixy-pktgen's (replay): only kept
 	uint8_t kept[MAX_KEPT][PACKET_MAX_SIZE];
@@ -97,6 +154,7 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 	}
 	wire.frames++;
 	wire.bytes += len;
+	wire.wire_bytes += (len < PACKET_MIN_SIZE ? PACKET_MIN_SIZE : len) + 24;
 	if (wire.flows == 0) {
 		return;
 	}
@@ -105,12 +163,21 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 		return;
 	}
 	wire.by_size[len]++;
+	if (wire.frames <= MAX_SIZES_KEPT) {
+		wire.size_at[wire.frames - 1] = (uint16_t)len;
+	}
 	const uint8_t* ip = frame + PACKET_IPV4_HEADER_OFFSET;
 	const uint8_t* udp = frame + PACKET_UDP_HEADER_OFFSET;
 	uint32_t total = (uint32_t)ip[2] << 8 | ip[3], udp_len = (uint32_t)udp[4] << 8 | udp[5];
 	wire.bad_header += total != len - 14 || udp_len != len - 34 ||
 			   ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE) != 0 ||
 			   memcmp(frame + PACKET_PAYLOAD_OFFSET, "ixy", 3) != 0;
+	for (uint32_t b = PACKET_PAYLOAD_OFFSET + 3; b < len - PACKET_TIME_FROM_END; b++) {
+		if (frame[b] != 0) {
+			wire.bad_payload++;
+			break;
+		}
+	}
 	// Flow f has source port packet_flow_port(f) and its own sequence numbers 0, 1, 2, ...
 	uint32_t port = (uint32_t)udp[0] << 8 | udp[1], flow = 0;
 	while (flow < wire.flows && packet_flow_port(flow) != port) {
@@ -133,6 +200,8 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 static bool reset_seen;   // the last run reset the NIC: it took the device
 static char errors[4096]; // ixy-pktgen's stderr of the last run
 
+static bool stutter; // the next run's NIC stutters (stutter_nic)
+
 static int run_pktgen(const char* const options[], uint32_t flows, char* totals, size_t totals_size) {
 	const uint8_t* const* expected = wire.expected;
 	const uint32_t* expected_len = wire.expected_len;
@@ -145,10 +214,13 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 			     .expected_ns = expected_ns,
 			     .expected_count = expected_count};
 	sleeps = 0;
+	tx_batches = 0;
 	struct model_ixgbe* nic = model_ixgbe_add(PORT);
 	model_ixgbe_record_tx(nic, false);
 	model_ixgbe_log_registers(nic, false);
 	model_ixgbe_set_tx_hook(nic, on_tx, NULL);
+	stutter_nic = stutter ? nic : NULL;
+	clock_reads = 0;
 	char* argv[24];
 	int argc = 0;
 	argv[argc++] = "ixy-pktgen";
@@ -164,6 +236,7 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 	CHECK(out && err && saved >= 0 && saved_err >= 0 && fflush(stdout) == 0 && fflush(stderr) == 0 &&
 	      dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO && dup2(fileno(err), STDERR_FILENO) == STDERR_FILENO);
 	int rc = ixy_pktgen_main(argc, argv);
+	stutter_nic = NULL;
 	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
 	CHECK(fflush(stderr) == 0 && dup2(saved_err, STDERR_FILENO) == STDERR_FILENO && close(saved_err) == 0);
 	size_t got = 0;
@@ -202,6 +275,7 @@ static uint64_t total(const char* totals, const char* key) {
 
 static void check_clean_wire(void) {
 	CHECK_EQ(wire.bad_header, 0);
+	CHECK_EQ(wire.bad_payload, 0);
 	CHECK_EQ(wire.bad_seq, 0);
 	CHECK_EQ(wire.bad_time, 0);
 }
@@ -210,7 +284,7 @@ static void check_clean_wire(void) {
 
 // The send times of `frames` frames span (frames - 1) units of the rate, within RATE_TOLERANCE.
 static void check_rate(const char* name, const char* rate, const char* size, double frames_per_second,
-		       uint64_t slack_ns) {
+		       uint64_t slack_ns, uint64_t min_frames_per_sleep) {
 	model_test_begin(name);
 	sleep_slack_ns = slack_ns;
 	const char* options[] = {"--rate", rate, "--size", size, "--seconds", "1", NULL};
@@ -220,9 +294,9 @@ static void check_rate(const char* name, const char* rate, const char* size, dou
 	double span_s = (double)(wire.last_ns - wire.first_ns) / 1e9;
 	double achieved = (double)(wire.frames - 1) / span_s;
 	printf("%s: %" PRIu64 " frames in %.6f s of virtual time: %.1f/s, target %.1f/s (%+.3f %%), %" PRIu64
-	       " sleeps\n",
+	       " sleeps, %" PRIu64 " batches, %" PRIu64 " clock reads\n",
 	       name, wire.frames, span_s, achieved, frames_per_second, 100.0 * (achieved / frames_per_second - 1.0),
-	       sleeps);
+	       sleeps, tx_batches, clock_reads);
 	CHECK(achieved > frames_per_second * (1.0 - RATE_TOLERANCE));
 	CHECK(achieved < frames_per_second * (1.0 + RATE_TOLERANCE));
 	// --seconds 1: frames for a second (one batch more or less), the totals count them.
@@ -232,8 +306,14 @@ static void check_rate(const char* name, const char* rate, const char* size, dou
 	CHECK_EQ(total(totals, "sent"), wire.frames);
 	CHECK_EQ(total(totals, "tx_packets"), wire.frames);
 	CHECK_EQ(total(totals, "bytes"), wire.bytes);
-	// Sleeping, not spinning: at most one sleep per batch, and the clock read about once per batch.
-	CHECK(sleeps > 0 && sleeps <= wire.frames);
+	// Sleeping, not spinning: at most one sleep per batch (a batch: a call of ixy_tx_batch), and the clock read
+	// about once per batch (and once more after a round that slept: second_passed). When the rate lets batches hold
+	// more than one frame (min_frames_per_batch), there are that many fewer sleeps than frames: no sleep per
+	// packet.
+	CHECK(sleeps > 0 && sleeps <= tx_batches);
+	CHECK(clock_reads <= 2 * tx_batches + 8);
+	CHECK(sleeps * min_frames_per_sleep <= wire.frames + min_frames_per_sleep);
+	CHECK(tx_batches <= sleeps + wire.frames + 2); // no spinning: a round that sends nothing sleeps
 	sleep_slack_ns = SLEEP_SLACK_NS;
 }
 
@@ -272,6 +352,31 @@ static void check_sizes(void) {
 	CHECK(wire.by_size[60] > 68600 && wire.by_size[60] < 71400);
 	CHECK(wire.by_size[590] > 39200 && wire.by_size[590] < 40800);
 	CHECK(wire.by_size[1514] > 9800 && wire.by_size[1514] < 10200);
+}
+
+// ---- --seed: the same seed, the same sizes in the same order, also when a full TX queue refuses frames
+
+static void check_seed(void) {
+	model_test_begin("ixy-pktgen --size 60-1514 --seed 5 --count 20000, TX stuttering");
+	const char* options[] = {"--size", "60-1514", "--seed", "5", "--count", "20000", NULL};
+	char totals[1024];
+	stutter = true;
+	CHECK_EQ(run_pktgen(options, 1, totals, sizeof(totals)), 0);
+	stutter = false;
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 20000);
+	uint64_t refused = total(totals, "tx_full");
+	struct frame_sizes sizes = {.mode = SIZE_UNIFORM, .min = 60, .max = 1514, .state = 5};
+	uint32_t first_wrong = UINT32_MAX;
+	for (uint32_t i = 0; i < 20000 && first_wrong == UINT32_MAX; i++) {
+		if (wire.size_at[i] != sizes_next(&sizes)) {
+			first_wrong = i;
+		}
+	}
+	printf("--seed 5: %" PRIu64 " frames refused by the full TX queue, first size off the seed's sequence: %d\n",
+	       refused, first_wrong == UINT32_MAX ? -1 : (int)first_wrong);
+	CHECK(refused > 0 && refused != UINT64_MAX); // the queue did refuse frames
+	CHECK_EQ(first_wrong, UINT32_MAX);
 }
 
 // ---- --count
@@ -411,19 +516,94 @@ static void check_replay(void) {
 	}
 	CHECK_EQ(early, 0);
 	CHECK_EQ(late, 0);
+	// --replay-timing --loop: pass k starts k passes later, a pass lasting from the first record to the last plus
+	// their mean gap.
+	model_test_begin("ixy-pktgen --replay --replay-timing --loop --count 120");
+	const char* timing_loop[] = {"--replay", path, "--replay-timing", "--loop", "--count", "120", NULL};
+	CHECK_EQ(run_pktgen(timing_loop, 0, totals, sizeof(totals)), 0);
+	CHECK_EQ(wire.frames, 120);
+	CHECK_EQ(wire.mismatches, 0);
+	uint64_t last = replay_ns[REPLAY_FRAMES - 1], pass_ns = last + last / (REPLAY_FRAMES - 1);
+	early = late = 0;
+	for (uint32_t i = 1; i < 120; i++) {
+		uint64_t want = wire.sent_at[0] + i / REPLAY_FRAMES * pass_ns + replay_ns[i % REPLAY_FRAMES];
+		early += wire.sent_at[i] + 1000 < want;
+		late += wire.sent_at[i] > want + 100000;
+	}
+	printf("--replay-timing --loop: pass %.3f ms, frame 50 sent %.3f ms after frame 0; %" PRIu64 " early, %" PRIu64
+	       " late\n",
+	       (double)pass_ns / 1e6, (double)(wire.sent_at[REPLAY_FRAMES] - wire.sent_at[0]) / 1e6, early, late);
+	CHECK_EQ(early, 0);
+	CHECK_EQ(late, 0);
 	// --rate with --loop: the rate holds for the file's frames too (1 Gbit of their mixed sizes).
 	model_test_begin("ixy-pktgen --replay --loop --rate 1Gbit --seconds 1");
 	const char* rate[] = {"--replay", path, "--loop", "--rate", "1Gbit", "--seconds", "1", NULL};
 	CHECK_EQ(run_pktgen(rate, 0, totals, sizeof(totals)), 0);
 	CHECK_EQ(wire.mismatches, 0);
-	double wire_bits = (double)(wire.bytes + wire.frames * 24) * 8.0;
+	double wire_bits = (double)wire.wire_bytes * 8.0;
 	printf("replay at 1Gbit: %" PRIu64 " frames, %.0f wire bits in 1 s of virtual time\n", wire.frames, wire_bits);
 	CHECK(wire_bits > 1e9 * (1.0 - RATE_TOLERANCE) && wire_bits < 1e9 * (1.0 + RATE_TOLERANCE));
 	wire.expected_count = 0;
 	CHECK_EQ(unlink(path), 0);
 }
 
-// A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken.
+// Frames below 60 bytes (ARP: 42) take 60 on the wire, padded by the NIC (82599 TXPADEN, i350 PSP): a wire bit rate
+// counts them so (84 bytes with FCS, preamble and gap), not as 66.
+static void check_replay_short_frames(void) {
+	model_test_begin("ixy-pktgen --replay (42 byte frames) --loop --rate 100Mbit --seconds 1");
+	char path[] = "/tmp/ixy-pktgen-short-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	FILE* file = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	CHECK(file != NULL);
+	if (!file) {
+		return;
+	}
+	static uint8_t arp[42];
+	memset(arp, 0xff, 6);
+	write_header(file, 0xa1b2c3d4u, false, 65535, 1);
+	for (uint32_t i = 0; i < 10; i++) {
+		arp[41] = (uint8_t)i;
+		write_record(file, false, 1, i, sizeof(arp), sizeof(arp), arp);
+	}
+	CHECK_EQ(fclose(file), 0);
+	const char* options[] = {"--replay", path, "--loop", "--rate", "100Mbit", "--seconds", "1", NULL};
+	CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 0);
+	double expected = 1e8 / (84.0 * 8.0);
+	printf("42 byte frames at 100Mbit: %" PRIu64 " frames in 1 s of virtual time, %.0f expected\n", wire.frames,
+	       expected);
+	CHECK((double)wire.frames > expected * (1.0 - RATE_TOLERANCE - 0.001));
+	CHECK((double)wire.frames < expected * (1.0 + RATE_TOLERANCE));
+	CHECK_EQ(unlink(path), 0);
+}
+
+// replay_load runs out of memory for each of its two tables of buffers (replay->bufs, then the table by index): exit
+// 1, the reason, every buffer back in its pool (no leak warning), no frame sent.
+static void check_replay_no_memory(void) {
+	char path[] = "/tmp/ixy-pktgen-nomem-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	CHECK(fd >= 0 && close(fd) == 0);
+	write_replay_file(path, false, false);
+	for (uint32_t which = 1; which <= 2; which++) {
+		char name[64];
+		snprintf(name, sizeof(name), "ixy-pktgen --replay, table %u of buffers out of memory", which);
+		model_test_begin(name);
+		calloc_fail_at = which;
+		calloc_fail_count = REPLAY_FRAMES * ((2048 + REPLAY_FRAMES - 1) / REPLAY_FRAMES); // replay->buffers
+		const char* options[] = {"--replay", path, NULL};
+		CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 1);
+		CHECK_EQ(calloc_fail_at, 0); // the allocation was made, and failed
+		calloc_fail_at = 0;
+		CHECK_EQ(wire.frames, 0);
+		CHECK(strstr(errors, "ixy-pktgen: no memory for the 2050 replay buffers\n") != NULL);
+		CHECK(strstr(errors, "in use") == NULL); // no leak warning: all buffers were back in the pool
+	}
+	CHECK_EQ(unlink(path), 0);
+}
+
+// A bad file: exit 1, one line on stderr saying what is wrong, and the device never taken. With loop_timing, given
+// with --replay-timing --loop.
+static bool loop_timing;
+
 static void check_bad_file(const char* name, const char* message, void (*write)(FILE* file)) {
 	model_test_begin(name);
 	char path[] = "/tmp/ixy-pktgen-bad-XXXXXX", totals[1024];
@@ -435,8 +615,9 @@ static void check_bad_file(const char* name, const char* message, void (*write)(
 	}
 	write(file);
 	CHECK_EQ(fclose(file), 0);
-	const char* options[] = {"--replay", path, NULL};
-	CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 1);
+	const char* once[] = {"--replay", path, NULL};
+	const char* looped[] = {"--replay", path, "--replay-timing", "--loop", NULL};
+	CHECK_EQ(run_pktgen(loop_timing ? looped : once, 0, totals, sizeof(totals)), 1);
 	CHECK(strstr(errors, message) != NULL);
 	CHECK(strstr(errors, path) == errors + strlen("ixy-pktgen: "));
 	CHECK(strchr(errors, '\n') == errors + strlen(errors) - 1); // one line
@@ -504,6 +685,17 @@ static void bad_microseconds(FILE* f) {
 	write_record(f, false, 1, 1000000, 60, 60, some_frame);
 }
 
+static void one_record(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(f, false, 1, 5, 60, 60, some_frame);
+}
+static void same_times(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
+	for (int i = 0; i < 3; i++) {
+		write_record(f, false, 1, 5, 60, 60, some_frame);
+	}
+}
+
 static void check_bad_files(void) {
 	check_bad_file("--replay: bad magic", "magic a1b2c3d5 is not a1b2c3d4 or a1b23c4d", bad_magic);
 	check_bad_file("--replay: truncated header", "truncated: 6 bytes", short_header);
@@ -523,6 +715,11 @@ static void check_bad_files(void) {
 		       above_snaplen);
 	check_bad_file("--replay: microseconds", "record 0: timestamp fraction 1000000 is out of range",
 		       bad_microseconds);
+	// Good files, but --replay-timing --loop has no time to loop at.
+	loop_timing = true;
+	check_bad_file("--replay-timing --loop: one record", "records span no time", one_record);
+	check_bad_file("--replay-timing --loop: records at the same time", "records span no time", same_times);
+	loop_timing = false;
 	model_test_begin("--replay: no such file");
 	const char* missing[] = {"--replay", "/nonexistent/ixy.pcap", NULL};
 	char totals[1024];
@@ -532,16 +729,29 @@ static void check_bad_files(void) {
 }
 
 int main(void) {
-	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0, SLEEP_SLACK_NS);
-	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6, SLEEP_SLACK_NS);
+	// Sleeps wake 50 us late: at 1 Mpps 50 frames are due then, a batch (at least 32 frames a batch); at 10 kpps
+	// one.
+	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 1Mpps", "1Mpps", "60", 1e6, SLEEP_SLACK_NS, 32);
 	check_rate("ixy-pktgen --rate 1Gbit --size 1514", "1Gbit", "1514", 1e9 / ((1514.0 + 24.0) * 8.0),
-		   SLEEP_SLACK_NS);
+		   SLEEP_SLACK_NS, 1);
+	// Each unit and a decimal point: pps, Mbit (1e6 bits: 100 Mbit/s of 1514 byte frames are 8127 frames/s).
+	check_rate("ixy-pktgen --rate 500pps", "500pps", "60", 500.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 2.5kpps", "2.5kpps", "60", 2500.0, SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 0.25Mpps", "0.25Mpps", "60", 250000.0, SLEEP_SLACK_NS, 8);
+	check_rate("ixy-pktgen --rate 100Mbit --size 1514", "100Mbit", "1514", 1e8 / ((1514.0 + 24.0) * 8.0),
+		   SLEEP_SLACK_NS, 1);
+	check_rate("ixy-pktgen --rate 2.5Gbit --size 590", "2.5Gbit", "590", 2.5e9 / ((590.0 + 24.0) * 8.0),
+		   SLEEP_SLACK_NS, 16);
 	// Sleeps that wake 50 ms late: the catch-up must cover them (a cap of 1 ms gave 2 kpps as 346 pps in QEMU).
-	check_rate("ixy-pktgen --rate 2kpps, sleeps 50 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS);
-	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS);
+	check_rate("ixy-pktgen --rate 2kpps, sleeps 50 ms late", "2kpps", "60", 2000.0, LATE_SLEEP_SLACK_NS, 64);
+	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS, 64);
 	check_sizes();
 	check_count();
+	check_seed();
 	check_replay();
+	check_replay_short_frames();
+	check_replay_no_memory();
 	check_bad_files();
 	return model_test_summary();
 }

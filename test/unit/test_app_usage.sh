@@ -73,6 +73,12 @@ expect 2 "ixy-pktgen: seconds '1.5' is not a decimal number" "$bin/ixy-pktgen" -
 expect 2 "ixy-pktgen: seed 'x' is not a decimal number" "$bin/ixy-pktgen" --seed x "$addr"
 expect 2 "ixy-pktgen: flows '1025' is out of range (allowed: 1 to 1024)" "$bin/ixy-pktgen" --flows 1025 "$addr"
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" --flows 8
+# --replay sends the file's frames: options that shape generated frames are refused, not ignored (before the file is read)
+for shaping in "--size 100" "--size imix" "--seed 3" "--flows 2" "--flows 1"; do
+	# shellcheck disable=SC2086 # the option and its value, two words
+	expect 2 "ixy-pktgen: --flows, --size and --seed shape generated frames: not with --replay" "$bin/ixy-pktgen" \
+		--replay "$tmp/none.pcap" $shaping "$addr"
+done
 expect 2 "unrecognized option '--queues'" "$bin/ixy-pktgen" --queues 2 "$addr"
 # Every usage names the sandbox options and says why one would turn the filter off.
 expect 2 "--no-sandbox leaves them allowed, for a kernel or container where seccomp cannot be installed" "$bin/ixy-pktgen"
