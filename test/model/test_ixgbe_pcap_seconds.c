@@ -102,7 +102,7 @@ int main(void) {
 	static struct feeder fd;
 	fd.nic = model_ixgbe_add(PORT);
 	char count[16];
-	snprintf(count, sizeof(count), "%u", TOTAL);
+	snprintf(count, sizeof(count), "%d", TOTAL);
 	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--report", PORT, "-", count, NULL};
 	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
 	int saved = dup(STDOUT_FILENO);
