@@ -28,26 +28,6 @@ static bool is_pktgen_frame(const uint8_t* p, uint32_t size) {
 	       p[44] == 'y';
 }
 
-// The little-endian fields at the frame's end (packet.h) as single loads: packet_get_le's byte loop costs about 60
-// instructions per frame for both (bench/pcap_report_bench.c); memcpy into a variable compiles to one load.
-static uint64_t load_le64(const uint8_t* p) {
-	uint64_t value;
-	memcpy(&value, p, sizeof(value));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	value = __builtin_bswap64(value);
-#endif
-	return value;
-}
-
-static uint32_t load_le32(const uint8_t* p) {
-	uint32_t value;
-	memcpy(&value, p, sizeof(value));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	value = __builtin_bswap32(value);
-#endif
-	return value;
-}
-
 static bool window_has(const struct report_flow* f, uint32_t seq) {
 	uint32_t bit = seq % REPORT_WINDOW;
 	return (f->window[bit / 64] >> (bit % 64)) & 1;
@@ -128,9 +108,9 @@ void report_frame(struct report* r, const uint8_t* data, uint32_t size, uint64_t
 	if (!f) {
 		r->other_flows++;
 	} else {
-		account_seq(f, load_le32(data + size - PACKET_SEQ_FROM_END));
+		account_seq(f, packet_read_seq_at(data, size));
 	}
-	uint64_t sent_ns = load_le64(data + size - PACKET_TIME_FROM_END);
+	uint64_t sent_ns = packet_read_time(data, size);
 	if (sent_ns == 0 || sent_ns > now_ns) {
 		r->untimed++;
 	} else {

@@ -128,6 +128,7 @@ cp "${binaries[@]}" "$root/bin/"
 cp "$here/../../scripts/setup-vfio.sh" "$root/bin/"
 cp "$here/totals.sh" "$root/bin/" # the reader of the apps' totals lines, for the scenarios' checks
 cp "$here/guest-init.sh" "$root/init"
+python3 "$here/replay_file.py" make "$root/replay.pcap" # the e2e scenarios' ixy-pktgen --replay file
 chmod 755 "$root/init"
 for scenario in "$here"/scenario-*.sh "$here"/../../bench/vm/scenario-*.sh; do # the tests' and the benchmarks'
 	name=${scenario##*/scenario-}

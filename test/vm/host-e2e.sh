@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # sourced by test/vm/run-vm.sh, which sets and reads the variables
 # Scenario e2e, the host's side (sourced by run-vm.sh; the guest's is scenario-e2e.sh): vm_selftest on A and B, then
 # ixy-pcap on D, ixy-fwd on B and C, ixy-pktgen on A; check_capture.py compares the guest's capture with the host's
-# records and the apps' totals lines. --mode kmod loads the kernel's drivers first, so ixy must unbind them.
+# records and the apps' totals lines. Then ixy-pktgen --replay on D: replay_file.py compares QEMU's record of what D
+# sent with the file. --mode kmod loads the kernel's drivers first, so ixy must unbind them.
 mode=${mode:-bare}
 out=${out:-$build_dir/vm-$mode}
 
@@ -10,6 +11,7 @@ devices() {
 	dump nic_a rx "$out/host-a.pcap"
 	dump nic_c rx "$out/host-c.pcap"
 	dump nic_d tx "$out/host-d.pcap"
+	dump nic_d rx "$out/host-d-sent.pcap" # what D sends: the replay
 }
 
 # The VirtIO interface ixy must pick for a NIC kind (its init line says which): modern where the NIC has it, unless
@@ -133,4 +135,14 @@ checks() {
 	else
 		expect "the guest sent its capture" false
 	fi
+	# ixy-pktgen --replay (issue 30): QEMU's record of what D sent equals the file the host made, byte for byte.
+	expect "ixy-pktgen --replay --loop --count 900 exited 0" marker "replay exit 0$"
+	sed 's/^/  replay: /' "$out/guest/replay.log" 2>/dev/null | grep -v " RX: \| TX: "
+	local replay_totals="totals app=ixy-pktgen pci=${nic_addrs[3]}"
+	expect "ixy-pktgen --replay's totals line: 900 sent of a file of 300 frames" test \
+		"$(total "$out/guest/replay.log" "$replay_totals" sent)/$(total "$out/guest/replay.log" "$replay_totals" \
+			replay_frames)" = 900/300
+	python3 "$here/replay_file.py" check "$out/initramfs/replay.pcap" "$out/host-d-sent.pcap" | sed 's/^/  replay: /'
+	checker_rc=${PIPESTATUS[0]}
+	expect "what D sent equals the replayed file byte for byte" test "$checker_rc" = 0
 }
