@@ -44,6 +44,34 @@
 // pages (memory_mempool_huge_pages).
 #define NUM_BUFS 2048
 
+// How long ixy-pktgen waits at the end for the NIC to send what its TX queue took (wait_until_sent), and how long
+// it sleeps between two looks (no busy loop).
+#define DRAIN_NS (200 * 1000 * 1000ull)
+#define DRAIN_STEP_NS (1000 * 1000ull)
+
+// The NIC sends the frames its TX queue took some time later: before the totals and the stop (which resets the
+// device and drops what is still in its ring), wait until the driver has every buffer back, at most DRAIN_NS, so
+// that all frames of --count, --seconds and --replay leave the NIC. buffers_out: the sender's buffers not yet back.
+static void wait_until_sent(struct ixy_device* dev, uint32_t (*buffers_out)(const void*), const void* self) {
+	uint64_t now = monotonic_time_ns(), end_ns = now + DRAIN_NS;
+	ixy_tx_batch(dev, 0, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
+	while (buffers_out(self) > 0 && now < end_ns) {
+		pacing_sleep_until(now + DRAIN_STEP_NS);
+		ixy_tx_batch(dev, 0, NULL, 0);
+		now = monotonic_time_ns();
+	}
+}
+
+static uint32_t generator_out(const void* self) {
+	const struct generator* gen = self;
+	return gen->pool->num_entries - gen->pool->free_stack_top;
+}
+
+static uint32_t replay_out(const void* self) {
+	const struct replay* replay = self;
+	return replay->buffers - replay_free_buffers(replay);
+}
+
 static const struct option options[] = {ARG_FLOWS, ARG_PKTGEN, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
 
 // Whether --count or --seconds says stop, and how many packets the next batch may hold.
@@ -148,7 +176,7 @@ int main(int argc, char* argv[]) {
 	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
 	// and the buffers still in its TX ring are back in the pool, so pool_free shows a leak as pool_free <
 	// pool_size.
-	ixy_tx_batch(dev, 0, NULL, 0); // what the device sent since the last batch counts now (VirtIO counts there)
+	wait_until_sent(dev, opt.replay ? replay_out : generator_out, self); // (VirtIO also counts what it sent there)
 	ixy_read_stats(dev, &stats);
 	ixy_stop(dev);
 	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again);
