@@ -100,7 +100,7 @@ struct model_queue {
 	uint16_t kick_event;
 	uint32_t kick_mark;
 	uint32_t needless_notifications; // notifications when none was owed (model_virtio_kick_owed false)
-	uint32_t signalled;              // used index (split) or position (packed) at the device's last interrupt
+	uint32_t looked; // used index (split) or position (packed) when the device last looked whether to interrupt
 };
 
 // One descriptor of a chain, as the device reads it.
@@ -1449,21 +1449,23 @@ bool model_virtio_signal(struct model_virtio* nic, uint16_t queue) {
 	}
 	bool due;
 	uint32_t now = q->packed ? q->used_pos : q->used_idx;
-	if (now == q->signalled) {
+	// The used buffers since the device last looked, each judged by what the driver says now (QEMU looks after
+	// every batch it marks used): an event the driver moved behind them is not crossed later.
+	if (now == q->looked) {
 		due = false;
 	} else if (q->packed) { // 2.8.10: ENABLE, or DESC with the event among the used descriptors since
 		volatile struct event_suppress* area = driver_area(q);
 		uint16_t flags = area->flags & 3;
 		due = flags == EVENT_ENABLE ||
 		      (flags == EVENT_DESC &&
-		       distance(q, q->signalled, event_position(q, area->off_wrap)) < distance(q, q->signalled, now));
+		       distance(q, q->looked, event_position(q, area->off_wrap)) < distance(q, q->looked, now));
 	} else if (nic->driver_features & F_EVENT_IDX) { // 2.7.10's "used_event crossed"
-		due = (uint16_t)(*used_event(q) - q->signalled) < (uint16_t)(now - q->signalled);
+		due = (uint16_t)(*used_event(q) - q->looked) < (uint16_t)(now - q->looked);
 	} else {
 		due = !(avail_ring(q)->flags & VRING_AVAIL_F_NO_INTERRUPT);
 	}
+	q->looked = now;
 	if (due) {
-		q->signalled = now;
 		if (queue < MODEL_VIRTIO_MAX_QUEUES && nic->queue_vector[queue] != NO_VECTOR) {
 			model_pci_raise_msix(nic->pci, nic->queue_vector[queue]);
 		}

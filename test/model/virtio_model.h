@@ -187,9 +187,11 @@ uint32_t model_virtio_needless_notifications(const struct model_virtio* nic, uin
 // VRING_AVAIL_F_NO_INTERRUPT clear, or with EVENT_IDX used_event at the device's used index (2.7.7); packed, the
 // driver's event area says ENABLE, or DESC at the device's used position (2.8.10).
 bool model_virtio_interrupt_armed(const struct model_virtio* nic, uint16_t queue);
-// The device interrupts the driver if the used buffers since its last interrupt ask for it (split: flags, or with
-// EVENT_IDX used_event among them, 2.7.10; packed: ENABLE, or the DESC event among them), with the queue's MSI-X
-// vector if the driver set one. Returns whether it did.
+// The device looks whether to interrupt the driver, as a device does after it marked buffers used: it does if the
+// used buffers since it last looked (since the last call) ask for it (split: flags, or with EVENT_IDX used_event
+// among them, 2.7.10; packed: ENABLE, or the DESC event among them), with the queue's MSI-X vector if the driver set
+// one. Returns whether it did. A test that calls it after every used buffer sees the device QEMU is: an event index
+// the driver leaves behind the used index fires only when the index comes round again.
 bool model_virtio_signal(struct model_virtio* nic, uint16_t queue);
 // True if the queue is set up as a packed virtqueue (VIRTIO_F_RING_PACKED negotiated).
 bool model_virtio_packed(const struct model_virtio* nic, uint16_t queue);
