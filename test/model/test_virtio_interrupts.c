@@ -97,9 +97,53 @@ static void test_switch(const struct setup* setup) {
 	model_pci_remove_all();
 }
 
+// Split with EVENT_IDX has no "never" (split_setup_queue): disarmed, used_event is one behind the used index, and
+// the device, looking after every used entry, interrupts when its index comes round to it again: once in 65536
+// entries, not before.
+static void test_event_idx_comes_round(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic = model_virtio_add(ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_EVENT_IDX);
+	model_pci_offer_msix(model_virtio_pci(nic), true);
+	struct ixy_config config = {.pci_addr = ADDR, .rx_queues = 1, .tx_queues = 1, .interrupt_timeout_ms = 100};
+	struct ixy_device* dev = ixy_init_config(&config);
+	CHECK(dev != NULL && dev->interrupts != NULL);
+	if (!dev || !dev->interrupts) {
+		ixy_close(dev);
+		model_pci_remove_all();
+		return;
+	}
+	dev->interrupts->set_rx_interrupt(dev, 0, true);
+	CHECK(frame_interrupts(nic, dev, 0));
+	dev->interrupts->set_rx_interrupt(dev, 0, false); // used_event: one behind the used index 1
+	uint32_t interrupts = 0, first = 0;
+	uint8_t frame[60];
+	model_test_frame(frame, sizeof(frame), nic_mac, 1);
+	for (uint32_t i = 1; i <= 2 * 65536; i++) { // entries 1 .. 131072
+		CHECK_EQ(model_virtio_rx(nic, frame, sizeof(frame)), MODEL_VIRTIO_RX_DELIVERED);
+		if (model_virtio_signal(nic, MODEL_VIRTIO_RX)) {
+			first = first ? first : i;
+			interrupts++;
+		}
+		struct pkt_buf* buf;
+		if (ixy_rx_batch(dev, 0, &buf, 1) != 1) {
+			CHECK(false);
+			break;
+		}
+		pkt_buf_free(buf);
+	}
+	CHECK_EQ(interrupts, 2);
+	CHECK_EQ(first, 65536); // the entry at used_event 0 (index 65536 mod 2^16) after the armed one
+	CHECK_NO_NEW_VIOLATIONS();
+	ixy_stop(dev);
+	ixy_close(dev);
+	model_pci_remove_all();
+}
+
 int main(void) {
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
 		test_switch(&setups[i]);
 	}
+	test_event_idx_comes_round();
 	return model_test_summary();
 }
