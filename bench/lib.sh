@@ -65,12 +65,15 @@ bench_rates_table() {
 }
 
 # peers_layouts_table LAYOUTS: reads runs of bench/peers.sh --layouts, one a line,
-#   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks>
-# (bench/peers-layouts.sh; sent, reached and left "-" without host ends, kicks "-" if not counted), prints each run,
-# then a Markdown table with a row per layout of LAYOUTS (in that order) and forwarder (ixy, testpmd): the median
-# rate (of what left NIC C: the sink's count where that is all that is known), its spread, the ratio of ixy-fwd's median to testpmd's ("source-limited" instead where both passed on to the
-# sink 95 % or more of what was offered), the median kicks per packet that left NIC C, the median offered rate and
-# the median loss inside the forwarder ((reached - left) / reached); "-" where a number is not known.
+#   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks> <dropped>
+# (bench/peers-layouts.sh; sent, reached, left and dropped "-" without host ends, kicks "-" if not counted), prints
+# each run, then a Markdown table with a row per layout of LAYOUTS (in that order) and forwarder (ixy, testpmd): the
+# median rate (of what left NIC C, the sink's drops included: they left it; the sink's count where that is all that
+# is known), its spread, the ratio of ixy-fwd's median to testpmd's ("source-limited" instead where both passed on
+# 95 % or more of what was offered: left / sent), the median kicks per packet that left NIC C, the median offered
+# rate, the median share of it dropped before NIC B (dropped / sent: QEMU's socket for NIC B, full because NIC B's
+# ring was or because QEMU did not read it) and the median loss inside the forwarder ((reached - left) / reached);
+# "-" where a number is not known.
 peers_layouts_table() {
 	awk "$bench_awk"'
 	function stats(list,   k, a) { k = split(list, a, " "); if (!k) return "-"; bench_sort(a, k); return bench_median(a, k) }
@@ -88,15 +91,18 @@ peers_layouts_table() {
 			offered[key] = offered[key] " " $6 / s
 			loss[key] = loss[key] " " ($7 > 0 ? ($7 - left) / $7 : 0)
 			passed[key] = passed[key] " " ($6 > 0 ? left / $6 : 0)
-			printf ", offered %.1f kpps, reached NIC B %d, the sink counted %d, lost inside %.1f %%", $6 / s / 1000, $7,
-				n, ($7 > 0 ? 100 * ($7 - left) / $7 : 0)
+			if ($10 != "" && $10 != "-") before[key] = before[key] " " ($6 > 0 ? $10 / $6 : 0)
+			printf ", offered %.1f kpps", $6 / s / 1000
+			if ($10 != "" && $10 != "-") printf ", dropped before NIC B %d", $10
+			printf ", reached NIC B %d, the sink counted %d, lost inside %.1f %%", $7, n,
+				($7 > 0 ? 100 * ($7 - left) / $7 : 0)
 		}
 		print ""
 	}
 	END {
 		print ""
-		print "| NIC layout | forwarder | median kpps | spread (min..max) | ixy-fwd / testpmd | kicks per packet | offered kpps | loss inside the forwarder |"
-		print "|---|---|---|---|---|---|---|---|"
+		print "| NIC layout | forwarder | median kpps | spread (min..max) | ixy-fwd / testpmd | kicks per packet | offered kpps | dropped before NIC B | loss inside the forwarder |"
+		print "|---|---|---|---|---|---|---|---|---|"
 		for (l = 1; l <= nl; l++) {
 			lay = layout_order[l]
 			ixy = lay SUBSEP "ixy"; tpmd = lay SUBSEP "testpmd"
@@ -109,10 +115,11 @@ peers_layouts_table() {
 				peer = p == 1 ? "ixy" : "testpmd"; key = lay SUBSEP peer
 				if (rates[key] == "") continue
 				k = split(rates[key], a, " "); bench_sort(a, k)
-				printf "| %s | %s | %.1f | %.1f..%.1f | %s | %s | %s | %s |\n", lay, names[peer], bench_median(a, k) / 1000,
-					a[1] / 1000, a[k] / 1000, p == 1 ? ratio : "",
+				printf "| %s | %s | %.1f | %.1f..%.1f | %s | %s | %s | %s | %s |\n", lay, names[peer],
+					bench_median(a, k) / 1000, a[1] / 1000, a[k] / 1000, p == 1 ? ratio : "",
 					kpp[key] == "" ? "-" : sprintf("%.3f", stats(kpp[key])),
 					offered[key] == "" ? "-" : sprintf("%.1f", stats(offered[key]) / 1000),
+					before[key] == "" ? "-" : percent(stats(before[key])),
 					loss[key] == "" ? "-" : percent(stats(loss[key]))
 			}
 		}

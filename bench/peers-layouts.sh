@@ -2,9 +2,10 @@
 # rounds, kpps, host_mode, doc and rc
 # bench/peers.sh --layouts: ixy-fwd against DPDK testpmd per NIC layout, one boot per layout and round (the header of
 # bench/peers.sh says what it measures). Each boot's runs become lines of OUT-layouts-runs.txt:
-#   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks>
+#   <layout> <peer> <round> <packets> <seconds> <sent> <reached> <left> <kicks> <dropped>
 # (packets: counted by the sink; sent: by the source; reached: NIC B; left: NIC C, what the sink counted and what its
-# socket dropped; the three "-" without --host-ends; kicks: NIC B's and C's between the marks).
+# socket dropped; dropped: what QEMU's socket for NIC B dropped, before NIC B; the four "-" without --host-ends;
+# kicks: NIC B's and C's between the marks).
 layouts=${IXY_BENCH_LAYOUTS:-legacy modern modern-packed}
 runs_file=$out-layouts-runs.txt
 : >"$runs_file"
@@ -37,10 +38,10 @@ peers_layouts_boot() {
 		--env "IXY_BENCH_PEERS=$3" --env IXY_BENCH_KICKS=1 >"$_out.log" 2>&1 || _rc=$?
 	if [ "$host_mode" = 1 ]; then
 		host_ends_stop >/dev/null || _rc=1
-		# <peer> <run> <packets> <seconds>, then the nic_b lines: <peer> <run> <sent> <reached>
+		# <peer> <run> <packets> <seconds>, then the nic_b lines: <peer> <run> <sent> <reached> <sink_dropped> <dropped>
 		{
 			host_ends_runs "$host_ends_marks"
-			awk '$1 == "nic_b" { run = $4; sub(":", "", run); print "nic_b", $2, run, $6, $6 - $8 - $10, $12 }' \
+			awk '$1 == "nic_b" { run = $4; sub(":", "", run); print "nic_b", $2, run, $6, $6 - $8 - $10, $12, $10 }' \
 				"$host_ends_marks"
 		}
 	else
@@ -49,13 +50,14 @@ peers_layouts_boot() {
 	fi >"$_out-runs.txt"
 	cat "$_out/kicks.txt" "$_out-runs.txt" 2>/dev/null | awk -v layout="$1" '
 		$1 == "kicks" { run = $4; sub(":", "", run); kicks[$2 " " run] = $8 + $10; next }
-		$1 == "nic_b" { sent[$2 " " $3] = $4; reached[$2 " " $3] = $5; sink_dropped[$2 " " $3] = $6; next }
+		$1 == "nic_b" { k = $2 " " $3; sent[k] = $4; reached[k] = $5; sink_dropped[k] = $6; dropped[k] = $7; next }
 		{ key = $1 " " $2; order[++n] = key; packets[key] = $3; s[key] = $4 }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]
 				print layout, k, packets[k], s[k], (k in sent) ? sent[k] : "-", (k in reached) ? reached[k] : "-",
-					(k in sent) ? packets[k] + sink_dropped[k] : "-", (k in kicks) ? kicks[k] : "-"
+					(k in sent) ? packets[k] + sink_dropped[k] : "-", (k in kicks) ? kicks[k] : "-",
+					(k in sent) ? dropped[k] : "-"
 			}
 		}' >>"$runs_file"
 	[ $_rc = 0 ] || echo "  failed (exit $_rc): $_out.log"

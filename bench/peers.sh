@@ -25,10 +25,12 @@
 # (driver->device notifications) per forwarded packet: QEMU traces every notification (-trace virtio_queue_notify,
 # with the serial port's characters for the guest's begin/end marks) and bench/vm/kicks.sh counts those of NICs B
 # and C between the marks of each run, the same way for both forwarders (the trace costs QEMU a line per kick). With
-# --host-ends also the offered rate (what host_ends sent in the run) and the loss inside the forwarder: of what
-# reached NIC B (sent, less what the host's sockets refused or dropped for want of a free receive buffer in NIC B,
-# host_ends's "nic_b" line), the share that did not arrive at the sink. Where both forwarders pass on 95 % or more of
-# what was offered, the source is the limit and the table says so instead of a ratio. Without --host-ends, the
+# --host-ends also the offered rate (what host_ends sent in the run), the share of it dropped before NIC B (by QEMU's
+# socket for NIC B: NIC B's ring full, the forwarder's loss, or QEMU not reading the socket; /proc/net/udp cannot
+# tell which; host_ends's "nic_b" line) and the loss inside the forwarder: of what reached NIC B (sent, less what the
+# host's socket refused and what was dropped before NIC B), the share that did not leave NIC C (the sink's count and
+# its socket's drops). Where both forwarders pass on 95 % or more of what was offered, the source is the limit and
+# the table says so instead of a ratio. Without --host-ends, the
 # source, the forwarder and the sink share the guest's one vCPU, and kicks per packet are counted over the sink's
 # window (a little more than the sink counts: its start). Writes table "peers-layouts" (IXY_BENCH_DOC as above);
 # IXY_BENCH_LAYOUTS chooses the layouts (default "legacy modern modern-packed"). Takes about

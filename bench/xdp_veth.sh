@@ -17,8 +17,9 @@
 # (netdev_max_backlog; its rx_dropped), work of the kernel on the source's CPU before the forwarder sees them. The loss inside the forwarder is 1 - vethC's TX / vethB's RX; each run also
 # prints vethB's drop counter and the forwarder's own totals (ixy-fwd's rx_dropped counts its XDP sockets' drops,
 # afpacket_fwd's dropped the kernel's drops at its socket, testpmd's RX-dropped its PMD's). A forwarder that forwards
-# at least 99 % of what is offered with under 1 % loss is limited by the source, not itself: its row says
-# "source-limited" instead of a ratio. Two placements of the CPUs, each run in every round:
+# (vethD's RX) at least 99 % of what reached it (vethB's RX, not what was offered: vethB's backlog drops are the
+# kernel's work on the source's CPU) with under 1 % loss is limited by the source, not itself: its row says
+# "source-limited" instead of a ratio (bench_offered_table). Two placements of the CPUs, each run in every round:
 #   pinned     the source on CPU 0, the forwarder on CPU 1 (taskset; testpmd's lcores too)
 #   contended  the source and the forwarder both on CPU 0: the forwarder loses its CPU to the source, as on a
 #              loaded machine (what its rings must hold)

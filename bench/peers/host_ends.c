@@ -37,8 +37,10 @@
 //
 // sent: the frames the source sent in the run; refused: those of them the host's own socket did not take (a full send
 // buffer); dropped: those that QEMU's socket for NIC B dropped because it was full (the "drops" column of
-// /proc/net/udp for NIC B's port): NIC B had no free receive buffer. sent - refused - dropped reached NIC B.
-// sink_dropped: what the sink's own socket dropped (host_ends did not read it in time): left NIC C, never counted.
+// /proc/net/udp for NIC B's port): either NIC B had no free receive buffer (QEMU stops reading the socket then: the
+// forwarder's loss) or QEMU's main loop did not read it in time (QEMU's); the counter cannot tell which. sent -
+// refused - dropped reached NIC B. sink_dropped: what the sink's own socket dropped (host_ends did not read it in
+// time): left NIC C, never counted by the sink.
 // A line containing "latency path <where>" sets where the source sends: "nic" (NIC B's port, the start), "direct"
 // (the sink's own port: the measuring path alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub
 // joins to a netdev sending to the sink, with no NIC and no guest in between).

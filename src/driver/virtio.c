@@ -195,7 +195,10 @@ static int split_setup_queue(struct virtio_device* dev, struct virtqueue* q, siz
 	q->extra_phy = q->mem.phy + extra_at;
 	q->event_idx = dev->features & VIRTIO_RING_F_EVENT_IDX;
 	// ixy polls: interrupts would only cost time. With EVENT_IDX the flags must be 0 (VirtIO 1.2, 2.7.7) and the
-	// used event index says when: at the entry 65535 ahead, as good as never (virtio_set_rx_interrupt rewrites it).
+	// used event index says when: one behind the used index, which the device passes again only 65536 entries
+	// later. It is not kept trailing (a store per batch): on a queue with an MSI-X vector (an RX queue whose app
+	// waits, split_set_rx_interrupt) the device then interrupts once per 65536 entries the app polls, which at
+	// most wakes its waiter once early; a queue without a vector is never interrupted.
 	q->avail->flags = q->event_idx ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
 	*used_event(q) = (uint16_t)(q->used_idx - 1); // read only with EVENT_IDX
 	// What never changes is set up once: the data descriptor's direction, and in the two-descriptor layout the
@@ -622,8 +625,9 @@ static uint32_t virtio_tx_version_1(struct ixy_device* ixy, uint16_t queue_id, s
 
 // The RX queue's interrupt (ixy_waiter). Split, without VIRTIO_RING_F_EVENT_IDX: the device signals the queue's
 // vector after it added used entries, unless the driver's flags say VRING_AVAIL_F_NO_INTERRUPT (VirtIO 1.2, 2.7.7).
-// With it: once the used index passes used_event (2.6.7.2), so arming asks for the next entry, and disarming for the
-// one 65535 entries ahead.
+// With it: once the used index passes used_event (2.7.7; 2.6.7 in VirtIO 1.1), so arming asks for the next entry,
+// and disarming for the one just behind, which the device passes again 65536 entries later: EVENT_IDX has no
+// "never", so an app that polls without arming gets an interrupt per 65536 entries (split_setup_queue).
 static void split_set_rx_interrupt(struct virtqueue* q, bool armed) {
 	if (q->event_idx) {
 		*used_event(q) = armed ? q->used_idx : (uint16_t)(q->used_idx - 1);

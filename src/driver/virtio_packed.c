@@ -94,16 +94,30 @@ static ALWAYS_INLINE uint32_t used_descriptors(const struct virtqueue* q, struct
 	return n;
 }
 
+// The device's event suppression structure in one load (2.8.14: off_wrap in bytes 0-1, flags in bytes 2-3, little
+// endian), so that its offset and its flags are from the same moment.
+union packed_event_snapshot {
+	struct vring_packed_event fields;
+	uint32_t both;
+};
+// 2.8.14: the flags field's bits 0-1 are desc_event_flags; bits 2-15 are reserved (the device should write 0).
+#define PACKED_EVENT_FLAGS_MASK 3u
+
 // Notifies the device of the `added` descriptors just made available, unless its event suppression structure says
 // it does not want that (2.8.10): DISABLE, or with VIRTIO_RING_F_EVENT_IDX DESC for a descriptor outside this batch.
+// Only the 2-bit field counts, not the reserved bits beside it; its reserved value 3 (and DESC without EVENT_IDX,
+// which the device must not write) is taken as ENABLE: a notification the device did not want costs it one look
+// at the ring, one it wanted and did not get leaves TX stalled.
 // The descriptor it names (off_wrap: offset and wrap counter) is mapped onto the driver's running position, the
 // previous round counting below 0, so that the split ring's test applies (vring_need_event).
 static void notify_if_wanted(const struct virtio_device* dev, const struct virtqueue* q, uint16_t added) {
 	full_barrier(); // the descriptors' flags before reading the device's wishes, or we may miss that it slept
-	uint16_t flags = q->device_event->flags;
-	bool wanted = flags == VRING_PACKED_EVENT_FLAG_ENABLE;
+	union packed_event_snapshot event_area = {
+	    .both = ((const volatile union packed_event_snapshot*)q->device_event)->both};
+	uint16_t flags = event_area.fields.flags & PACKED_EVENT_FLAGS_MASK;
+	bool wanted = flags != VRING_PACKED_EVENT_FLAG_DISABLE;
 	if (flags == VRING_PACKED_EVENT_FLAG_DESC && q->event_idx) {
-		uint16_t off_wrap = q->device_event->off_wrap;
+		uint16_t off_wrap = event_area.fields.off_wrap;
 		uint16_t event = off_wrap & (uint16_t)((1u << VRING_PACKED_EVENT_WRAP_SHIFT) - 1);
 		bool event_wrap = off_wrap >> VRING_PACKED_EVENT_WRAP_SHIFT;
 		bool avail_wrap = q->next_avail.flags & VRING_PACKED_DESC_F_AVAIL;

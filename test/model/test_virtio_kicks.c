@@ -4,6 +4,8 @@
 // owe the device no kick (model_virtio_kick_owed), and the model, which sends only when notified, has sent every
 // frame; nor may the driver kick where the device did not ask (model_virtio_needless_notifications). A driver that
 // skips a kick the device asked for leaves frames unsent, one that kicks every batch wastes exits; both fail here.
+// On packed rings the same again with the reserved bits of the device's event flags set (2.8.14: the driver reads
+// only the 2-bit field), and with the reserved value 3 in that field, which ixy takes as ENABLE.
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,12 +24,18 @@ struct setup {
 	const char* name;
 	uint64_t features;
 	bool packed;
+	uint16_t reserved; // set in the device's event flags beside its request (model_virtio_event_flags_extra)
 };
+#define RESERVED_BITS 0xfffc // 2.8.14: bits 2-15 of the flags
 
 static const struct setup setups[] = {
-    {"split, EVENT_IDX", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_EVENT_IDX, false},
-    {"packed", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED, true},
-    {"packed, EVENT_IDX", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED | MODEL_VIRTIO_F_EVENT_IDX, true},
+    {"split, EVENT_IDX", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_EVENT_IDX, false, 0},
+    {"packed", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED, true, 0},
+    {"packed, EVENT_IDX", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED | MODEL_VIRTIO_F_EVENT_IDX, true,
+     0},
+    {"packed, reserved bits", MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED, true, RESERVED_BITS},
+    {"packed, EVENT_IDX, reserved bits",
+     MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED | MODEL_VIRTIO_F_EVENT_IDX, true, RESERVED_BITS},
 };
 
 // One batch of BATCH frames: all taken, no kick owed after it. Returns whether the driver notified.
@@ -63,6 +71,7 @@ static void test_kicks(const struct setup* setup) {
 	model_virtio_offer(nic, setup->features);
 	struct ixy_device* dev = model_test_open(ADDR, RING);
 	CHECK_EQ(model_virtio_packed(nic, MODEL_VIRTIO_TX), setup->packed);
+	model_virtio_event_flags_extra(nic, setup->reserved);
 	struct mempool* pool = memory_allocate_mempool(1024, 0);
 	if (!pool) {
 		model_usage_error("no mempool for the test");
@@ -106,9 +115,36 @@ static void test_kicks(const struct setup* setup) {
 	model_pci_remove_all();
 }
 
+// The reserved value 3 in the device's 2-bit field (2.8.14), whatever it asks for underneath: a notification for
+// every batch, also where it would have said DISABLE or DESC (a kick too many costs the device a look at the ring,
+// one too few stalls TX).
+static void test_reserved_value(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic = model_virtio_add(ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED | MODEL_VIRTIO_F_EVENT_IDX);
+	struct ixy_device* dev = model_test_open(ADDR, RING);
+	struct mempool* pool = memory_allocate_mempool(1024, 0);
+	if (!pool) {
+		model_usage_error("no mempool for the test");
+	}
+	model_virtio_event_flags_extra(nic, 3);
+	send_batches(nic, dev, pool, 3);
+	model_virtio_kick_at(nic, MODEL_VIRTIO_TX, true, (uint16_t)(RING / 2)); // DESC, far behind: now 3 as well
+	send_batches(nic, dev, pool, 3);
+	model_virtio_kick_at(nic, MODEL_VIRTIO_TX, false, 0);
+	model_virtio_suppress_notify(nic, true); // DISABLE: now 3 as well
+	send_batches(nic, dev, pool, 3);
+	CHECK_NO_NEW_VIOLATIONS();
+	ixy_stop(dev);
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	model_pci_remove_all();
+}
+
 int main(void) {
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
 		test_kicks(&setups[i]);
 	}
+	test_reserved_value();
 	return model_test_summary();
 }

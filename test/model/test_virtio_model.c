@@ -357,8 +357,7 @@ static void test_packed_event_suppression(void) {
 	*area(tx, DRIVER_AREA, 0) = 3; // the wrong lap
 	CHECK(!model_virtio_interrupt_armed(nic, 1));
 	// signalling: DESC at slot 0 of the second lap; the used buffer in slot 3 does not reach it, the next one does
-	CHECK(
-	    !model_virtio_signal(nic, 1)); // used buffers since the device's last interrupt: none asked (DESC 3 lap 0)
+	CHECK(!model_virtio_signal(nic, 1)); // used buffers since the device last looked: none asked (DESC 3 lap 0)
 	*area(tx, DRIVER_AREA, 0) = 0;
 	make_available(1, 3, 1, HDR_LEN + 60, 0);
 	model_virtio_kick_at(nic, 1, false, 0);
@@ -498,7 +497,7 @@ static void test_split_event_idx(void) {
 	// used_event: the device interrupts when the used index passes it (2.7.10)
 	volatile uint16_t* used_event = avail + 2 + 8;
 	*used_event = 2;
-	CHECK(model_virtio_signal(nic, 1)); // used 0..2 since the last interrupt, used_event 2 among them
+	CHECK(model_virtio_signal(nic, 1)); // used 0..2 since it last looked, used_event 2 among them
 	CHECK(!model_virtio_signal(nic, 1));
 	*used_event = 3;
 	CHECK(model_virtio_interrupt_armed(nic, 1)); // the next used entry is 3

@@ -1,6 +1,6 @@
 // What only packed virtqueues (src/driver/virtio_packed.c, VirtIO 1.2 2.8) and event indexes (VIRTIO_RING_F_EVENT_IDX,
 // 2.7.7, 2.7.10, 2.8.10) have, against the VirtIO model (virtio_model.h): both wrap counters many times round a small
-// ring, used descriptors with flags against the device's wrap counter or beyond what the device holds,
+// ring, used descriptors with flags against the device's wrap counter or beyond what the device holds (RX and TX),
 // IXY_VIRTIO_SPLIT forcing split virtqueues on a device that offers packed ones, and kicks only where the device
 // asked for them. The packet tests of test_virtio.c and test_virtio_rss.c also run on packed virtqueues.
 #include <stdio.h>
@@ -175,6 +175,54 @@ static void test_bad_rx_flags(void) {
 	model_pci_remove_all();
 }
 
+// RX: used descriptors ahead of what the driver made available (a hostile device, 2.8: it holds only the
+// descriptors the driver gave it). A ring of 8; a used descriptor with flags against the wrap counter is dropped
+// and not made available again, so the device holds 7 (slots 1..7). It then writes 8 used descriptors with the
+// right wrap bits: slots 1..7 naming no buffer (id 100: dropped, not offered again either), and slot 0 of the next
+// round, which the driver never made available (buffer 0 sits in its table, unoffered), naming buffer 0. The
+// driver reads 7 (in_flight bounds what it reads) and receives nothing; one that read on would hand out buffer 0,
+// which the device never had, as a packet.
+static void test_used_beyond_in_flight(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, 8);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint16_t id, slot;
+	bool wrap;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &id));
+	model_virtio_used_position(nic, MODEL_VIRTIO_RX, &slot, &wrap);
+	CHECK(slot == 0 && wrap && id == 0);
+	const uint16_t used_lap1 = MODEL_VIRTIO_DESC_F_AVAIL | MODEL_VIRTIO_DESC_F_USED, used_lap2 = 0;
+	model_virtio_put_used_raw(nic, MODEL_VIRTIO_RX, 0, 0, 72, MODEL_VIRTIO_DESC_F_USED); // AVAIL of lap 2
+	struct pkt_buf* bufs[16];
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 16), 0);
+	for (uint16_t s = 1; s < 8; s++) {
+		model_virtio_put_used_raw(nic, MODEL_VIRTIO_RX, s, 100, 72, used_lap1);
+	}
+	model_virtio_put_used_raw(nic, MODEL_VIRTIO_RX, 0, 0, 72, used_lap2); // never made available in lap 2
+	uint32_t n = ixy_rx_batch(dev, 0, bufs, 16);
+	CHECK_EQ(n, 0);
+	pkt_buf_free_batch(bufs, n);
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 16), 0);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 1); // bad used descriptors are reported once
+	free(text);
+	struct device_stats stats;
+	memset(&stats, 0, sizeof(stats));
+	ixy_read_stats(dev, &stats);
+	CHECK_EQ(stats.rx_pkts, 0);
+	CHECK_EQ(stats.rx_dropped, 8);
+	model_test_capture_start();
+	ixy_close(dev);
+	free(model_test_capture_end());
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 // TX: used descriptors beyond those the device holds are not read (two packets in flight, three used descriptors
 // written: the third names a buffer already returned and is never looked at); an id the device does not hold, and
 // a descriptor with flags against the wrap counter, are counted and reported once, and no buffer is freed twice or
@@ -333,6 +381,7 @@ static void test_event_idx_kicks(void) {
 int main(void) {
 	test_wrap_around();
 	test_bad_rx_flags();
+	test_used_beyond_in_flight();
 	test_bad_tx_descriptors();
 	test_split_switch();
 	test_event_idx_kicks();

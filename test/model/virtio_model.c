@@ -69,6 +69,7 @@ struct event_suppress {
 #define EVENT_ENABLE 0
 #define EVENT_DISABLE 1
 #define EVENT_DESC 2
+#define EVENT_FLAGS_MASK 3 // 2.8.14: desc_event_flags is bits 0-1 of flags, bits 2-15 are reserved
 #define EVENT_WRAP (1u << 15)
 // The longest packed chain the model keeps a copy of (ixy: one descriptor per packet, three per control command).
 #define PACKED_MAX_CHAIN 8
@@ -99,7 +100,7 @@ struct model_queue {
 	uint16_t kick_event;
 	uint32_t kick_mark;
 	uint32_t needless_notifications; // notifications when none was owed (model_virtio_kick_owed false)
-	uint32_t signalled;              // used index (split) or position (packed) at the device's last interrupt
+	uint32_t looked; // used index (split) or position (packed) when the device last looked whether to interrupt
 };
 
 // One descriptor of a chain, as the device reads it.
@@ -146,6 +147,7 @@ struct model_virtio {
 	uint16_t queue_max;
 	bool refuse_features;
 	bool suppress_notify;
+	uint16_t event_flags_extra; // model_virtio_event_flags_extra
 	bool tx_on_notify;
 	enum model_virtio_ctrl_answer ctrl_answer;
 	uint8_t config[CONFIG_LEN];
@@ -532,7 +534,8 @@ static void ask_for_notifications(struct model_virtio* nic, struct model_queue* 
 		volatile struct event_suppress* area = device_area(q);
 		area->off_wrap = q->kick_event;
 		bool desc = q->kick_at && (nic->driver_features & F_EVENT_IDX); // DESC only with EVENT_IDX (2.8.10)
-		area->flags = nic->suppress_notify ? EVENT_DISABLE : desc ? EVENT_DESC : EVENT_ENABLE;
+		uint16_t request = nic->suppress_notify ? EVENT_DISABLE : desc ? EVENT_DESC : EVENT_ENABLE;
+		area->flags = (uint16_t)(request | nic->event_flags_extra);
 		atomic_thread_fence(memory_order_seq_cst); // the request before the driver's progress it is measured by
 		q->kick_mark = packed_published_since(q);
 	} else if (nic->driver_features & F_EVENT_IDX) {
@@ -1377,6 +1380,15 @@ void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress) {
 	}
 }
 
+void model_virtio_event_flags_extra(struct model_virtio* nic, uint16_t bits) {
+	nic->event_flags_extra = bits;
+	for (uint16_t i = 0; i < MODEL_VIRTIO_MAX_QUEUES; i++) {
+		if (nic->queues[i].ready && nic->queues[i].packed) {
+			ask_for_notifications(nic, &nic->queues[i]);
+		}
+	}
+}
+
 void model_virtio_kick_at(struct model_virtio* nic, uint16_t queue, bool at, uint16_t event) {
 	struct model_queue* q = queue_of(nic, queue);
 	if (at && q->ready && !(nic->driver_features & F_EVENT_IDX)) {
@@ -1392,15 +1404,20 @@ void model_virtio_kick_at(struct model_virtio* nic, uint16_t queue, bool at, uin
 
 bool model_virtio_kick_owed(const struct model_virtio* nic, uint16_t queue) {
 	const struct model_queue* q = ready_queue(nic, queue);
-	if (nic->suppress_notify) {
-		return false;
-	}
-	if (q->packed) {
+	if (q->packed) { // the 2-bit field only (2.8.14); its reserved value 3 as ENABLE
+			 // (model_virtio_event_flags_extra)
 		uint32_t now = packed_published(q), since = q->kick_mark;
-		if (device_area(q)->flags == EVENT_DESC) { // 2.8.10: the driver notifies when it passes the offset
+		uint16_t flags = device_area(q)->flags & EVENT_FLAGS_MASK;
+		if (flags == EVENT_DISABLE) {
+			return false;
+		}
+		if (flags == EVENT_DESC) { // 2.8.10: the driver notifies when it passes the offset
 			return distance(q, since, event_position(q, q->kick_event)) < distance(q, since, now);
 		}
 		return now != since;
+	}
+	if (nic->suppress_notify) {
+		return false;
 	}
 	uint16_t now = avail_ring(q)->idx;
 	uint16_t since = (uint16_t)q->kick_mark;
@@ -1432,21 +1449,23 @@ bool model_virtio_signal(struct model_virtio* nic, uint16_t queue) {
 	}
 	bool due;
 	uint32_t now = q->packed ? q->used_pos : q->used_idx;
-	if (now == q->signalled) {
+	// The used buffers since the device last looked, each judged by what the driver says now (QEMU looks after
+	// every batch it marks used): an event the driver moved behind them is not crossed later.
+	if (now == q->looked) {
 		due = false;
 	} else if (q->packed) { // 2.8.10: ENABLE, or DESC with the event among the used descriptors since
 		volatile struct event_suppress* area = driver_area(q);
 		uint16_t flags = area->flags & 3;
 		due = flags == EVENT_ENABLE ||
 		      (flags == EVENT_DESC &&
-		       distance(q, q->signalled, event_position(q, area->off_wrap)) < distance(q, q->signalled, now));
+		       distance(q, q->looked, event_position(q, area->off_wrap)) < distance(q, q->looked, now));
 	} else if (nic->driver_features & F_EVENT_IDX) { // 2.7.10's "used_event crossed"
-		due = (uint16_t)(*used_event(q) - q->signalled) < (uint16_t)(now - q->signalled);
+		due = (uint16_t)(*used_event(q) - q->looked) < (uint16_t)(now - q->looked);
 	} else {
 		due = !(avail_ring(q)->flags & VRING_AVAIL_F_NO_INTERRUPT);
 	}
+	q->looked = now;
 	if (due) {
-		q->signalled = now;
 		if (queue < MODEL_VIRTIO_MAX_QUEUES && nic->queue_vector[queue] != NO_VECTOR) {
 			model_pci_raise_msix(nic->pci, nic->queue_vector[queue]);
 		}

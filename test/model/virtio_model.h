@@ -143,6 +143,11 @@ void model_virtio_set_rss_caps(struct model_virtio* nic, uint8_t max_key_size, u
 // Asks the driver to stop notifying, on every queue from now on: VRING_USED_F_NO_NOTIFY in the used ring (split),
 // with EVENT_IDX avail_event just behind the device (split), DISABLE in the device's event area (packed).
 void model_virtio_suppress_notify(struct model_virtio* nic, bool suppress);
+// Bits the device sets beside its request in the flags of every packed event suppression area it writes (2.8.14:
+// bits 2-15 are reserved, "set to 0"; bits 0-1 set here turn any request into the reserved value 3). Default 0. The
+// driver must read only the 2-bit field; the model, in model_virtio_kick_owed, takes the reserved 3 as ENABLE (a
+// device that writes it gets every notification: a missing one would stall TX).
+void model_virtio_event_flags_extra(struct model_virtio* nic, uint16_t bits);
 // Where the device asks to be notified on a queue (at == true; before or after ixy_init; a usage error on a queue
 // set up without VIRTIO_RING_F_EVENT_IDX, which both layouts need for it, 2.7.10, 2.8.10): split with EVENT_IDX,
 // avail_event = event (notify when the entry at that index is made available); packed, DESC at event (bits 0-14
@@ -182,9 +187,11 @@ uint32_t model_virtio_needless_notifications(const struct model_virtio* nic, uin
 // VRING_AVAIL_F_NO_INTERRUPT clear, or with EVENT_IDX used_event at the device's used index (2.7.7); packed, the
 // driver's event area says ENABLE, or DESC at the device's used position (2.8.10).
 bool model_virtio_interrupt_armed(const struct model_virtio* nic, uint16_t queue);
-// The device interrupts the driver if the used buffers since its last interrupt ask for it (split: flags, or with
-// EVENT_IDX used_event among them, 2.7.10; packed: ENABLE, or the DESC event among them), with the queue's MSI-X
-// vector if the driver set one. Returns whether it did.
+// The device looks whether to interrupt the driver, as a device does after it marked buffers used: it does if the
+// used buffers since it last looked (since the last call) ask for it (split: flags, or with EVENT_IDX used_event
+// among them, 2.7.10; packed: ENABLE, or the DESC event among them), with the queue's MSI-X vector if the driver set
+// one. Returns whether it did. A test that calls it after every used buffer sees the device QEMU is: an event index
+// the driver leaves behind the used index fires only when the index comes round again.
 bool model_virtio_signal(struct model_virtio* nic, uint16_t queue);
 // True if the queue is set up as a packed virtqueue (VIRTIO_F_RING_PACKED negotiated).
 bool model_virtio_packed(const struct model_virtio* nic, uint16_t queue);

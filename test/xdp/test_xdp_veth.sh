@@ -111,8 +111,10 @@ check "ixy-fwd attached its program to vethB and vethC" wait_for 10 eval 'is_att
 # Rings of the default size (issue 29: 4096 descriptors, room for a scheduling hiccup), and a UMEM that holds them
 # all: one slice, per device an RX queue's fill and RX rings and a TX queue's TX and completion rings, 2 x 4 x 4096
 # frames, and 4096 spare (a whole number of huge pages' worth: 36864).
-check "ixy-fwd's AF_XDP rings have 4096 descriptors by default" \
-	wait_for 10 grep -q "AF_XDP on vethB, 1 queue(s) of 4096 descriptors" "$work/fwd.err"
+# (The init line's key=value data, not its words: one RX queue fills its whole fill ring at start, so fill_frames is
+# the ring's size.)
+check "ixy-fwd's AF_XDP rings have 4096 descriptors by default: vethB's fill_frames=4096" \
+	wait_for 10 eval 'grep "xdp:vethB: " "$work/fwd.err" | grep -q " fill_frames=4096$"'
 check "... and its UMEM holds them and the spare: umem_frames=36864" wait_for 10 grep -q "umem_frames=36864 " "$work/fwd.err"
 # An AF_XDP-only process has ordinary memory: no hugetlbfs file, no anonymous huge pages (xdp_memory_access).
 check "ixy-fwd maps no huge pages" eq "$(grep -cE 'hugetlbfs|/mnt/huge|anon_hugepage' "/proc/$fwd/maps")" 0
