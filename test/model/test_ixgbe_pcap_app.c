@@ -18,6 +18,7 @@
 #include "common/packet.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
+#include "pcap_app_run.h"
 #include "seam.h"
 #include "test_regs.h"
 
@@ -27,8 +28,6 @@
 #define FRAMES_PER_FLOW 50
 #define FRAMES (FLOWS * FRAMES_PER_FLOW)
 #define RING 1024
-
-int ixy_pcap_main(int argc, char* argv[]);
 
 struct feeder {
 	struct model_ixgbe* nic;
@@ -76,18 +75,7 @@ int main(void) {
 	snprintf(count, sizeof(count), "%d", FRAMES);
 	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--ring", "1024", "--queues",
 			"4",        PORT,           path,     count,    NULL};
-	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
-	int saved = dup(STDOUT_FILENO);
-	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
-	// --no-sandbox drops the capabilities all the same (ixy/sandbox.h): this process drops its own before the
-	// feeder thread starts, or ixy_sandbox_enter refuses to go on.
-	struct ixy_sandbox_config drop = {0};
-	CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
-	pthread_t feeder_thread;
-	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &feeder), 0);
-	CHECK_EQ(ixy_pcap_main(10, argv), 0);
-	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
-	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	FILE* out = run_pcap_app(argv, feed, &feeder);
 	CHECK_EQ(feeder.offered, FRAMES);
 	for (uint32_t q = 0; q < QUEUES; q++) {
 		CHECK_EQ(model_ixgbe_last_write(feeder.nic, R_RDLEN(q)), RING * 16);
@@ -119,7 +107,6 @@ int main(void) {
 	// The lines: per queue what the hash predicted, every queue used; the totals line.
 	char line[512];
 	unsigned queue_lines = 0, totals = 0;
-	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, stdout);
 		unsigned q;

@@ -23,6 +23,7 @@
 #include "common/packet.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
+#include "pcap_app_run.h"
 #include "seam.h"
 
 #define PORT "0000:0b:00.0"
@@ -39,8 +40,6 @@
 uint64_t test_clock_ns(void) {
 	return NOW_NS;
 }
-
-int ixy_pcap_main(int argc, char* argv[]);
 
 struct planned {
 	uint32_t flow, seq; // flow FLOWS: a foreign frame
@@ -196,16 +195,7 @@ int main(void) {
 	char count[16];
 	snprintf(count, sizeof(count), "%u", fd.count);
 	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--queues", "2", "--report", PORT, "-", count, NULL};
-	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
-	int saved = dup(STDOUT_FILENO);
-	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
-	struct ixy_sandbox_config drop = {0};
-	CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
-	pthread_t feeder_thread;
-	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &fd), 0);
-	CHECK_EQ(ixy_pcap_main(9, argv), 0);
-	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
-	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	FILE* out = run_pcap_app(argv, feed, &fd);
 	CHECK_EQ(fd.offered, fd.count);
 
 	// The exact percentiles of the known latencies (nearest rank: ceil(p * n), histogram_rank).
@@ -233,7 +223,6 @@ int main(void) {
 		sum.reordered += fd.flow[f].reordered, sum.late += fd.flow[f].late;
 		sum.duplicated += fd.flow[f].duplicated, sum.too_old += fd.flow[f].too_old;
 	}
-	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, stdout);
 		unsigned port, flows;

@@ -22,6 +22,7 @@
 #include "common/packet.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
+#include "pcap_app_run.h"
 #include "seam.h"
 
 #define PORT "0000:0b:00.0"
@@ -38,8 +39,6 @@ static _Atomic uint64_t clock_ns = START_NS;
 uint64_t test_clock_ns(void) {
 	return atomic_fetch_add(&clock_ns, STEP_NS);
 }
-
-int ixy_pcap_main(int argc, char* argv[]);
 
 struct feeder {
 	struct model_ixgbe* nic;
@@ -104,16 +103,7 @@ int main(void) {
 	char count[16];
 	snprintf(count, sizeof(count), "%d", TOTAL);
 	char* argv[] = {"ixy-pcap", "--no-sandbox", "--poll", "--report", PORT, "-", count, NULL};
-	FILE* out = tmpfile(); // ixy-pcap's stdout, for its lines
-	int saved = dup(STDOUT_FILENO);
-	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
-	struct ixy_sandbox_config drop = {0};
-	CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
-	pthread_t feeder_thread;
-	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, &fd), 0);
-	CHECK_EQ(ixy_pcap_main(7, argv), 0);
-	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
-	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
+	FILE* out = run_pcap_app(argv, feed, &fd);
 	CHECK_EQ(fd.offered, TOTAL);
 	CHECK(fd.drained);
 
@@ -122,7 +112,6 @@ int main(void) {
 	unsigned seconds = 0, first_part[3] = {0}, finals[3] = {0};
 	uint64_t last[3] = {
 	    0}; // received (flow, report), count + untimed (latency) of the last end=0 line of each kind
-	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, stdout);
 		unsigned got_port, flows, end;
