@@ -78,6 +78,10 @@ while time.monotonic() < end:
     seq, stamp = struct.unpack("=IQ", frame[46:58])
     first_seq = seq if first_seq < 0 else first_seq
     ok = ok and frame[42:46] == b"\0\0\0\0" and seq > last_seq and stamp >= last_stamp and start <= stamp <= time.monotonic_ns()
+    if not ok and bad < 3:  # the first bad frames, for the log
+        sys.stderr.write("relay: bad frame: length %d seq %d after %d, stamp %d after %d, relay start %d, now %d, "
+                         "header sum %#x, bytes 42..45 %s\n" % (len(frame), seq, last_seq, stamp, last_stamp, start,
+                                                                time.monotonic_ns(), total, frame[42:46].hex()))
     last_seq, last_stamp = seq, stamp
     good, bad = good + ok, bad + (not ok)
     seen.append((time.monotonic_ns(), stamp))
