@@ -99,8 +99,8 @@ struct ixy_config {
 	// 1024; the legacy interface: the device fixes it; AF_XDP: 4096, src/driver/xdp.c).
 	uint32_t ring_size;
 	// 0: the app polls (the default). Otherwise, for a device reached through VFIO, each RX queue gets an
-	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet
-	// comes). Devices reached through sysfs always poll.
+	// interrupt (an AF_XDP device: its socket, which the kernel wakes), and an ixy_waiter sleeps while the queues
+	// are idle: at most this many ms (-1: until a packet comes). Devices reached through sysfs always poll.
 	int32_t interrupt_timeout_ms;
 	// Receive side scaling (ixy/rss.h): how the NIC spreads packets over more than one RX queue. NULL: the default
 	// (ixy_rss_default) when rx_queues > 1; with one RX queue RSS is off. The driver copies what it needs.

@@ -36,6 +36,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ixy/interrupts.h>
+
 #include "../access.h"
 #include "driver.h"
 #include "xdp.h"
@@ -73,6 +75,7 @@ struct xdp_device {
 	struct xsk_queue* queues;
 	int* fds;              // the queues' sockets
 	struct xdp_seen* seen; // per queue: what read_stats saw at its last call (its own: the queues may be others')
+	struct ixy_interrupts interrupts; // the waiter's (ixy.interrupts, if the app asked): the queues' sockets
 };
 
 // A queue's counters and the kernel's, as read_stats saw them last: it adds what they grew by since.
@@ -1018,6 +1021,12 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 		return NULL;
 	}
 	dev->started = true;
+	// A waiter sleeps on the RX queues' sockets: the kernel wakes a poll on one when its RX ring has packets (and
+	// the poll itself wakes the kernel if need_wakeup asks for it). Nothing to arm (set_rx_interrupt NULL).
+	if (config->interrupt_timeout_ms != 0 && config->rx_queues > 0) {
+		dev->interrupts = (struct ixy_interrupts){dev->fds, config->interrupt_timeout_ms, NULL};
+		dev->ixy.interrupts = &dev->interrupts;
+	}
 	print_started(dev, dev->ring_size);
 	return &dev->ixy;
 }
