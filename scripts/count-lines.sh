@@ -26,7 +26,7 @@ vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         313 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
 af-xdp            1150 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        412 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
+fail-safety        424 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
                        src/driver/injected_failure.h
 options            198 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
