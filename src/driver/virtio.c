@@ -133,7 +133,7 @@ static volatile uint16_t* used_event(const struct virtqueue* q) {
 // (VirtIO 1.2, 2.7.10). A function of its own, so that the path without the feature stays as short as it was.
 static void publish_and_notify_event_idx(const struct virtio_device* dev, struct virtqueue* q) {
 	uint16_t old_idx = q->avail->idx;
-	q->avail->idx = q->avail_idx;
+	store_release(&q->avail->idx, q->avail_idx); // after the descriptors and ring entries it covers
 	full_barrier(); // the index before reading avail_event, or we may miss that the device went to sleep
 	if (vring_need_event(*avail_event(q), q->avail_idx, old_idx)) {
 		dev->transport->ops->notify(dev->transport, q->index);
@@ -145,12 +145,11 @@ static void publish_and_notify_event_idx(const struct virtio_device* dev, struct
 // avail_event (publish_and_notify_event_idx). One notification per batch, and usually none: the device polls while
 // busy.
 static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
-	write_barrier(); // descriptors and ring entries before the index that makes them visible
 	if (q->event_idx) {
 		publish_and_notify_event_idx(dev, q);
 		return;
 	}
-	q->avail->idx = q->avail_idx;
+	store_release(&q->avail->idx, q->avail_idx); // after the descriptors and ring entries it covers
 	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
 	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
 		dev->transport->ops->notify(dev->transport, q->index);
@@ -409,8 +408,7 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint16_t device_used_idx = q->used->idx; // once per batch
-	read_barrier();                          // the index before the entries it covers (3.2.2)
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // once per batch; before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
 	// The used ring says up front how many chains come back: so the fresh buffers come first, one batch
 	// allocation, and each chain taken swaps its packet for one of them. One used entry per fresh buffer: if the
@@ -525,8 +523,7 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 
 // Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
 static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q, uint32_t shift) {
-	uint16_t device_used_idx = q->used->idx;
-	read_barrier(); // the index before the entries it covers (3.2.2)
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // before the entries it covers (3.2.2)
 	uint32_t entries = new_used_entries(dev, q, device_used_idx);
 	if (q->in_order) {
 		entries -= tx_clean_in_order(dev, q, entries, shift);
@@ -704,10 +701,11 @@ static void split_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uin
 
 // Whatever the device returned: the one chain is back.
 static bool split_ctrl_returned(struct virtqueue* q) {
-	if (q->used->idx == q->used_idx) {
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // before the ack the device wrote
+	if (device_used_idx == q->used_idx) {
 		return false;
 	}
-	q->used_idx = q->used->idx;
+	q->used_idx = device_used_idx;
 	return true;
 }
 
@@ -740,7 +738,7 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 		}
 		ixy_usleep(CTRL_POLL_US);
 	}
-	read_barrier(); // the chain's return before the ack the device wrote
+	// The ack: ctrl_returned read the device's used index or flags with an acquire load (virtio_queue.h).
 	if (cmd->ack != VIRTIO_NET_OK) {
 		ixy_error("%s: the device refused control command %u/%u (ack %u)", dev->ixy.pci_addr, class, command,
 			  cmd->ack);
@@ -871,8 +869,7 @@ static void split_fill_rx(const struct virtio_device* dev, struct virtqueue* rx)
 			       dev->net_hdr_len);
 	}
 	rx->avail_idx = rx->num_chains;
-	write_barrier();
-	rx->avail->idx = rx->avail_idx;
+	store_release(&rx->avail->idx, rx->avail_idx); // after the descriptors
 }
 
 // The split layout's operations; the packet path's copy for the negotiated layout replaces rx_batch and tx_batch

@@ -59,8 +59,7 @@ static ALWAYS_INLINE void make_available(volatile struct vring_packed_desc* ring
 	desc->addr = addr;
 	desc->len = len;
 	desc->id = id;
-	write_barrier(); // address, length and id before the flags that hand the descriptor over
-	desc->flags = (uint16_t)(flags | avail->flags);
+	store_release(&desc->flags, (uint16_t)(flags | avail->flags)); // after address, length and id: hands it over
 	advance(avail, size);
 }
 
@@ -77,7 +76,7 @@ static ALWAYS_INLINE uint32_t used_descriptors(const struct virtqueue* q, struct
 		uint32_t run = max - n < size - pos ? max - n : size - pos;
 		volatile struct vring_packed_desc* desc = &ring[pos];
 		volatile struct vring_packed_desc* const end = desc + run;
-		while (desc < end && (desc->flags & VRING_PACKED_DESC_F_USED) == wrap) {
+		while (desc < end && (load_acquire(&desc->flags) & VRING_PACKED_DESC_F_USED) == wrap) {
 			desc++;
 		}
 		uint32_t seen = (uint32_t)(desc - &ring[pos]);
@@ -239,7 +238,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
 		// round: one compare of its id and flags against `expected`, which steps by one id per position. The
 		// flags, id and length come from one aligned 8 byte load, so id and length are never older than the
-		// flags (the read barrier of 2.8.6 orders separate loads).
+		// flags; an acquire load (virtio_queue.h), so the packet the app reads is not either (2.8.21).
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
 		volatile struct vring_packed_desc* const first = &ring[pos];
 		volatile struct vring_packed_desc* done = first;
@@ -247,7 +246,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 		struct pkt_buf** slot = &ring_bufs[pos];
 		struct pkt_buf** out = &bufs[received];
 		for (; done < end; done++, slot++, expected += 1ull << 32) {
-			word = done->len_id_flags;
+			word = load_acquire(&done->len_id_flags);
 			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// A length of 0 (length - 1 wraps around) or beyond the buffer is no packet. __builtin_expect:
 			// the straight path is the packet expected.
@@ -278,9 +277,8 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 		slot = &ring_bufs[pos];
 		for (volatile struct vring_packed_desc* desc = first; desc < done; desc++, slot++) {
 			desc->addr = rx_buffer_addr(*slot);
-			desc->len = RX_DESC_LEN; // the id is there already: the device wrote it
-			write_barrier();         // address and length before the flags that hand the descriptor over
-			desc->flags = avail_flags;
+			desc->len = RX_DESC_LEN;                  // the id is there already: the device wrote it
+			store_release(&desc->flags, avail_flags); // after address and length: hands it over
 		}
 		received += taken;
 		consumed += taken;
@@ -294,8 +292,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 				rx_bad_desc(dev, q, "a bad length", id, (uint32_t)word);
 				done->addr = rx_buffer_addr(ring_bufs[pos]);
 				done->len = RX_DESC_LEN;
-				write_barrier(); // address and length before the flags that hand it over
-				done->flags = avail_flags;
+				store_release(&done->flags, avail_flags); // after address and length
 				consumed++;
 				pos++;
 				more = true;
@@ -335,7 +332,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		run = run < size - avail_pos ? run : size - avail_pos;
 		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
 			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
+			uint16_t flags = load_acquire(&done->flags); // before the id and length
 			uint32_t id = done->id;
 			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// __builtin_expect: bad descriptors are rare, the straight path is the packet.
@@ -366,8 +363,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 			slot->addr = rx_buffer_addr(give);
 			slot->len = RX_DESC_LEN;
 			slot->id = (uint16_t)id;
-			write_barrier(); // address, length and id before the flags that hand the descriptor over
-			slot->flags = (uint16_t)avail_flags;
+			store_release(&slot->flags, (uint16_t)avail_flags); // after address, length and id
 		}
 		taken += run;
 		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
@@ -402,7 +398,6 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 	if (!q->in_order) { // from the start, or from the descriptor that was out of order
 		// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
 		uint32_t entries = used_descriptors(q, q->next_used, num_bufs - received);
-		read_barrier(); // the flags before the rest of each descriptor
 		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &bufs[received], entries);
 		uint32_t offered_any;
 		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, &offered_any);
@@ -459,14 +454,14 @@ static ALWAYS_INLINE void tx_clean_in_order(struct virtio_device* dev, struct vi
 	while (!stopped && taken < held) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = held - taken < size - used_pos ? held - taken : size - used_pos, first = used_pos;
 		// As in rx_take_in_order: id and flags in one load (len_id_flags), one compare against `expected`. The
-		// flags and the id come from one aligned 8 byte load, so the id is never older than the flags (the
-		// read barrier of 2.8.6 orders separate loads).
+		// flags and the id come from one aligned 8 byte acquire load, so the id is never older than the flags,
+		// and the buffer is freed (and reused) only after the flags said the device is done with it.
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)used_pos << 32;
 		volatile struct vring_packed_desc* done = &ring[used_pos];
 		volatile struct vring_packed_desc* const end = done + run;
 		struct pkt_buf** slot = &ring_bufs[used_pos];
 		for (; done < end; done++, slot++, expected += 1ull << 32) {
-			uint64_t word = done->len_id_flags;
+			uint64_t word = load_acquire(&done->len_id_flags);
 			// __builtin_expect: the straight path is the buffer expected; another is allowed, or a bad one.
 			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
 				stopped = true;
@@ -511,12 +506,11 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 		uint32_t run = held - entries < size - used_pos ? held - entries : size - used_pos, start = used_pos;
 		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
 			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
+			uint16_t flags = load_acquire(&done->flags); // before the id and the buffer's reuse
 			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
 				more = false; // not written by the device yet
 				break;
 			}
-			read_barrier(); // the flags before the rest of the descriptor
 			uint32_t id = done->id;
 			// A buffer the device holds has a pointer in the table; an id beyond it, or one returned
 			// already, has not.
@@ -562,8 +556,7 @@ static ALWAYS_INLINE void tx_offer(volatile struct vring_packed_desc* slot, stru
 	memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
 	slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
 	slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
-	write_barrier(); // address, length and id before the flags that hand the descriptor over
-	slot->flags = flags;
+	store_release(&slot->flags, flags); // after address, length and id: hands the descriptor over
 }
 
 // Queues up to num_bufs packets for sending (5.1.6.2), one descriptor each, under ids from the free stack, as long
@@ -641,8 +634,7 @@ static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, ui
 		       VRING_DESC_F_NEXT);
 	make_available(q->ring, &q->next_avail, q->size, q->extra_phy + offsetof(struct ctrl_command, ack), 1, 0,
 		       VRING_DESC_F_WRITE);
-	write_barrier(); // the rest of the chain before its first descriptor's flags
-	first->flags = first_flags;
+	store_release(&first->flags, first_flags); // after the rest of the chain: hands it over
 	q->in_flight = (uint16_t)(q->in_flight + 3);
 	notify_if_wanted(dev, q, 3);
 }
@@ -650,7 +642,7 @@ static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, ui
 // The one chain is back when the device has written the descriptor at its head; whatever it wrote, the device then
 // holds none of the chain's three.
 static bool packed_ctrl_returned(struct virtqueue* q) {
-	if (!device_wrote(q->ring[q->next_used.pos].flags, q->next_used)) {
+	if (!device_wrote(load_acquire(&q->ring[q->next_used.pos].flags), q->next_used)) {
 		return false;
 	}
 	for (int i = 0; i < 3; i++) {

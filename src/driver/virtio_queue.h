@@ -25,10 +25,16 @@
 #define RX_BUF_SIZE (64 + 2048)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 
-// Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
-// fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
-#define write_barrier() atomic_thread_fence(memory_order_release)
-#define read_barrier() atomic_thread_fence(memory_order_acquire)
+// Memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2; packed 2.8.21): what says the device has written
+// something (split: the used index; packed: a descriptor's flags) is read with an acquire load, so that nothing the
+// driver or the app reads or writes after it (the used entry, the packet, the buffer's reuse) moves before it; what
+// hands something to the device (split: the available index; packed: a descriptor's flags) is written with a release
+// store, so that everything written before it (addresses, lengths, ids, ring entries) is visible first. On x86 both
+// are plain moves (the compiler may not reorder around them); on AArch64 ldar (ldapr with RCpc) and stlr, as DPDK's
+// virtio does on weakly ordered CPUs. A full fence (a store followed by a load: mfence, dmb ish) is needed only
+// where the driver publishes and then reads whether the device wants to hear about it.
+#define load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define full_barrier() atomic_thread_fence(memory_order_seq_cst)
 
 // A control command, in the control queue's DMA memory behind its used ring (5.1.6.5).
