@@ -251,9 +251,11 @@ static void free_queue(struct virtqueue* q) {
 	memory_free_dma(&q->mem);
 	free(q->bufs);
 	free(q->free_chains);
+	free(q->taken_in);
 	memory_free_mempool(q->pool);
 	q->bufs = NULL;
 	q->free_chains = NULL;
+	q->taken_in = NULL;
 	q->pool = NULL;
 }
 
@@ -363,13 +365,15 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	return received;
 }
 
-// Out of order: the same, but each id is bounded, and written into the available ring (2.4.6).
+// Out of order: the same, but each id is bounded, and written into the available ring (2.4.6). An id the batch
+// took already (its chain was offered again, the device holds it) is no chain the device returned: refused.
 static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-						uint32_t entries, uint32_t shift, uint32_t hdr_len) {
+						uint32_t entries, uint32_t batch, uint32_t shift, uint32_t hdr_len) {
 	volatile struct vring_used_elem* used_ring = q->used->ring; // in locals, as in rx_take_in_order
 	volatile struct vring_desc* desc = q->desc;
 	volatile uint16_t* avail_ring = q->avail->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
+	uint32_t* taken_in = q->taken_in;
 	const uint32_t mask = q->size - 1u;
 	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, received = 0;
 	uint64_t rx_bytes = 0;
@@ -377,7 +381,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		volatile struct vring_used_elem* done = &used_ring[used_idx & mask];
 		uint32_t id = done->id;
 		uint32_t length = done->len - hdr_len;
-		if (__builtin_expect(!is_head(id, mask, shift), 0)) {
+		if (__builtin_expect(!is_head(id, mask, shift) || taken_twice(taken_in, id >> shift, batch), 0)) {
 			rx_bad_entry(dev, q, "a chain it does not hold", id, length + hdr_len);
 			continue;
 		}
@@ -418,7 +422,8 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, shift, hdr_len) : 0;
 	if (!q->in_order) { // from the start, or from the entry that was out of order
 		uint32_t taken = (uint16_t)(q->used_idx - first);
-		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, shift, hdr_len);
+		uint32_t batch = rx_any_order_batch(q, first, taken); // the chains taken in order count
+		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, batch, shift, hdr_len);
 	}
 	// Fresh buffers that bad entries left over go back in one batch.
 	pkt_buf_free_batch(&bufs[received], fresh - received);

@@ -315,10 +315,12 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 // Any order: each used descriptor's id is bounded, and its buffer (or a fresh one) is made available at the
 // driver's own position. Returns the packets, in bufs[]; *offered: the descriptors made available again.
 static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-						uint32_t fresh, uint32_t* offered_out) {
-	// fresh: the used descriptors to take, with at least as many fresh buffers in bufs[].
+						uint32_t fresh, uint32_t batch, uint32_t* offered_out) {
+	// fresh: the used descriptors to take, with at least as many fresh buffers in bufs[]; batch: its number
+	// (rx_any_order_batch).
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
+	uint32_t* taken_in = q->taken_in;
 	const uint32_t size = q->size;
 	// The cursors as 32 bit locals; each run below ends where either position reaches the ring's end, so that
 	// the positions need no test per packet (ixgbe and split stop a run at the ring's end too).
@@ -341,7 +343,8 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 				lost++;
 				continue;
 			}
-			if (__builtin_expect(id >= size, 0)) {
+			// An id the batch took already: its buffer was just made available again.
+			if (__builtin_expect(id >= size || taken_twice(taken_in, id, batch), 0)) {
 				rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
 				lost++;
 				continue;
@@ -393,14 +396,15 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t offered = 0;
+	uint32_t offered = 0, first = q->next_used.pos;
 	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, num_bufs, &offered) : 0;
 	if (!q->in_order) { // from the start, or from the descriptor that was out of order
 		// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
 		uint32_t entries = used_descriptors(q, q->next_used, num_bufs - received);
 		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &bufs[received], entries);
 		uint32_t offered_any;
-		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, &offered_any);
+		uint32_t batch = rx_any_order_batch(q, first, offered); // the ids taken in order count
+		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, batch, &offered_any);
 		q->in_flight = (uint16_t)(q->in_flight - fresh + offered_any);
 		// Fresh buffers that bad descriptors left over go back in one batch.
 		pkt_buf_free_batch(&bufs[received + got], fresh - got);

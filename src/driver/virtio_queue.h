@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <ixy/interrupts.h>
 
@@ -85,6 +86,10 @@ struct virtqueue {
 	uint16_t* free_chains;
 	uint16_t num_free_chains;
 	struct mempool* pool; // RX: the buffers of this queue (one pool per queue: an app may serve each on a core)
+	// RX in any order: the number of the batch that last took each chain (packed: buffer id), so that the device
+	// naming one twice in a batch is caught (rx_any_order_batch, taken_twice); rx_any_batches counts those batches.
+	uint32_t* taken_in;
+	uint32_t rx_any_batches;
 	// Written only by the thread that owns the queue, with relaxed atomic stores (plain moves on x86), and never
 	// reset: read_stats, maybe in another thread, reads them with relaxed atomic loads (see virtio_read_stats).
 	// RX: packets and bytes received, entries dropped (bad ones); TX: packets and bytes the device took. The bytes
@@ -169,6 +174,28 @@ static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
 // 2.7.7.2 and 2.7.10.2, with 16 bit wrapping indexes): its event index lies in that range.
 static inline bool vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx) {
 	return (uint16_t)(new_idx - event_idx - 1) < (uint16_t)(new_idx - old_idx);
+}
+
+// An RX batch in any order starts (split and packed): its number, never 0 (taken_in starts zeroed, and is zeroed
+// again when the count comes round). The n chains (buffer ids) from `first` on, mod num_chains, which the batch took
+// in order before it went out of order, count as taken in it.
+static inline uint32_t rx_any_order_batch(struct virtqueue* q, uint32_t first, uint32_t n) {
+	if (__builtin_expect(++q->rx_any_batches == 0, 0)) {
+		memset(q->taken_in, 0, q->num_chains * sizeof(*q->taken_in));
+		q->rx_any_batches = 1;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		q->taken_in[(first + k) % q->num_chains] = q->rx_any_batches;
+	}
+	return q->rx_any_batches;
+}
+
+// Whether the batch took the chain (buffer id, below num_chains) already: the device named it twice, and its
+// buffer is the fresh one just offered, which the device holds. Otherwise it is taken now.
+static ALWAYS_INLINE bool taken_twice(uint32_t* taken_in, uint32_t chain, uint32_t batch) {
+	bool twice = taken_in[chain] == batch;
+	taken_in[chain] = batch;
+	return twice;
 }
 
 // Counts a used entry the device got wrong, in the queue; the first one of each queue is reported (virtio_queue.c).
