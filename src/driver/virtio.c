@@ -231,9 +231,11 @@ static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t 
 	if (t->ops->queue_size(t, index, wanted, &q->size) != 0) {
 		return -1;
 	}
-	if (q->size < 4 || (q->size & (q->size - 1)) != 0) {
-		ixy_error("%s: virtqueue %u has size %u, expected a power of two from 4", dev->ixy.pci_addr, index,
-			  q->size);
+	// A split queue's size is a power of two (2.7; 2.4 in 1.0), a packed queue's any number up to 32768 (2.8).
+	bool packed = dev->ring == &virtio_packed_ops;
+	if (q->size < 4 || (!packed && (q->size & (q->size - 1)) != 0)) {
+		ixy_error("%s: virtqueue %u has size %u, expected %s from 4", dev->ixy.pci_addr, index, q->size,
+			  packed ? "a size" : "a power of two");
 		return -1;
 	}
 	q->chain_shift = dev->one_descriptor ? 0 : 1;

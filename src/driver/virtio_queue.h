@@ -63,7 +63,7 @@ struct virtqueue {
 	// RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2). (_Alignas: see above.)
 	_Alignas(IXY_CACHE_LINE) uint16_t index;
 	enum queue_kind kind;
-	uint16_t size;         // descriptors; a power of two
+	uint16_t size;         // descriptors; split: a power of two; packed: any from 4 (wrapped by compare)
 	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
 	volatile struct vring_desc* desc;
 	volatile struct vring_avail* avail;

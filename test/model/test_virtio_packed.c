@@ -58,23 +58,27 @@ static void fill_packets(struct mempool* pool, struct pkt_buf** bufs, uint32_t n
 	}
 }
 
-// A ring of 8 descriptors, 40 times round for RX and TX, in batches that do not divide it (3 and 5): every frame
-// arrives and leaves byte for byte, and the model's used position (and wrap counter) comes back to the start of
-// the ring with the counter flipped each round. A driver whose wrap counter did not flip would see the device's
+// A ring of `size` descriptors, 40 times round for RX and TX, in batches that do not divide it (3 and 5): every
+// frame arrives and leaves byte for byte, and the model's used position (and wrap counter) comes back to the start
+// of the ring with the counter flipped each round. A driver whose wrap counter did not flip would see the device's
 // used descriptors of the second round as not used (RX stalls) or make descriptors available the device takes for
-// used ones (the model reports it).
-static void test_wrap_around(void) {
+// used ones (the model reports it). Sizes that are no power of two too (VirtIO 1.2, 2.8 allows any up to 32768):
+// the device offers 7 or 1000 and the driver, asking for its default (1024), takes it; a driver that wrapped
+// positions with a mask would run off the ring's end or refuse the queue.
+static void test_wrap_around(uint16_t size) {
 	model_test_begin(__func__);
+	fprintf(stderr, "-- ring of %u\n", size);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, 8);
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, size);
 	struct mempool* pool = memory_allocate_mempool(64, 0);
 	if (!dev || !pool) {
 		model_pci_remove_all();
 		return;
 	}
 	CHECK(model_virtio_packed(nic, MODEL_VIRTIO_RX) && model_virtio_packed(nic, MODEL_VIRTIO_TX));
-	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 8);
-	const uint32_t total = 8 * 40;
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), size);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), size);
+	const uint32_t total = size * 40u;
 	uint32_t delivered = 0, received = 0, flips = 0;
 	bool last_wrap = true;
 	while (received < total) {
@@ -378,8 +382,32 @@ static void test_event_idx_kicks(void) {
 	}
 }
 
+// Split queues must have a power of two (2.7): with packed ones not negotiated (IXY_VIRTIO_SPLIT), a device that
+// offers 1000 descriptors is refused, with a line saying why, and the device is left failed.
+static void test_split_needs_power_of_two(void) {
+	model_test_begin(__func__);
+	CHECK_EQ(setenv("IXY_VIRTIO_SPLIT", "1", 1), 0);
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED);
+	model_virtio_set_queue_max(nic, 1000);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1};
+	model_test_capture_start();
+	struct ixy_device* dev = ixy_init_config(&config);
+	char* text = model_test_capture_end();
+	unsetenv("IXY_VIRTIO_SPLIT");
+	CHECK(dev == NULL);
+	CHECK(strstr(text, "has size 1000, expected a power of two") != NULL);
+	free(text);
+	CHECK(model_virtio_driver_failed(nic));
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 int main(void) {
-	test_wrap_around();
+	test_wrap_around(8);
+	test_wrap_around(7);
+	test_wrap_around(1000);
+	test_split_needs_power_of_two();
 	test_bad_rx_flags();
 	test_used_beyond_in_flight();
 	test_bad_tx_descriptors();
