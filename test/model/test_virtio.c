@@ -870,6 +870,49 @@ static void test_rx_out_of_order(void) {
 	close_nic(nic, dev);
 }
 
+// A device that takes two RX chains and returns the second first (2.4.8: any order), keeping the first for three
+// rounds of the queue. The driver, now in any order, must offer the returned chain again under its own id (split:
+// the available ring's entry; packed: the descriptor's id), not what the entry held before (split: the first
+// chain, which the device holds: the model reports it). The kept chain comes back at the end.
+static void test_rx_keep_first(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint32_t hdr = model_virtio_net_hdr_len(nic), held = chains_of_64() - 1;
+	uint8_t chain[12 + 1514] = {0}; // the header (no offloads; num_buffers 1 where there is one), the frame
+	if (hdr == 12) {
+		chain[10] = 1;
+	}
+	uint16_t kept, head;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &kept));
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &head));
+	model_test_frame(chain + hdr, frame_len_for(0), nic_mac, 0);
+	CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, head, chain, hdr + frame_len_for(0)));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr + frame_len_for(0));
+	receive_in_order(dev, 0, 1, 8);
+	for (uint32_t seq = 1; seq < 1 + 3 * held; seq += held) {
+		for (uint32_t i = 0; i < held; i++) {
+			deliver(nic, seq + i);
+		}
+		receive_in_order(dev, seq, held, 64);
+	}
+	uint32_t last = 1 + 3 * held;
+	model_test_frame(chain + hdr, frame_len_for(last), nic_mac, last);
+	CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, kept, chain, hdr + frame_len_for(last)));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, kept, hdr + frame_len_for(last));
+	receive_in_order(dev, last, 1, 8);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 0);
+	free(text);
+	CHECK_EQ(read_stats(dev).rx_dropped, 0);
+	close_nic(nic, dev);
+}
+
 // A device that names the same RX chain (packed: buffer id) in two used entries of one batch: the first returns
 // the packet and the driver offers the chain again with a fresh buffer; the second would hand the app that fresh
 // buffer, which the device now holds and may write into while the app reads it. The second is refused: dropped,
@@ -1348,6 +1391,7 @@ int main(void) {
 		}
 		test_rx_out_of_order();
 		test_rx_duplicate_id();
+		test_rx_keep_first();
 		test_tx_out_of_order();
 	}
 	test_control_queue_failures();
