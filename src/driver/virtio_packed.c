@@ -18,10 +18,11 @@
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
 // descriptors than it holds (in_flight).
 //
-// The packet path keeps the batched form of split's: RX takes a run of packets, puts fresh buffers in their place
-// with one pkt_buf_alloc_batch and offers the run again (out of order: counts the used descriptors first, takes
-// that many fresh buffers and swaps each packet for one); TX frees sent buffers with pkt_buf_free_batch; at most
-// one notification per batch, and only when the device asks for it.
+// The packet path keeps the batched form of split's: RX takes fresh buffers with one pkt_buf_alloc_batch (in order:
+// as many as the device may have filled, once the first descriptor is used, the rest given back; out of order: as
+// many as it counts first) and swaps each packet for one, making its descriptor available again in the same pass;
+// TX frees sent buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks
+// for it.
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -212,77 +213,73 @@ static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* de
 	q->in_order = false;
 }
 
-// In order: takes the packets of the used descriptors from next_used on, at most max, in runs up to the ring's
-// end. Each run in two passes: the first takes the packets out of the table into bufs[] and stops at the first
-// descriptor that is not a packet at its own position; then one batch allocation puts fresh buffers straight into
-// the table in their place, and the second pass makes the run's descriptors available again with them. The
-// descriptor that stopped the first pass: one the device has not written yet ends the take; one with a bad length
-// is made available again with its own buffer, unread, and the take goes on; one that names another id (or has
-// flags against the wrap counter) makes the queue go out of order. Returns the packets, in bufs[]; *offered: the
-// descriptors made available again (all those consumed).
+// In order: takes the packets of the used descriptors from next_used on, at most max, in one pass. If the first one
+// is used, one batch allocation puts as many fresh buffers into bufs[] as the device may have filled (max, at most
+// what it holds); then, in runs up to the ring's end, each descriptor that is a packet at its own position (id p,
+// the flags of the round, a good length) gives its packet to bufs[] and takes the fresh buffer from there, and is
+// made available again at once: its address, then length, id and flags in one 8 byte release store. The take
+// stops at the first descriptor that is not such a packet: one the device has not written yet ends it; one with a
+// bad length is made available again with its own buffer, unread, and the take goes on; one that names another id
+// (or has flags against the wrap counter) makes the queue go out of order. Fresh buffers left over go back in one
+// batch (the cost of knowing the count only by reading: at most one allocation and one free per batch). Returns
+// the packets, in bufs[]; *offered: the descriptors made available again (all those consumed).
 static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
 					       uint32_t max, uint32_t* offered) {
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
-	// One position for both sides; the flags a used descriptor has there, and those of the driver's descriptor
-	// made available there: AVAIL flipped (the driver's wrap counter is one round ahead of the device's).
+	// One position for both sides, and the flags a used descriptor has there.
 	uint32_t pos = q->next_used.pos, used_flags = q->next_used.flags;
 	uint32_t consumed = 0, received = 0;
 	uint64_t rx_bytes = 0;
-	bool more = true, stopped = false;             // stopped: by the descriptor at `done`, looked at below
 	max = max < q->in_flight ? max : q->in_flight; // never more than the device holds
-	while (more && consumed < max) {
-		uint32_t run = max - consumed < size - pos ? max - consumed : size - pos;
-		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
-		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
-		// round: one compare of its id and flags against `expected`, which steps by one id per position. The
-		// flags, id and length come from one aligned 8 byte load, so id and length are never older than the
-		// flags; an acquire load (virtio_queue.h), so the packet the app reads is not either (2.8.21).
+	*offered = 0;
+	if (max == 0 || ((load_acquire(&ring[pos].flags) ^ used_flags) & VRING_PACKED_DESC_F_USED) != 0) {
+		return 0; // nothing used: no allocation
+	}
+	const uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, max);
+	// A used descriptor's len_id_flags made into the available one at its place by one XOR: the length (the used
+	// word's is 0 there: `expected` has none), AVAIL flipped (the driver's wrap counter is one round ahead of the
+	// device's) and WRITE set.
+	const uint64_t make_available = (uint64_t)(VRING_PACKED_DESC_F_AVAIL | VRING_DESC_F_WRITE) << 48 | RX_DESC_LEN;
+	bool more = true;
+	while (more && received < fresh && consumed < max) {
+		uint32_t run = fresh - received < size - pos ? fresh - received : size - pos;
+		run = run < max - consumed ? run : max - consumed;
+		// The descriptor at position p, in one acquire load (len_id_flags), must have id p and the flags of
+		// the round: one compare of its id and flags against `expected`, which steps by one id per position.
+		// The flags, id and length come from one aligned 8 byte load, so id and length are never older than
+		// the flags; an acquire load (virtio_queue.h), so the packet the app reads is not either (2.8.21).
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
-		volatile struct vring_packed_desc* const first = &ring[pos];
-		volatile struct vring_packed_desc* done = first;
-		volatile struct vring_packed_desc* const end = first + run;
+		volatile struct vring_packed_desc* done = &ring[pos];
+		volatile struct vring_packed_desc* const end = done + run;
 		struct pkt_buf** slot = &ring_bufs[pos];
-		struct pkt_buf** out = &bufs[received];
-		for (; done < end; done++, slot++, expected += 1ull << 32) {
+		struct pkt_buf** out = &bufs[received]; // the next fresh buffer, where the next packet goes
+		bool stopped = false;
+		for (; done < end; done++, slot++, out++, expected += 1ull << 32) {
 			word = load_acquire(&done->len_id_flags);
 			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// A length of 0 (length - 1 wraps around) or beyond the buffer is no packet. __builtin_expect:
 			// the straight path is the packet expected.
 			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected || length - 1 >= RX_BUF_DATA_ROOM,
 					     0)) {
-				more = false;
 				stopped = true;
 				break;
 			}
 			struct pkt_buf* packet = *slot;
+			struct pkt_buf* give = *out;
 			packet->size = length;
 			rx_bytes += length;
-			*out++ = packet;
+			*slot = give;
+			*out = packet;
+			done->addr = rx_buffer_addr(give);
+			store_release(&done->len_id_flags, expected ^ make_available); // after the address
 		}
-		uint32_t taken = (uint32_t)(done - first);
-		// The fresh buffers, in one batch, into the table where the packets were.
-		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &ring_bufs[pos], taken);
-		if (__builtin_expect(fresh < taken, 0)) {
-			// The pool ran short: the rest wait in the ring, unread (the first pass left them in the
-			// table).
-			for (uint32_t k = fresh; k < taken; k++) {
-				rx_bytes -= bufs[received + k]->size;
-			}
-			taken = fresh;
-			done = first + taken;
-			more = stopped = false;
-		}
-		slot = &ring_bufs[pos];
-		for (volatile struct vring_packed_desc* desc = first; desc < done; desc++, slot++) {
-			desc->addr = rx_buffer_addr(*slot);
-			desc->len = RX_DESC_LEN;                  // the id is there already: the device wrote it
-			store_release(&desc->flags, avail_flags); // after address and length: hands it over
-		}
+		uint32_t taken = (uint32_t)(done - &ring[pos]);
 		received += taken;
 		consumed += taken;
 		pos += taken;
+		more = !stopped;
 		if (stopped && ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0) {
 			// The device wrote the descriptor that stopped the take.
 			uint16_t id = (uint16_t)(word >> 32);
@@ -290,19 +287,20 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 				rx_out_of_order(dev, q, id); // rx_take_any_order takes it
 			} else {                             // a bad length: its buffer again, unread
 				rx_bad_desc(dev, q, "a bad length", id, (uint32_t)word);
-				done->addr = rx_buffer_addr(ring_bufs[pos]);
-				done->len = RX_DESC_LEN;
-				store_release(&done->flags, avail_flags); // after address and length
+				done->addr = rx_buffer_addr(*slot);
+				store_release(&done->len_id_flags, expected ^ make_available); // after the address
 				consumed++;
 				pos++;
 				more = true;
-				stopped = false;
 			}
 		}
 		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
 			pos = 0;
 			used_flags ^= USED_FLAGS;
 		}
+	}
+	if (__builtin_expect(fresh > received, 0)) {
+		pkt_buf_free_batch(&bufs[received], fresh - received);
 	}
 	q->next_used = (struct packed_cursor){(uint16_t)pos, (uint16_t)used_flags};
 	q->next_avail = (struct packed_cursor){(uint16_t)pos, (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL)};
