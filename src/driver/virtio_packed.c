@@ -18,9 +18,9 @@
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
 // descriptors than it holds (in_flight).
 //
-// The packet path keeps the batched form of split's: RX takes fresh buffers with one pkt_buf_alloc_batch (in order:
-// as many as the device may have filled, once the first descriptor is used, the rest given back; out of order: as
-// many as it counts first) and swaps each packet for one, making its descriptor available again in the same pass;
+// The packet path keeps the batched form of split's: RX takes fresh buffers with one pkt_buf_alloc_batch, as many
+// as there are used descriptors (in order, a full batch is seen from its last descriptor), and swaps each packet for
+// one, making its descriptor available again in the same pass;
 // TX frees sent buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks
 // for it.
 #include <stdbool.h>
@@ -214,15 +214,15 @@ static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* de
 }
 
 // In order: takes the packets of the used descriptors from next_used on, at most max, in one pass. If the first one
-// is used, one batch allocation puts as many fresh buffers into bufs[] as the device may have filled (max, at most
+// is used, one batch allocation puts as many fresh buffers into bufs[] as the device has filled (at most max and
 // what it holds); then, in runs up to the ring's end, each descriptor that is a packet at its own position (id p,
 // the flags of the round, a good length) gives its packet to bufs[] and takes the fresh buffer from there, and is
 // made available again at once: its address, then length, id and flags in one 8 byte release store. The take
 // stops at the first descriptor that is not such a packet: one the device has not written yet ends it; one with a
 // bad length is made available again with its own buffer, unread, and the take goes on; one that names another id
-// (or has flags against the wrap counter) makes the queue go out of order. Fresh buffers left over go back in one
-// batch (the cost of knowing the count only by reading: at most one allocation and one free per batch). Returns
-// the packets, in bufs[]; *offered: the descriptors made available again (all those consumed).
+// (or has flags against the wrap counter) makes the queue go out of order. Fresh buffers left over (bad
+// descriptors) go back in one batch. Returns the packets, in bufs[]; *offered: the descriptors made available again
+// (all those consumed).
 static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
 					       uint32_t max, uint32_t* offered) {
 	volatile struct vring_packed_desc* ring = q->ring;
@@ -234,8 +234,19 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	uint64_t rx_bytes = 0;
 	max = max < q->in_flight ? max : q->in_flight; // never more than the device holds
 	*offered = 0;
-	if (max == 0 || ((load_acquire(&ring[pos].flags) ^ used_flags) & VRING_PACKED_DESC_F_USED) != 0) {
-		return 0; // nothing used: no allocation
+	// The device marks descriptors used in ring order (its used position only moves on, 2.8): if the last of the
+	// max is used, so are all (a busy link: one load); otherwise they are counted, and if none is, nothing is
+	// allocated. Either way a guess: the pass below checks each one.
+	uint32_t last = pos + max - 1, last_flags = used_flags;
+	if (last >= size) {
+		last -= size;
+		last_flags ^= USED_FLAGS;
+	}
+	if (max == 0 || ((load_acquire(&ring[last].flags) ^ last_flags) & VRING_PACKED_DESC_F_USED) != 0) {
+		max = used_descriptors(q, q->next_used, max);
+		if (max == 0) {
+			return 0;
+		}
 	}
 	const uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, max);
 	// A used descriptor's len_id_flags made into the available one at its place by one XOR: the length (the used
@@ -249,7 +260,7 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 		// The descriptor at position p, in one acquire load (len_id_flags), must have id p and the flags of
 		// the round: one compare of its id and flags against `expected`, which steps by one id per position.
 		// The flags, id and length come from one aligned 8 byte load, so id and length are never older than
-		// the flags; an acquire load (virtio_queue.h), so the packet the app reads is not either (2.8.21).
+		// the flags; an acquire load (virtio_queue.h), so the packet the app reads is not either.
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
 		volatile struct vring_packed_desc* done = &ring[pos];
 		volatile struct vring_packed_desc* const end = done + run;

@@ -26,9 +26,9 @@
 #define RX_BUF_SIZE (64 + 2048)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 
-// Memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2; packed 2.8.21): what says the device has written
-// something (split: the used index; packed: a descriptor's flags) is read with an acquire load, so that nothing the
-// driver or the app reads or writes after it (the used entry, the packet, the buffer's reuse) moves before it; what
+// Memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2; packed: VirtIO 1.2, 2.8): what says the device has
+// written something (split: the used index; packed: a descriptor's flags) is read with an acquire load, so that nothing
+// the driver or the app reads or writes after it (the used entry, the packet, the buffer's reuse) moves before it; what
 // hands something to the device (split: the available index; packed: a descriptor's flags) is written with a release
 // store, so that everything written before it (addresses, lengths, ids, ring entries) is visible first. On x86 both
 // are plain moves (the compiler may not reorder around them); on AArch64 ldar (ldapr with RCpc) and stlr, as DPDK's
