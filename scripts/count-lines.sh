@@ -19,7 +19,7 @@ paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/
 	src/driver/driver.h src/driver/ixgbe.c"
 # name, ceiling, files (shell patterns), in the order of the book's chapters.
 features="
-other-drivers     2389 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
+other-drivers     2410 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
                        src/driver/virtio_transport.h src/driver/virtio_queue.[ch] src/driver/virtio_packed.c
 registers          417 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               329 src/vfio.[ch] src/access.[ch]
