@@ -2,18 +2,28 @@
 # Bounded fuzzing, for CI (scripts/test.sh) and by hand: builds the fuzz targets of test/fuzz with clang, libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/, then for each target
 #   1. replays the inputs that once crashed (test/fuzz/regressions/<target>/),
-#   2. fuzzes for FUZZ_SECONDS (default 60) starting from the seeds in test/fuzz/corpus/<target>/ plus what earlier
-#      runs in this build directory found (build-fuzz/fuzz-corpus/<target>/, never committed),
+#   2. fuzzes for FUZZ_SECONDS (default 15; with --long 300) starting from the seeds in test/fuzz/corpus/<target>/
+#      plus what earlier runs in this build directory found (build-fuzz/fuzz-corpus/<target>/, never committed),
 # and prints the time and number of executions. Exits non-zero if any target crashed or broke an invariant; the
 # crashing input is in build-fuzz/fuzz-artifacts/: keep it in test/fuzz/regressions/<target>/ once fixed.
 #
-# Environment: FUZZ_SECONDS (per target; 0: only run the seeds and regressions), FUZZ_TARGETS (default
-# "pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings"; a target whose code is not in the build, like ixgbe_rx without
-# test/model, is skipped),
+#   test/fuzz/run.sh          CI's run: 15 s per target, about 3 minutes for all
+#   test/fuzz/run.sh --long   a longer search by hand: 300 s per target, about an hour for all
+#
+# Environment: FUZZ_SECONDS (per target, over either default; 0: only run the seeds and regressions), FUZZ_TARGETS
+# (default "pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed
+# xdp_rings"; a target whose code is not in the build, like ixgbe_rx without test/model, is skipped),
 # FUZZ_BUILD_DIR (default build-fuzz).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${FUZZ_SECONDS:-60}
+default_seconds=15
+case "${1:-}" in
+	'') ;;
+	--long) default_seconds=300 ;;
+	*) echo "usage: $0 [--long]" >&2; exit 2 ;;
+esac
+seconds=${FUZZ_SECONDS:-$default_seconds}
+case "$seconds" in '' | *[!0-9]*) echo "fuzz: FUZZ_SECONDS must be a number" >&2; exit 2 ;; esac
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 targets=${FUZZ_TARGETS:-pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings}
 
