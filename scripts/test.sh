@@ -83,9 +83,9 @@ build() {   # build DIR CMAKE-ARGS...
 }
 
 # Every unit and model test under valgrind: a failing test, any memory error or a definite leak fails the stage.
-# Tests labelled novalgrind (long-running) are left out.
+# Tests labelled novalgrind (long-running) are left out. Two at a time: valgrind runs a program on one CPU.
 memcheck() {
-	(cd build-test && ctest --output-on-failure -LE 'vm|novalgrind' -T memcheck --overwrite \
+	(cd build-test && ctest --output-on-failure -LE 'vm|novalgrind' -j2 -T memcheck --overwrite \
 		MemoryCheckCommandOptions='--error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite' \
 		>memcheck.log 2>&1)
 	local rc=$?
@@ -105,10 +105,10 @@ if [ $quick = 0 ]; then
 	stage "unit and model tests (ASan+UBSan)" ctest_in build-sanitize -LE vm
 	# clang beside gcc: its UBSan finds what gcc's does not (NULL + 0 in pointer arithmetic, ...) and its -Werror
 	# warnings differ. Unit, model and fuzz-replay tests only (not the bench, install, xdp and vagrant labels, which
-	# test scripts rather than C): about 4 minutes with the build.
+	# test scripts rather than C), two at a time: about 4 minutes with the build.
 	stage "build (clang, ASan+UBSan)" build build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
 		-DIXY_SANITIZE=ON
-	stage "unit and model tests (clang, ASan+UBSan)" ctest_in build-clang -LE 'vm|bench|install|xdp|vagrant'
+	stage "unit and model tests (clang, ASan+UBSan)" ctest_in build-clang -j2 -LE 'vm|bench|install|xdp|vagrant'
 	stage "unit and model tests (valgrind memcheck)" memcheck
 	# The threaded forwarder (ixy-fwd --queues) against the 82599 model, and VirtIO's queues in two threads while a
 	# third reads the statistics (test_virtio_rss), under ThreadSanitizer: only what runs threads, not under the
