@@ -137,7 +137,7 @@ if [ $quick = 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		stage "Vagrant box: provisioning in a debootstrap chroot" test/vagrant/provision-chroot.sh build-test/vagrant-chroot
 	else
-		echo "== Vagrant box: provisioning in a debootstrap chroot: skipped (needs root)"
+		echo "== Vagrant box: provisioning in a debootstrap chroot: skipped: needs root (debootstrap, chroot)"
 	fi
 fi
 
