@@ -678,6 +678,10 @@ static bool i386_abi_answers(void) {
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) {
 		return false;
 	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("i386 call without a filter: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return true;
 }
