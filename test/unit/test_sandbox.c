@@ -737,7 +737,7 @@ int main(int argc, char** argv) {
 			     checks_in_child(no_filter_checks, &nobody_with_caps));
 		child_passed("a thread holding capabilities refused", checks_in_child(thread_with_caps_refused, NULL));
 	} else {
-		printf("not root: the drop to another user and the capabilities' drop are not tested\n");
+		printf("skipped: the drop to another user and the capabilities' drop: not root\n");
 	}
 	// Users by number (for users only NSS knows): "<uid>" (gid the same) and "<uid>:<gid>"; no number, no user.
 	struct ixy_sandbox_config numeric = {0};
