@@ -24,7 +24,7 @@ other-drivers     2410 src/driver/igb.c src/driver/virtio.c src/driver/virtio_le
 registers          417 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         313 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
-af-xdp            1150 src/driver/xdp*.[ch] src/xdp_memory.[ch]
+af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        424 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
                        src/driver/injected_failure.h

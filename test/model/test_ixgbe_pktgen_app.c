@@ -85,7 +85,7 @@ uint64_t __wrap_monotonic_time_ns(void) {
 	if (stutter_nic) {
 		model_ixgbe_pause_tx(stutter_nic, clock_reads < STUTTER_END && clock_reads / STUTTER_READS % 2 == 1);
 	}
-	return virtual_ns += CLOCK_READ_NS;
+	return atomic_fetch_add(&virtual_ns, CLOCK_READ_NS) + CLOCK_READ_NS;
 }
 
 int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* until, struct timespec* left);

@@ -3,8 +3,9 @@
 # there. One scenario per boot. A scenario NAME is two files: scenario-NAME.sh, which guest-init.sh runs in the guest,
 # and host-NAME.sh, which this script sources after reading the options; both in test/vm, or in bench/vm for the
 # benchmarks. Each host file says what its scenario does, sets mode (its default, e.g. mode=${mode:-bare}), may set
-# time_limit, out, guest_options, host_ends_ok=yes and qemu_prefix (a command QEMU runs under, e.g. ip netns exec)
-# or refuse options (exit 2), and defines the functions
+# time_limit, out, guest_options, host_ends_ok=yes, qemu_prefix (a command QEMU runs under, e.g. ip netns exec) and
+# host_needs (what the host must do beyond QEMU: netns, tap, bridge; test/host_features.sh: without one the test
+# skips, exit 77, with a line "skipped: ..." naming it) or refuse options (exit 2), and defines the functions
 #   network   the netdevs nic_a ... nic_d (pair_network, hub_network or its own)
 #   devices   (optional) QEMU devices and records after NICs A-D; extra: more words for the kernel command line
 #   checks    the host's checks once QEMU has ended: expect, marker, guest_checks, and total (totals.sh) to read
@@ -57,7 +58,7 @@
 # passes to the NIC.)
 #
 # The guest's own checks arrive as "IXY-VM: PASS|FAIL ..." lines. Exit: 0 passed, 1 failed, 77 skipped (not root,
-# or QEMU cannot be installed).
+# QEMU cannot be installed, or the host lacks what host_needs names), with one line "run-vm: skipped: ..." saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -108,6 +109,7 @@ case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a numbe
 time_limit=300
 guest_options=()
 qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
+host_needs=()  # a host file's needs of the host (test/host_features.sh)
 host_ends_ok=no
 queues_ok=no # a host file that reads --queues sets queues_ok=yes
 vcpus=1
@@ -144,11 +146,17 @@ out=${out:-$build_dir/vm-$scenario}
 say() { echo "run-vm: $*"; }
 
 if [ "$(id -u)" != 0 ]; then
-	say "SKIP: needs root (installs packages, boots QEMU)"
+	say "skipped: needs root (installs packages, boots QEMU)"
 	exit 77
 fi
+if [ ${#host_needs[@]} -gt 0 ]; then
+	# shellcheck source=test/host_features.sh
+	. "$src/test/host_features.sh"
+	missing=$(host_feature_missing "${host_needs[@]}")
+	[ -z "$missing" ] || { say "skipped: this host has no $missing (scenario $scenario)"; exit 77; }
+fi
 if ! "$src/scripts/install-qemu.sh"; then   # QEMU 10 from bookworm-backports: igb, modern-only VirtIO, IOMMU
-	say "SKIP: cannot install a QEMU with igb (scripts/install-qemu.sh)"
+	say "skipped: cannot install a QEMU with igb (scripts/install-qemu.sh)"
 	exit 77
 fi
 need=()
@@ -157,7 +165,7 @@ command -v cpio >/dev/null || need+=(cpio)
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing ${need[*]}"
 	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"; } >/dev/null 2>&1; then
-		say "SKIP: cannot install ${need[*]}"
+		say "skipped: cannot install ${need[*]}"
 		exit 77
 	fi
 fi

@@ -15,7 +15,8 @@
 #    sent), and ixy-pcap got all 300.
 #    ixy-pktgen's packets are copied into UMEM frames, so it has its own buffers back at once; its end-of-run wait
 #    must wait for the kernel's completions instead.
-# Needs root, ip and python3: exits 77 (skipped) without them. The last line: "N passed, N failed".
+# Needs root, network namespaces, veth pairs, AF_XDP sockets, ip and python3: exits 77 (skipped) without one of
+# them, with a line "skipped: ..." naming it. The last line: "N passed, N failed".
 set -u
 bin=$1
 src=$2
@@ -32,12 +33,12 @@ waiter_key() { # waiter_key FILE KEY [N]: KEY on the N-th (default 1st) waiter l
 }
 
 ip netns add "$ns" || exit 1
-in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || exit 1
+no_ipv6 || exit 1
 ip -n "$ns" link add vethA type veth peer name vethB || exit 1
 ip -n "$ns" link add vethC numtxqueues 2 numrxqueues 2 type veth peer name vethD numtxqueues 2 numrxqueues 2 || exit 1
 ip -n "$ns" link add vethE numtxqueues 2 numrxqueues 2 type veth peer name vethF numtxqueues 2 numrxqueues 2 || exit 1
 for dev in vethA vethB vethC vethD vethE vethF; do
-	in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	no_ipv6 "$dev"
 	ip -n "$ns" link set "$dev" up || exit 1
 done
 
