@@ -26,8 +26,8 @@ vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         307 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
 af-xdp            1144 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        412 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
-                       src/driver/injected_failure.h
+fail-safety        429 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
+                       src/driver/injected_failure.h src/driver/delay.h
 options            198 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
