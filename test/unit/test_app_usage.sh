@@ -25,6 +25,17 @@ expect() {
 	fi
 }
 
+# expect_one_line <exit code> <text> <command...>: as expect, and stderr is that one line, nothing else.
+expect_one_line() {
+	expect "$@"
+	if [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		shift 2
+		failed=$((failed + 1))
+		echo "FAILED: $* -> stderr is not one line:" >&2
+		cat "$tmp/err" >&2
+	fi
+}
+
 expect 2 "usage: ixy-fwd [--poll | --wait <ms>] [--ring <descriptors>] [--queues <n>] <pci1> <pci2>" "$bin/ixy-fwd"
 expect 2 "usage: ixy-fwd" "$bin/ixy-fwd" --poll "$addr"
 expect 2 "unrecognized option '--fast'" "$bin/ixy-fwd" --fast "$addr" 0000:00:00.0
@@ -86,6 +97,10 @@ expect 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-n
 expect 2 "unrecognized option '--poll'" "$bin/ixy-pktgen" --poll "$addr"
 expect 2 "option '--user' requires an argument" "$bin/ixy-fwd" --user
 expect 2 "usage: ixy-pktgen" "$bin/ixy-pktgen" "$addr" 5
+# --replay of a FIFO: refused with one line, without waiting in open() for a writer that never comes (timeout: only
+# a guard against hanging forever).
+mkfifo "$tmp/fifo.pcap"
+expect_one_line 1 "ixy-pktgen: $tmp/fifo.pcap: not a regular file" timeout 30 "$bin/ixy-pktgen" --replay "$tmp/fifo.pcap" "$addr"
 # --help: the usage on stdout, exit code 0, nothing on stderr.
 expect_help() {   # expect_help APP [OPTIONS...]
 	app=$1
