@@ -12,7 +12,9 @@
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
-// device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
+// device runs, and a file the app created is removed again if the device cannot be taken. An existing file must be a
+// regular file (or /dev/null) of the user the capture runs as (--user, else the real uid), not a symbolic link
+// (common/pcap.h): else it is refused with one line and exit code 1. All packets of a batch
 // get the time the batch was received as their timestamp. At the end it prints its totals line (print_stats_totals)
 // and the waiter's.
 // --wait (the default, 1000 ms): while no packet comes, sleep until the NIC's interrupt (VFIO only; through sysfs it
@@ -24,6 +26,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ixy/interrupts.h>
 
@@ -161,7 +164,8 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "ixy-pcap: file - (none) needs --report\n");
 		return usage(USAGE, false);
 	}
-	if (stop_on_signals() != 0 || (cap.writing && pcap_open(&cap.pcap, path) != 0)) {
+	if (stop_on_signals() != 0 ||
+	    (cap.writing && pcap_open(&cap.pcap, path, opt.sandbox.drop_user ? opt.sandbox.uid : getuid()) != 0)) {
 		return 1;
 	}
 	if (opt.report && !(cap.report = report_create())) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,17 +31,71 @@ static int write_bytes(struct pcap_writer* writer, const void* data, size_t len)
 	return 0;
 }
 
-int pcap_open(struct pcap_writer* writer, const char* path) {
+// The null device (character device 1:3): it has no contents to lose, so neither its type nor its owner matter.
+static bool is_null_device(const struct stat* st) {
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
+// Why an existing file st may not be written by a capture that runs as owner: into problem, or false if it may.
+static bool refused(const struct stat* st, uid_t owner, char* problem, size_t size) {
+	if (S_ISLNK(st->st_mode)) {
+		snprintf(problem, size, "a symbolic link, not followed");
+	} else if (S_ISDIR(st->st_mode)) {
+		snprintf(problem, size, "%s", strerror(EISDIR));
+	} else if (is_null_device(st)) {
+		return false;
+	} else if (!S_ISREG(st->st_mode)) {
+		snprintf(problem, size, "%s, not a regular file", S_ISFIFO(st->st_mode) ? "a FIFO" : "a special file");
+	} else if (st->st_uid != owner) {
+		snprintf(problem, size, "belongs to uid %u, not to uid %u, who the capture runs as",
+			 (unsigned)st->st_uid, (unsigned)owner);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+// An existing file: checked before it is opened (lstat: nothing else is opened, a FIFO cannot block), opened without
+// following a symbolic link, then checked again (fstat: the same file, not one swapped in meanwhile). Never
+// truncated here. Returns the descriptor, or -1 with problem set.
+static int open_existing(const char* path, uid_t owner, char* problem, size_t size) {
+	struct stat before, after;
+	if (lstat(path, &before) != 0) {
+		snprintf(problem, size, "%s", strerror(errno));
+		return -1;
+	}
+	if (refused(&before, owner, problem, size)) {
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &after) != 0 || fcntl(fd, F_SETFL, 0) != 0) {
+		snprintf(problem, size, "%s", errno == ELOOP ? "a symbolic link, not followed" : strerror(errno));
+	} else if (after.st_dev != before.st_dev || after.st_ino != before.st_ino) {
+		snprintf(problem, size, "replaced by another file while it was opened");
+	} else if (!refused(&after, owner, problem, size)) {
+		return fd;
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	return -1;
+}
+
+int pcap_open(struct pcap_writer* writer, const char* path, uid_t owner) {
 	*writer = (struct pcap_writer){.path = path};
-	// A new file is created, an existing one opened as it is: pcap_start empties it once the capture begins.
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	// A new file is created (O_EXCL: never through a symbolic link), an existing one opened as it is, if it may be
+	// written: pcap_start empties it once the capture begins.
+	char problem[128] = "";
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	writer->created = fd >= 0;
-	if (fd < 0 && errno == EEXIST) {
-		fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		int err = errno;
+		snprintf(problem, sizeof(problem), "%s", strerror(err));
+		fd = err == EEXIST ? open_existing(path, owner, problem, sizeof(problem)) : -1;
 	}
 	writer->file = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!writer->file) {
-		fprintf(stderr, "pcap: cannot create %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "pcap: cannot create %s: %s\n", path, fd >= 0 ? strerror(errno) : problem);
 		if (fd >= 0) {
 			close(fd);
 		}
@@ -59,7 +114,7 @@ int pcap_open(struct pcap_writer* writer, const char* path) {
 }
 
 int pcap_start(struct pcap_writer* writer) {
-	// A regular file loses what it held; a device or pipe (/dev/null, a fifo) cannot be truncated and need not be.
+	// A regular file loses what it held; the null device (pcap_open) cannot be truncated and need not be.
 	struct stat st;
 	int fd = fileno(writer->file);
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {

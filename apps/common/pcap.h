@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define PCAP_MAGIC 0xa1b2c3d4u
 #define PCAP_VERSION_MAJOR 2
@@ -31,9 +32,12 @@ struct pcap_writer {
 };
 
 // Opens the file at path for writing, creating it if it does not exist, but changes nothing in an existing file: a
-// path that cannot be written fails here, and pcap_discard leaves everything as it was. Returns 0, or -1 with a
-// message on stderr.
-int pcap_open(struct pcap_writer* writer, const char* path);
+// path that cannot be written fails here, and pcap_discard leaves everything as it was. An existing file must be a
+// regular file of owner, the user the capture runs as (ixy-pcap: its --user, else the real uid), reached without a
+// symbolic link as its last component; anything else is refused (the null device /dev/null alone is taken as it is):
+// run as root, the capture never empties a file its user could not, nor one a link points to. Returns 0, or -1 with
+// one line on stderr ("pcap: cannot create <path>: <why>").
+int pcap_open(struct pcap_writer* writer, const char* path, uid_t owner);
 // Empties the file (if it is a regular file) and writes the global header, flushed. Returns 0, or -1 with a message.
 int pcap_start(struct pcap_writer* writer);
 // Closes a file opened but not started and removes it if pcap_open created it (the capture did not happen).

@@ -143,6 +143,27 @@ if [ -e "$tmp/b.pcap" ]; then
 else
 	passed=$((passed + 1))
 fi
+# Issue 34: an existing capture file must be a regular file of the user the capture runs as, not reached through a
+# symbolic link; anything else is refused with one line and exit code 1, and stays as it was.
+echo "keep me" >"$tmp/own-file"
+ln -s "$tmp/own-file" "$tmp/link.pcap"
+expect_one_line 1 "pcap: cannot create $tmp/link.pcap: a symbolic link, not followed" "$bin/ixy-pcap" "$addr" "$tmp/link.pcap" 5
+expect_one_line 1 "pcap: cannot create $tmp/fifo.pcap: a FIFO, not a regular file" timeout 30 "$bin/ixy-pcap" "$addr" "$tmp/fifo.pcap" 5
+expect_one_line 1 "pcap: cannot create $tmp: Is a directory" "$bin/ixy-pcap" "$addr" "$tmp" 5
+if [ "$(id -u)" = 0 ] && grep -q '^nobody:' /etc/passwd; then
+	# root's file, the capture for nobody: refused (in nobody's directory, or named directly)
+	mkdir "$tmp/nobody" && chown nobody "$tmp/nobody" && ln -s "$tmp/own-file" "$tmp/nobody/c.pcap"
+	expect_one_line 1 "pcap: cannot create $tmp/nobody/c.pcap: a symbolic link, not followed" "$bin/ixy-pcap" \
+		--user nobody "$addr" "$tmp/nobody/c.pcap" 5
+	expect_one_line 1 "pcap: cannot create $tmp/own-file: belongs to uid 0, not to uid $(id -u nobody)" \
+		"$bin/ixy-pcap" --user nobody "$addr" "$tmp/own-file" 5
+fi
+if [ "$(cat "$tmp/own-file")" = "keep me" ]; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAILED: a refused capture file changed" >&2
+fi
 # The capture file is opened before the device: an impossible path fails with exit code 1 and names the file.
 expect 1 "cannot create $tmp/missing/c.pcap" "$bin/ixy-pcap" "$addr" "$tmp/missing/c.pcap" 5
 
