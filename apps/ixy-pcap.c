@@ -104,6 +104,9 @@ static void flush_before_sleep(void* cap) {
 // A waiter on the device's n RX queues, or NULL with a message.
 static struct ixy_waiter* capture_waiter(struct ixy_device* dev, uint16_t n) {
 	struct ixy_waiter* waiter = ixy_waiter_create();
+	if (waiter) {
+		ixy_waiter_stop_on(waiter, &stop_signal); // a stop ends its sleep within a slice, whatever --wait
+	}
 	for (uint16_t q = 0; q < n && waiter; q++) {
 		if (ixy_waiter_add(waiter, dev, q) != 0) {
 			ixy_waiter_destroy(waiter);

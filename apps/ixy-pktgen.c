@@ -56,7 +56,7 @@ static void wait_until_sent(struct ixy_device* dev, uint32_t (*buffers_out)(cons
 	uint64_t now = monotonic_time_ns(), end_ns = now + DRAIN_NS;
 	ixy_tx_batch(dev, 0, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
 	while (buffers_out(self) > 0 && now < end_ns) {
-		pacing_sleep_until(now + DRAIN_STEP_NS);
+		pacing_sleep_until(now, now + DRAIN_STEP_NS, NULL); // (also after a stop)
 		ixy_tx_batch(dev, 0, NULL, 0);
 		now = monotonic_time_ns();
 	}
@@ -162,7 +162,7 @@ int main(int argc, char* argv[]) {
 		}
 		if (next_ns > now) {
 			uint64_t end_ns = opt.seconds ? start_ns + opt.seconds * ONE_SECOND_NS : next_ns;
-			pacing_sleep_until(next_ns < end_ns ? next_ns : end_ns);
+			pacing_sleep_until(now, next_ns < end_ns ? next_ns : end_ns, &stop_signal);
 		}
 		if (second_passed(&last_ns, &elapsed_ns, round, next_ns > now)) {
 			ixy_read_stats(dev, &stats);

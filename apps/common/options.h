@@ -6,7 +6,7 @@
 // arg_options reads them into a struct app_options. The first argument that is not an option ends them. Every option
 // but --help belongs to a feature, which takes its value from struct app_options:
 //   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep, or sleep on idle NICs reached
-//                         through VFIO at most <ms> (1 to 60000) at a time, so that a signal is seen within it
+//                         through VFIO at most <ms> (1 to 60000) at a time (a stop ends a sleep within 100 ms)
 //   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (ixy_init checks the value)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
 //   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
