@@ -153,19 +153,20 @@ static void print_totals(struct ixy_device* dev, uint16_t n, const struct captur
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.wait_ms = 1000, .queues = 1};
 	int first = arg_options("ixy-pcap", options, argc, argv, &opt);
-	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-pcap", argc, argv, first, 2, 3, "<pci> <file | -> [n]") ||
+	    !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	const char* pci_addr = argv[first];
 	const char* path = argv[first + 1];
 	// no n: until stopped (2^64 - 1 packets is as good as forever)
 	struct capture cap = {.limit = UINT64_MAX, .writing = strcmp(path, "-") != 0};
 	if (argc - first == 3 && !arg_u64("ixy-pcap", "packet count", argv[first + 2], 1, UINT64_MAX, &cap.limit)) {
-		return usage(USAGE, false);
+		return EXIT_USAGE;
 	}
 	if (!cap.writing && !opt.report) {
 		fprintf(stderr, "ixy-pcap: file - (none) needs --report\n");
-		return usage(USAGE, false);
+		return EXIT_USAGE;
 	}
 	if (stop_on_signals() != 0 ||
 	    (cap.writing && pcap_open(&cap.pcap, path, opt.sandbox.drop_user ? opt.sandbox.uid : getuid()) != 0)) {

@@ -88,8 +88,9 @@ static uint32_t batch_limit(const struct app_options* opt, uint64_t sent, uint64
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.flows = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
 	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
-	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-pktgen", argc, argv, first, 1, 1, "<pci>") ||
+	    !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	if ((opt.loop || opt.replay_timing) && !opt.replay) {
 		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");

@@ -704,6 +704,13 @@ static void bad_snaplen(FILE* f) {
 static void not_ethernet(FILE* f) {
 	write_header(f, 0xa1b2c3d4u, true, 65535, 105);
 }
+// Ethernet with its FCS (F bit, 2 16-bit words), and Ethernet with a reserved bit: both refused, the bits named.
+static void ethernet_with_fcs(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 0x24000001u);
+}
+static void ethernet_reserved_bit(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 0x00010001u);
+}
 static void no_records(FILE* f) {
 	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
 }
@@ -757,7 +764,14 @@ static void check_bad_files(void) {
 	check_bad_file("--replay: truncated header", "truncated: 6 bytes", short_header);
 	check_bad_file("--replay: version 3", "pcap version 3, not 2", bad_version);
 	check_bad_file("--replay: snaplen", "snaplen 262145 is out of range", bad_snaplen);
-	check_bad_file("--replay: link type", "link type 105 is not Ethernet", not_ethernet);
+	check_bad_file("--replay: link type", "link type 0x00000069 is not Ethernet (0x00000001)\n", not_ethernet);
+	check_bad_file(
+	    "--replay: link type with FCS",
+	    "link type 0x24000001 is not Ethernet (0x00000001), F bit set: each frame ends in an FCS of 4 bytes",
+	    ethernet_with_fcs);
+	check_bad_file("--replay: link type, reserved bit",
+		       "link type 0x00010001 is not Ethernet (0x00000001), upper bits 0x0001 set",
+		       ethernet_reserved_bit);
 	check_bad_file("--replay: no records", "no records", no_records);
 	check_bad_file("--replay: truncated record header", "record 1: truncated record header (4 of 16",
 		       short_record_header);
