@@ -54,7 +54,6 @@ struct capture {
 	struct report* report; // --report, else NULL
 	uint64_t limit;        // packets to capture, then stop
 	uint64_t taken;        // packets captured: written into the file (without one: reported)
-	uint64_t not_captured; // received but not captured: after the limit (same batch) or a write error
 	bool failed;           // a write failed: the file is incomplete
 	uint64_t received[IXY_MAX_QUEUES], captured[IXY_MAX_QUEUES], received_at_rates[IXY_MAX_QUEUES]; // per RX queue
 };
@@ -78,13 +77,11 @@ static uint32_t capture_round(struct ixy_device* dev, uint16_t n, struct capture
 					report_frame(cap->report, bufs[i]->data, bufs[i]->size, received_ns);
 				}
 				if (cap->writing) {
-					cap->failed = pcap_write_packet(&cap->pcap, bufs[i]->data, bufs[i]->size,
-									timestamp_ns) != 0;
+					cap->failed = pcap_write_tagged(&cap->pcap, (uint8_t)q, bufs[i]->data,
+									bufs[i]->size, timestamp_ns) != 0;
 				}
 				cap->taken += !cap->failed;
-				cap->captured[q] += !cap->failed;
-			} else {
-				cap->not_captured++;
+				cap->captured[q] += !cap->failed; // (with a file, the writer counts what reached it)
 			}
 			pkt_buf_free(bufs[i]);
 		}
@@ -134,19 +131,26 @@ static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap,
 }
 
 // The totals: the report's final lines (--report), with several queues a line per queue, then the device's.
-// captured: packets written into the file (without a file: reported); not_written: received after the n-th or after a
-// write error; write_failed=1: the file is incomplete.
+// captured: packets whose bytes reached the file (the writer counts them as it writes its buffer: after a failed write,
+// only the records that reached the file whole; without a file: reported); not_written: the others received (after
+// the n-th, after a write error, or lost in the failed write); write_failed=1: the file is incomplete.
 static void print_totals(struct ixy_device* dev, uint16_t n, const struct capture* cap, struct device_stats* stats) {
 	ixy_read_stats(dev, stats);
 	if (cap->report) {
 		report_print(stdout, "ixy-pcap", dev->pci_addr, cap->report, true);
 	}
-	for (uint16_t q = 0; q < n && n > 1; q++) {
-		printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
-		       dev->pci_addr, q, cap->received[q], cap->captured[q]);
+	uint64_t received = 0;
+	for (uint16_t q = 0; q < n; q++) {
+		received += cap->received[q];
+		if (n > 1) {
+			printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
+			       dev->pci_addr, q, cap->received[q],
+			       cap->writing ? cap->pcap.in_file[q] : cap->captured[q]);
+		}
 	}
+	uint64_t captured = cap->writing ? cap->pcap.packets_in_file : cap->taken;
 	print_stats_totals(stdout, "ixy-pcap", stats);
-	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap->taken, cap->not_captured,
+	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", captured, received - captured,
 	       cap->failed);
 }
 

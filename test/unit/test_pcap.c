@@ -2,6 +2,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -53,7 +55,7 @@ static void test_write_and_read_back(const char* path) {
 	}
 	CHECK_EQ(writer.packets_written, NUM_PACKETS);
 	CHECK_EQ(pcap_close(&writer), 0);
-	CHECK(writer.file == NULL);
+	CHECK(writer.fd == -1);
 
 	size_t size = 0;
 	const uint8_t* file = read_file(path, &size);
@@ -243,6 +245,51 @@ static void test_open_changes_nothing(const char* path) {
 	CHECK(access(path, F_OK) != 0); // gone again
 }
 
+// Issue 34: the disk fills (here: a file size limit, RLIMIT_FSIZE, with SIGXFSZ ignored, so that write() fails with
+// EFBIG after a partial write). Only records whose bytes all reached the file count, per tag too, and the record the
+// failed write cut is cut off: the file holds exactly packets_in_file records.
+#define FULL_RECORDS 100 // whole records that fit, then half a record more
+static void test_full_disk(const char* path) {
+	struct rlimit old, small;
+	CHECK_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = (struct rlimit){.rlim_cur = 24 + FULL_RECORDS * (16 + PACKET_SIZE) + 30, .rlim_max = old.rlim_max};
+	CHECK(signal(SIGXFSZ, SIG_IGN) != SIG_ERR);
+	struct pcap_writer writer;
+	CHECK_EQ(pcap_open(&writer, path, getuid()), 0);
+	CHECK_EQ(pcap_start(&writer), 0);
+	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
+	uint8_t pkt[PACKET_SIZE];
+	packet_build_template(pkt, mac);
+	fprintf(stderr, "(the following error line is expected)\n");
+	int failures = 0;
+	for (uint32_t i = 0; i < 3 * FULL_RECORDS; i++) {
+		packet_stamp_seq(pkt, i);
+		failures += pcap_write_tagged(&writer, (uint8_t)(i % 4), pkt, PACKET_SIZE, 0) != 0;
+		if (i == FULL_RECORDS / 2) {
+			CHECK_EQ(pcap_flush(&writer), 0); // still room: all 51 in the file
+			CHECK_EQ(writer.packets_in_file, FULL_RECORDS / 2 + 1);
+		}
+	}
+	CHECK_EQ(failures, 0); // all in the buffer
+	CHECK_EQ(pcap_close(&writer), -1);
+	CHECK_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+	CHECK_EQ(writer.packets_written, 3 * FULL_RECORDS);
+	CHECK_EQ(writer.packets_in_file, FULL_RECORDS);
+	uint64_t by_tag = 0;
+	for (int t = 0; t < 4; t++) {
+		CHECK_EQ(writer.in_file[t], FULL_RECORDS / 4); // records 0..99 in turn
+		by_tag += writer.in_file[t];
+	}
+	CHECK_EQ(by_tag, writer.packets_in_file);
+	// The file: the header and exactly packets_in_file whole records, the last one number 99.
+	size_t size = 0;
+	const uint8_t* file = read_file(path, &size);
+	CHECK_EQ(size, 24 + FULL_RECORDS * (16 + PACKET_SIZE));
+	CHECK(file && size >= 24 + FULL_RECORDS * (16 + PACKET_SIZE) &&
+	      packet_read_seq(file + 24 + (FULL_RECORDS - 1) * (16 + PACKET_SIZE) + 16) == FULL_RECORDS - 1);
+}
+
 int main(void) {
 	char path[256];
 	make_temp_path(path, sizeof(path));
@@ -251,6 +298,7 @@ int main(void) {
 	test_snaplen(path);
 	test_open_fails();
 	test_open_changes_nothing(path);
+	test_full_disk(path);
 	char dir[] = "/tmp/test_pcap_dir_XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	test_refused_files(dir);
