@@ -63,7 +63,9 @@ static inline int pcap_write_packet(struct pcap_writer* writer, const uint8_t* d
 }
 // Writes the buffered packets to the file. Returns 0, or -1 with a message. A write that fails (a full disk, a file
 // size limit) counts in packets_in_file and in_file only the records whose bytes all reached the file, and cuts a
-// record it left incomplete off again (ftruncate): the file then holds exactly packets_in_file whole records.
+// record it left incomplete off again (ftruncate): the file then holds exactly packets_in_file whole records. Under
+// ixy-pcap's seccomp filter (ixy/sandbox.h), which does not allow ftruncate, the cut record stays at the end (tcpdump
+// reads the whole ones and says the file is truncated); the counts are the same.
 int pcap_flush(struct pcap_writer* writer);
 // Flushes and closes the file. Returns 0, or -1 with a message if the last writes failed.
 int pcap_close(struct pcap_writer* writer);
