@@ -53,7 +53,7 @@ struct capture {
 	bool writing;          // a file is written (not "-")
 	struct report* report; // --report, else NULL
 	uint64_t limit;        // packets to capture, then stop
-	uint64_t taken;        // packets captured: written into the file (without one: reported)
+	uint64_t taken;        // packets taken: given to the file (pcap.packets_in_file: what reached it) or reported
 	bool failed;           // a write failed: the file is incomplete
 	uint64_t received[IXY_MAX_QUEUES], captured[IXY_MAX_QUEUES], received_at_rates[IXY_MAX_QUEUES]; // per RX queue
 };
