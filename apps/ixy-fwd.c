@@ -30,8 +30,9 @@ static const struct option options[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.wait_ms = 1000, .queues = 1};
 	int first = arg_options("ixy-fwd", options, argc, argv, &opt);
-	if (first < 0 || argc - first != 2 || !arg_pci_addrs("ixy-fwd", &argv[first], 2)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-fwd", argc, argv, first, 2, 2, "<pci1> <pci2>") ||
+	    !arg_pci_addrs("ixy-fwd", &argv[first], 2)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	uint16_t n = (uint16_t)opt.queues;
 	struct ixy_config configs[2];

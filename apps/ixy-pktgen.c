@@ -62,7 +62,7 @@ static void wait_until_sent(struct ixy_device* dev, uint32_t (*buffers_out)(cons
 	ixy_tx_batch(dev, 0, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
 	ixy_read_stats(dev, stats);
 	while ((buffers_out(self) > 0 || stats->tx_pkts < sent) && now < end_ns) {
-		pacing_sleep_until(now + DRAIN_STEP_NS);
+		pacing_sleep_until(now, now + DRAIN_STEP_NS, NULL); // (also after a stop)
 		ixy_tx_batch(dev, 0, NULL, 0);
 		ixy_read_stats(dev, stats);
 		now = monotonic_time_ns();
@@ -95,8 +95,9 @@ static uint32_t batch_limit(const struct app_options* opt, uint64_t sent, uint64
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.flows = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
 	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
-	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-pktgen", argc, argv, first, 1, 1, "<pci>") ||
+	    !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	if ((opt.loop || opt.replay_timing) && !opt.replay) {
 		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");
@@ -169,7 +170,7 @@ int main(int argc, char* argv[]) {
 		}
 		if (next_ns > now) {
 			uint64_t end_ns = opt.seconds ? start_ns + opt.seconds * ONE_SECOND_NS : next_ns;
-			pacing_sleep_until(next_ns < end_ns ? next_ns : end_ns);
+			pacing_sleep_until(now, next_ns < end_ns ? next_ns : end_ns, &stop_signal);
 		}
 		if (second_passed(&last_ns, &elapsed_ns, round, next_ns > now)) {
 			ixy_read_stats(dev, &stats);

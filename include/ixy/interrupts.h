@@ -4,6 +4,7 @@
 #ifndef IXY_INTERRUPTS_H
 #define IXY_INTERRUPTS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,12 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received);
 // Calls before_sleep(arg) each time before the waiter sleeps (e.g. to flush output a reader waits for); NULL: none.
 void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(void* arg), void* arg);
+// Makes every sleep end within IXY_WAITER_STOP_SLICE_MS once *stop is non-zero (an app's stop flag, which its signal
+// handler sets): the sleep is taken in slices, the flag looked at before each, so that a signal that came just before
+// the sleep began (and so interrupted nothing) is seen within a slice, however long the timeout (--wait 60000). NULL:
+// one sleep to the timeout, as without a call.
+#define IXY_WAITER_STOP_SLICE_MS 100
+void ixy_waiter_stop_on(struct ixy_waiter* waiter, const atomic_int* stop);
 // Prints, as one line for scripts to read, how often it slept and how often each queue's interrupt fired:
 // "waiter app=<app> slept=<n> timeouts=<n> packet_before_sleep=<n> polls_only=<0|1>" and per RX queue
 // " interrupts/<pci addr>/<queue>=<n>". slept counts the sleeps, timeouts those that ended without an interrupt,

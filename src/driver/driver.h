@@ -36,9 +36,7 @@ static inline uint32_t get_reg32(const uint8_t* bar, uint32_t reg) {
 	return *((volatile uint32_t*)(bar + reg));
 }
 
-static inline void ixy_usleep(uint32_t us) {
-	usleep(us);
-}
+#include "delay.h" // ixy_usleep: the full time, also when a signal interrupts it
 #endif
 
 static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {

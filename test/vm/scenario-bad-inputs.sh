@@ -51,7 +51,7 @@ done
 
 # Command lines that are wrong in themselves: usage errors, exit code 2.
 bad "ixy-pktgen without arguments" 2 "usage: ixy-pktgen" ixy-pktgen
-bad "ixy-pktgen, two arguments" 2 "usage: ixy-pktgen" ixy-pktgen $NIC_A $NIC_B
+bad "ixy-pktgen, two arguments" 2 "unexpected argument '$NIC_B' after <pci>" ixy-pktgen $NIC_A $NIC_B
 bad "malformed PCI address (no function)" 2 "'0000:00:08' is not a PCI address" ixy-pktgen 0000:00:08
 bad "malformed PCI address (no domain)" 2 "'00:08.0' is not a PCI address" ixy-pktgen 00:08.0
 bad "malformed PCI address (function 8)" 2 "'0000:00:08.8' is not a PCI address" ixy-pcap 0000:00:08.8 /dev/null
