@@ -49,7 +49,7 @@ NIC_E=
 NIC_F=
 NIC_G=
 NIC_H=
-E1000=
+UNSUPPORTED_NIC=
 vfio=no
 # shellcheck disable=SC2013,SC2034  # words, not lines; the scenarios use the variables
 for word in $(cat /proc/cmdline); do
@@ -61,7 +61,7 @@ for word in $(cat /proc/cmdline); do
 		ixy_nic_f=*) NIC_F=${word#*=} ;;
 		ixy_nic_g=*) NIC_G=${word#*=} ;;
 		ixy_nic_h=*) NIC_H=${word#*=} ;;
-		ixy_e1000=*) E1000=${word#*=} ;;
+		ixy_unsupported_nic=*) UNSUPPORTED_NIC=${word#*=} ;;
 		ixy_env=*) export "${word#ixy_env=}" ;;
 		ixy_vfio=*) vfio=${word#*=} ;;
 		ixy_scenario=*) scenario=${word#*=} ;;
