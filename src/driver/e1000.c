@@ -117,7 +117,9 @@ static void e1000_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 	struct e1000_device* dev = IXY_TO_DRIVER(struct e1000_device, ixy);
 	struct device_stats discarded = {0};
 	stats = stats ? stats : &discarded;
-	// Drops: packets the NIC missed (MPC: no room, e.g. the ring was full) and packets the driver dropped.
+	// Drops: packets the NIC missed (MPC: no room, e.g. the ring was full) and packets the driver dropped. (QEMU's
+	// models keep MPC when it is read: there a nonzero MPC would count again at every read. They hold frames in
+	// their queue instead of missing them while the ring is full, so it stays 0.)
 	uint64_t dropped = __atomic_load_n(&dev->rx_queue.dropped, __ATOMIC_RELAXED);
 	stats->rx_dropped += get_reg32(dev->bar, E1000_MPC) + dropped - dev->rx_dropped_read;
 	dev->rx_dropped_read = dropped;
