@@ -60,7 +60,7 @@ struct ixy_driver {
 	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
 };
 
-extern const struct ixy_driver ixgbe_driver, igb_driver;
+extern const struct ixy_driver ixgbe_driver, igb_driver, e1000_driver;
 extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel interface through AF_XDP (xdp.h)
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))

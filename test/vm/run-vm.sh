@@ -38,9 +38,13 @@
 #                 ixy's init lines for it, which the guest reports (packed_checks below)
 #   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
 #                 e2e also checks its statistics registers (the apps' totals) against the host's records
-# With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
-# otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern and igb
-# ones each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
+#   e1000         an Intel 82540EM (QEMU's e1000, 8086:100e, the pc machine's and VirtualBox's default NIC), a PCI
+#                 NIC in a slot of bus 0, driven by ixy's e1000 driver; the e2e checks its statistics as igb's
+#   e1000e        an Intel 82574L (QEMU's e1000e, 8086:10d3, q35's default NIC) behind a PCIe root port, driven by
+#                 ixy's e1000 driver; the same checks
+# With only legacy and e1000 NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0
+# (0000:00:08.0 ...); otherwise it is a q35 machine: legacy, transitional and e1000 NICs in the same slots of its root
+# complex, modern, igb and e1000e ones each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
 # --iommu adds QEMU's emulated Intel IOMMU (q35 only; the guest kernel gets intel_iommu=on), and modern VirtIO NICs
 # send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
@@ -128,9 +132,9 @@ IFS=, read -r -a kinds <<<"$nics"
 machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
-		legacy | legacy-chain) ;;
-		transitional | modern | modern-no-msix | modern-mq | modern-packed | modern-mq-packed | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, modern-packed, modern-mq-packed, igb)" >&2; exit 2 ;;
+		legacy | legacy-chain | e1000) ;;
+		transitional | modern | modern-no-msix | modern-mq | modern-packed | modern-mq-packed | igb | e1000e) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, modern-packed, modern-mq-packed, igb, e1000, e1000e)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -215,12 +219,14 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		modern-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,packed=on,romfile=" ;;
 		modern-mq-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,packed=on,romfile=" ;;
 		igb) device="igb,romfile=" ;;
+		e1000) device="e1000,romfile=" ;;
+		e1000e) device="e1000e,romfile=" ;;
 	esac
 	base=${2%-packed}
 	base=${base%-no-msix}
 	base=${base%-mq}
 	[ "$base" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
-	if [ "$base" = modern ] || [ "$2" = igb ]; then
+	if [ "$base" = modern ] || [ "$2" = igb ] || [ "$2" = e1000e ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
 		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
 		addr=$(printf '0000:%02x:00.0' $next_port)
