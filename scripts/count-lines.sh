@@ -28,13 +28,13 @@ af-xdp            1144 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        412 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
                        src/driver/injected_failure.h
-options            198 apps/common/options.[ch]
+options            219 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        1556 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2267 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
-                       apps/common/histogram.[ch] apps/common/report.[ch]
+                       apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]
 "
 
 if ! command -v cloc >/dev/null 2>&1; then

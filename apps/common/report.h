@@ -39,9 +39,13 @@
 #define REPORT_WINDOW 1024    // numbers per flow below the highest whose arrival is remembered (duplicates)
 
 struct report_flow {
-	uint16_t port;    // UDP source port
+	uint16_t number;  // the flow's number (common/flows.h), its key
+	uint16_t port;    // UDP source port of its first frame
 	uint32_t highest; // highest sequence number seen (modulo 2^32); 2^32 - 1 before the first frame
 	uint64_t received, skipped, late, reordered, duplicated, too_old;
+	uint64_t covered; // numbers up to highest, not modulo 2^32: highest + 1 + 2^32 * wraps
+	uint64_t sent;    // frames the flow sent, from its end marker (the largest count); 0 without one
+	bool ended;       // an end marker arrived
 	uint64_t
 	    window[REPORT_WINDOW / 64]; // bit (n mod REPORT_WINDOW): number n, highest - REPORT_WINDOW < n <= highest
 };
@@ -50,8 +54,9 @@ struct report {
 	uint64_t foreign;     // frames that are not ixy-pktgen's
 	uint64_t other_flows; // frames of ports beyond the first REPORT_MAX_FLOWS
 	uint64_t untimed;     // frames without a usable send time
+	uint64_t end_frames;  // end markers received (common/flows.h)
 	uint32_t flows;       // flows with a state
-	uint16_t slot[65536]; // per UDP source port: its flow's index + 1, 0 for none yet
+	uint16_t slot[65536]; // per flow number: its flow's index + 1, 0 for none yet
 	struct report_flow flow[REPORT_MAX_FLOWS];
 	struct histogram latency; // nanoseconds
 };
@@ -63,9 +68,14 @@ void report_destroy(struct report* r);
 // Accounts one received frame of size bytes (size as the driver gives it), received at now_ns (monotonic_time_ns).
 void report_frame(struct report* r, const uint8_t* data, uint32_t size, uint64_t now_ns);
 
-// The flow's lost frames: skipped numbers that did not arrive late.
+// The frames lost after the last one received: what the flow's end marker says it sent beyond the numbers seen.
+static inline uint64_t report_tail_lost(const struct report_flow* f) {
+	return f->ended && f->sent > f->covered ? f->sent - f->covered : 0;
+}
+
+// The flow's lost frames: skipped numbers that did not arrive late, and the tail after the last one received.
 static inline uint64_t report_lost(const struct report_flow* f) {
-	return f->skipped - f->late;
+	return f->skipped - f->late + report_tail_lost(f);
 }
 
 // Prints the report's lines (key=value, for machines), each starting with its kind and "app=<app> pci=<pci>" and
