@@ -12,14 +12,14 @@
 // The frame of a flow (its form: VLAN tag or not, IPv4 or IPv6) is common/packet.h's template with the headers moved
 // by the tag (4 bytes) and the IPv6 header (40 bytes instead of 20). The payload, at `payload`, is:
 //   0   3   "ixy"
-//   3   1   kind: 0 a frame of the flow, FLOWS_KIND_END an end marker (below)
-//   4   2   the flow's number f, 16-bit little-endian (the receiver's key: ports and addresses may repeat, or be
-//           rewritten by a NAT on the way)
+//   3   1   0, and whatever a forwarder makes of it (ixy-fwd adds 1 to byte 45, apps/fwd.h): nobody reads it
+//   4   2   16-bit little-endian: the flow's number f (bits 0-14; the receiver's key: ports and addresses may repeat,
+//           or be rewritten by a NAT on the way), and in bit 15 FLOWS_END: an end marker (below)
 // and ends, as before, in the send time and the sequence number (packet.h). The default frame (one flow, no option)
 // is byte for byte the template of packet.h. IPv4: header checksum, UDP checksum 0 (none). IPv6: the UDP checksum
 // is mandatory (RFC 8200 8.1): it covers the payload, so it is written for every frame (generator.c).
 //
-// End markers (--mark-end): when ixy-pktgen stops, each flow sends FLOWS_END_REPEAT frames of kind FLOWS_KIND_END whose
+// End markers (--mark-end): when ixy-pktgen stops, each flow sends FLOWS_END_REPEAT frames with FLOWS_END set whose
 // send time field holds the number of frames the flow sent (64 bits) and whose sequence numbers continue the flow's
 // (count, count + 1, ...: no number repeats). ixy-pcap --report takes the count of the first one that arrives and so
 // also counts the frames lost after the last one received. A marker is repeated because it can be lost itself. Not by
@@ -31,9 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define FLOWS_KIND 3     // payload offset of the kind
 #define FLOWS_NUMBER 4   // payload offset of the flow's number
-#define FLOWS_KIND_END 1 // an end marker
+#define FLOWS_END 0x8000 // in the number: an end marker
 #define FLOWS_END_REPEAT 3
 #define FLOWS_VLAN_MAX_ID 4094
 

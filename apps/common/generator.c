@@ -237,11 +237,11 @@ uint32_t generator_send_end(struct generator* gen, struct ixy_device* dev, uint1
 			resize(gen, bufs[i], size);
 		}
 		set_flow(gen, pkt, &gen->flow[j], size, true);
-		pkt[gen->form.payload + FLOWS_KIND] = FLOWS_KIND_END;
+		pkt[gen->form.payload + FLOWS_NUMBER + 1] |= FLOWS_END >> 8;
 		packet_stamp_time(pkt, size, count);
 		packet_put_le(pkt + size - PACKET_SEQ_FROM_END, seq, 4);
-		if (gen->form.ipv6) { // the kind byte is the low byte of its word (the payload starts even)
-			spec_udp6_checksum(pkt, &gen->form, size, gen->flow[j].udp_sum + FLOWS_KIND_END, count, seq);
+		if (gen->form.ipv6) { // the flag's byte is the low byte of its word (the payload starts even)
+			spec_udp6_checksum(pkt, &gen->form, size, gen->flow[j].udp_sum + (FLOWS_END >> 8), count, seq);
 		}
 	}
 	uint32_t sent = ixy_tx_batch(dev, queue, bufs, n);

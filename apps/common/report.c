@@ -24,7 +24,7 @@ void report_destroy(struct report* r) {
 
 // Where the payload of one of ixy-pktgen's frames starts (common/packet.h, common/flows.h), or 0 for any other frame:
 // an optional 802.1Q tag, IPv4 with a 20 byte header or IPv6 without extension headers, UDP, a payload of at least
-// 18 bytes starting "ixy" and a known kind, 60 to PACKET_MAX_SIZE bytes. (report_frame checks the common frame
+// 18 bytes starting "ixy", 60 to PACKET_MAX_SIZE bytes. (report_frame checks the common frame
 // before.)
 __attribute__((noinline)) static uint32_t pktgen_payload(const uint8_t* p, uint32_t size) {
 	uint32_t payload, l3 = 14, type = (uint32_t)p[12] << 8 | p[13];
@@ -43,8 +43,7 @@ __attribute__((noinline)) static uint32_t pktgen_payload(const uint8_t* p, uint3
 		return 0;
 	}
 	bool ours = size >= payload + PACKET_SIZE - PACKET_PAYLOAD_OFFSET && size <= PACKET_MAX_SIZE &&
-		    p[payload] == 'i' && p[payload + 1] == 'x' && p[payload + 2] == 'y' &&
-		    p[payload + FLOWS_KIND] <= FLOWS_KIND_END;
+		    p[payload] == 'i' && p[payload + 1] == 'x' && p[payload + 2] == 'y';
 	return ours ? payload : 0;
 }
 
@@ -132,9 +131,11 @@ static void account_end(struct report* r, struct report_flow* f, const uint8_t* 
 static inline __attribute__((always_inline)) void account_frame(struct report* r, const uint8_t* data, uint32_t size,
 								uint64_t now_ns, uint32_t payload, bool ends) {
 	uint16_t number = (uint16_t)(data[payload + FLOWS_NUMBER] | data[payload + FLOWS_NUMBER + 1] << 8);
+	bool end = ends && (number & FLOWS_END);
+	number = ends ? number & ~FLOWS_END : number;
 	uint16_t slot = r->slot[number];
 	struct report_flow* f = slot ? &r->flow[slot - 1] : new_flow(r, number, data + payload - 8);
-	if (ends && data[payload + FLOWS_KIND] == FLOWS_KIND_END) {
+	if (end) {
 		if (f) {
 			account_end(r, f, data, size);
 		} else {
@@ -159,7 +160,7 @@ void report_frame(struct report* r, const uint8_t* data, uint32_t size, uint64_t
 	const uint8_t* p = data;
 	// The common frame first: untagged IPv4 of at least 60 bytes, a frame (not an end marker), offsets constant.
 	if (size - PACKET_MIN_SIZE <= PACKET_MAX_SIZE - PACKET_MIN_SIZE && p[12] == 0x08 && p[13] == 0x00 &&
-	    p[14] == 0x45 && p[23] == 17 && p[42] == 'i' && p[43] == 'x' && p[44] == 'y' && p[45] == 0) {
+	    p[14] == 0x45 && p[23] == 17 && p[42] == 'i' && p[43] == 'x' && p[44] == 'y' && p[47] < FLOWS_END >> 8) {
 		account_frame(r, data, size, now_ns, PACKET_PAYLOAD_OFFSET, false);
 		return;
 	}

@@ -208,9 +208,10 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 	const uint8_t* udp = frame + form->l4;
 	const uint8_t* pay = frame + form->payload;
 	uint32_t udp_len = (uint32_t)udp[4] << 8 | udp[5];
-	uint32_t flow = (uint32_t)pay[FLOWS_NUMBER] | (uint32_t)pay[FLOWS_NUMBER + 1] << 8;
+	uint32_t number = (uint32_t)pay[FLOWS_NUMBER] | (uint32_t)pay[FLOWS_NUMBER + 1] << 8;
+	uint32_t flow = number & ~(uint32_t)FLOWS_END;
 	wire.bad_header += memcmp(frame, wire.spec.dst_mac, 6) != 0 || udp_len != len - form->l4 ||
-			   memcmp(pay, "ixy", 3) != 0 || pay[FLOWS_KIND] > FLOWS_KIND_END || flow >= wire.flows ||
+			   memcmp(pay, "ixy", 3) != 0 || pay[3] != 0 || flow >= wire.flows ||
 			   (wire.spec.src_mac_given && memcmp(frame + 6, wire.spec.src_mac, 6) != 0);
 	if (form->vlan) {
 		wire.bad_header += frame[12] != 0x81 || frame[13] != 0 || frame[14] != wire.spec.vlan_tci >> 8 ||
@@ -244,7 +245,7 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 			break;
 		}
 	}
-	if (pay[FLOWS_KIND] == FLOWS_KIND_END) {
+	if (number & FLOWS_END) {
 		// An end marker: not a frame of the run; the flow's count in the send time field, numbers after its
 		// own.
 		wire.frames--;

@@ -322,7 +322,7 @@ static void test_ipv6_queue_end(struct mempool* pool) {
 			bad += p[69] != 0 || packet_read_seq_at(p, size) != next[j]++;
 		} else { // marker r of flow j: kind 1, the count in the time field, the numbers after the flow's
 			uint32_t repeat = (k - 192) / 3;
-			bad += size != 84 || p[69] != FLOWS_KIND_END || packet_read_time(p, size) != 64;
+			bad += size != 84 || p[71] != (FLOWS_END >> 8) || packet_read_time(p, size) != 64;
 			bad += packet_read_seq_at(p, size) != 64 + repeat;
 		}
 	}

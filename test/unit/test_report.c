@@ -105,16 +105,15 @@ static void flows_and_foreign(void) {
 	CHECK_EQ(r->other_flows, 3);
 	CHECK_EQ(r->foreign, 0);
 	// Not ixy-pktgen's: too short, too long, and each header field the report checks changed in turn (EtherType,
-	// IPv4 version and header length, protocol, "ixy", a kind that is neither a frame nor an end marker). Any
-	// destination port is ixy-pktgen's (--dst-port).
+	// IPv4 version and header length, protocol, "ixy"). Any destination port is ixy-pktgen's (--dst-port).
 	static const uint8_t mac[6] = {2, 0, 0, 0, 0, 1};
 	packet_build_template(frame, mac);
 	report_frame(r, frame, PACKET_MIN_SIZE - 1, NOW);
 	report_frame(r, frame, PACKET_MAX_SIZE + 1, NOW);
-	static const int fields[] = {12, 13, 14, 23, 42, 43, 44, 45 + 1};
+	static const int fields[] = {12, 13, 14, 23, 42, 43, 44};
 	for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		packet_build_template(frame, mac);
-		frame[fields[i] > 45 ? 45 : fields[i]] ^= fields[i] > 45 ? 0x02 : 0x01;
+		frame[fields[i]] ^= 0x01;
 		report_frame(r, frame, PACKET_SIZE, NOW);
 	}
 	CHECK_EQ(r->foreign, 2 + sizeof(fields) / sizeof(fields[0]));
@@ -136,7 +135,7 @@ static void give_spec(struct report* r, const struct packet_spec* spec, uint32_t
 	spec_form(spec, &form);
 	memset(frame, 0, sizeof(frame));
 	spec_build(frame, spec, &form, mac, flow);
-	frame[form.payload + FLOWS_KIND] = end ? FLOWS_KIND_END : 0;
+	frame[form.payload + FLOWS_NUMBER + 1] |= end ? FLOWS_END >> 8 : 0;
 	packet_stamp_time(frame, form.min_size, end ? seq : NOW - 100);
 	packet_put_le(frame + form.min_size - PACKET_SEQ_FROM_END, seq, 4);
 	report_frame(r, frame, form.min_size, NOW);
@@ -228,6 +227,16 @@ static void tail(void) {
 	CHECK_EQ(report_lost(&r->flow[1]), 7);
 	CHECK_EQ(r->untimed, 0); // markers carry no send time
 	CHECK_EQ(r->latency.total, 10);
+	// A frame that went through ixy-fwd (byte 45 plus one, apps/fwd.h): a frame of flow 2, not an end marker.
+	struct packet_form form;
+	spec_form(&spec, &form);
+	spec_build(frame, &spec, &form, spec.dst_mac, 2);
+	frame[45]++;
+	packet_stamp_time(frame, form.min_size, NOW - 100);
+	report_frame(r, frame, form.min_size, NOW);
+	CHECK_EQ(r->flows, 3);
+	CHECK_EQ(r->flow[2].received, 1);
+	CHECK_EQ(r->end_frames, 3); // (the two of flow 0, the one of flow 1)
 	report_destroy(r);
 }
 
