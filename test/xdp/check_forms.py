@@ -4,7 +4,7 @@ Python 3, standard library only; written from the RFCs, not from ixy's code.
 
   check_forms.py FILE --dst-mac M --src-mac M --src-ip FIRST[-LAST] --dst-ip FIRST[-LAST]
                  [--src-port FIRST[-LAST]] [--dst-port FIRST[-LAST]] [--vlan ID[:PRIO]] --flows N --count N
-                 [--queues N] [--mark-end] [--skip N]
+                 [--queues N] [--mark-end] [--skip N] [--from-dst-mac]
 
 Every frame: the MACs; with --vlan the 802.1Q tag (TPID 0x8100, PCP, DEI 0, VID); EtherType IPv4 (version 4, IHL 5,
 total length, TTL 64, protocol UDP, a correct header checksum) or IPv6 (version 6, payload length, next header UDP,
@@ -13,7 +13,8 @@ hop limit 64); the flow's addresses and ports (flow f: the (f mod n)-th value of
 the payload "ixy", a zero byte, the flow's number, zeros, the send time, the sequence number. Per flow the sequence
 numbers 0, 1, 2, ... in order; in all --count frames, each flow its share (flows take turns: with --queues, per
 queue). With --mark-end, after a flow's frames its 3 end markers: bit 15 of the number set, the flow's count in the
-send time field, the numbers count, count + 1, count + 2. --skip N: ignore the first N records (another run's).
+send time field, the numbers count, count + 1, count + 2. --skip N: ignore the first N records (another run's);
+--from-dst-mac: and those before the first to --dst-mac (another app's, e.g. the VM e2e's self test).
 Exits 0 if all pass; the last line is "N passed, N failed".
 """
 import argparse
@@ -60,6 +61,7 @@ def main():
     p.add_argument("--queues", type=int, default=1)
     p.add_argument("--mark-end", action="store_true")
     p.add_argument("--skip", type=int, default=0)
+    p.add_argument("--from-dst-mac", action="store_true", help="skip the records before the first to --dst-mac")
     a = p.parse_args()
     mac = lambda m: bytes(int(b, 16) for b in m.split(":"))  # noqa: E731
     src_ip, dst_ip = span(a.src_ip, ipaddress.ip_address), span(a.dst_ip, ipaddress.ip_address)
@@ -67,6 +69,10 @@ def main():
     src_port = span(a.src_port, int) if a.src_port else None
     dst_port = span(a.dst_port, int)
     frames = cc.read_pcap(a.file)[a.skip:]
+    if a.from_dst_mac:
+        first = next((i for i, fr in enumerate(frames) if fr[0:6] == mac(a.dst_mac)), len(frames))
+        print("skipped %d records before the first to %s" % (first, a.dst_mac))
+        frames = frames[first:]
     l3 = 18 if a.vlan else 14
     l4 = l3 + (40 if v6 else 20)
     pay = l4 + 8
