@@ -1,10 +1,12 @@
 // The sending side of ixy-pktgen.
 //
 // All buffers of a mempool are filled once with the packet template (packet.h). Each send step then takes a batch
-// of buffers from the pool, writes into each only the bytes that change (the sequence number and the send time, the
-// UDP source port for more than one flow, and when its size differs from the buffer's last one the length fields
-// and the IPv4 checksum) and hands the batch to a TX queue. The driver returns the buffers to the pool once the NIC
-// has sent them, so a buffer is never rewritten while the NIC may still read it.
+// of buffers from the pool, writes into each only the bytes that change (the sequence number and the send time; for
+// more than one flow the UDP ports and the flow's number, and where the flows' addresses differ those and the IPv4
+// checksum; over IPv6 the UDP checksum; and when its size differs from the buffer's last one the length fields and
+// the IPv4 checksum) and hands the batch to a TX queue. The template is the spec's (common/flows.h, issue 37). The
+// driver returns the buffers to the pool once the NIC has sent them, so a buffer is never rewritten while the NIC may
+// still read it.
 #ifndef IXY_APPS_GENERATOR_H
 #define IXY_APPS_GENERATOR_H
 
