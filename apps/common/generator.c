@@ -20,6 +20,7 @@ static void init_flows(struct generator* gen, const struct packet_spec* spec, co
 	const struct packet_form* form = &gen->form;
 	for (uint32_t j = 0; j < GENERATOR_MAX_FLOWS; j++) {
 		struct generator_flow* f = &gen->flow[j];
+		*f = (struct generator_flow){0}; // IPv4: the addresses' last 12 bytes stay 0 (compared below)
 		spec_build(frame, spec, form, src_mac, first + j * stride);
 		uint32_t ip_bytes = form->ipv6 ? 16 : 4, ip_at = form->l3 + (form->ipv6 ? 8 : 12);
 		memcpy(f->src_ip, frame + ip_at, ip_bytes);
