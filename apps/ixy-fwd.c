@@ -5,7 +5,8 @@
 // Every packet received on one device is sent on the other with one byte changed (fwd.h says which). Ctrl-C or
 // SIGTERM stops it: it prints a totals line per device (print_stats_totals) and closes both devices.
 // The options are features, each entered by one call below (common/options.h says what each does):
-// --wait (the default, 1000 ms) sleeps while no packet comes, on NICs reached through VFIO (ixy/interrupts.h);
+// --wait (the default, 1000 ms) sleeps while no packet comes, on NICs reached through VFIO and AF_XDP devices
+// (ixy/interrupts.h);
 // --ring sets the descriptors per ring of both NICs; --queues n forwards queue i of each device to queue i of the
 // other in a thread of its own (fwd_queues.h), printing a line per queue before each device's rates and totals;
 // --user and --no-sandbox are about the least privilege the app keeps once its devices run (ixy/sandbox.h).

@@ -16,12 +16,13 @@
 // device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
 // get the time the batch was received as their timestamp. At the end it prints its totals line (print_stats_totals)
 // and the waiter's.
-// --wait (the default, 1000 ms): while no packet comes, sleep until the NIC's interrupt (VFIO only; through sysfs it
-// is polled), at most <ms> at a time; the file is flushed before each sleep, so a reader sees every packet received
-// so far. --queues k (1 to 64, default 1): k RX queues, over which the NIC spreads the flows (receive side scaling,
-// ixy/rss.h); each round takes one batch from queue 0, then one from queue 1, ..., so packets of a queue (of a flow)
-// stay in order in the file, and those of different queues interleave by batch. The totals line is then preceded by
-// one line per queue: "queue app=ixy-pcap pci=<addr> queue=<i> rx_packets=<n> captured=<n>".
+// --wait (the default, 1000 ms): while no packet comes, sleep until the NIC's interrupt (VFIO; an AF_XDP device: until
+// the kernel wakes its socket; through sysfs it is polled), at most <ms> at a time; the file is flushed before each
+// sleep, so a reader sees every packet received so far. --queues k (1 to 64, default 1): k RX queues, over which the
+// NIC spreads the flows (receive side scaling, ixy/rss.h); each round takes one batch from queue 0, then one from queue
+// 1, ..., so packets of a queue (of a flow) stay in order in the file, and those of different queues interleave by
+// batch. The totals line is then preceded by one line per queue: "queue app=ixy-pcap pci=<addr> queue=<i>
+// rx_packets=<n> captured=<n>".
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

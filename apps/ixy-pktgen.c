@@ -70,16 +70,42 @@
 #define DRAIN_NS (200 * 1000 * 1000ull)
 #define DRAIN_STEP_NS (1000 * 1000ull)
 
+// One TX queue's sender (issue 37: --queues): its own generator and pool, pacer and share of --count.
+struct queue_run {
+	uint16_t queue;
+	uint64_t limit; // packets this queue may send (its share of --count); UINT64_MAX: no limit
+	const struct sender_ops* sender;
+	void* self; // the generator below, or the replay
+	struct pacer pacer;
+	struct pacer* paced; // &pacer with --rate, else NULL
+	struct mempool* pool;
+	struct generator gen; // (large: its flow table)
+};
+
 // The NIC sends the frames its TX queue took some time later: before the totals and the stop (which resets the
-// device and drops what is still in its ring), wait until the driver has every buffer back, at most DRAIN_NS, so
-// that all frames of --count, --seconds and --replay leave the NIC. buffers_out: the sender's buffers not yet back.
-static void wait_until_sent(struct ixy_device* dev, uint16_t queue, uint32_t (*buffers_out)(const void*),
-			    const void* self) {
+// device and drops what is still in its ring), wait until the driver has every buffer of each of the n queues back
+// and its statistics count all `sent` packets as sent (tx_pkts), at most DRAIN_NS, so that all frames of --count,
+// --seconds and --replay (and the end markers) leave the NIC and the totals count them. buffers_out: a sender's
+// buffers not yet back. The buffers alone do not tell over AF_XDP: it copies the sender's packets into its own frames
+// and frees them at once, and counts a packet once the kernel's completion ring gave its frame back; each empty
+// tx_batch takes the completions back (and wakes the kernel with a sendto while frames wait in the TX ring).
+static void wait_until_sent(struct ixy_device* dev, struct queue_run* const queues[], uint16_t n,
+			    uint32_t (*buffers_out)(const void*), uint64_t sent, struct device_stats* stats) {
 	uint64_t now = monotonic_time_ns(), end_ns = now + DRAIN_NS;
-	ixy_tx_batch(dev, queue, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
-	while (buffers_out(self) > 0 && now < end_ns) {
+	uint32_t out = 0;
+	for (uint16_t q = 0; q < n; q++) {
+		ixy_tx_batch(dev, q, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
+		out += buffers_out(queues[q]->self);
+	}
+	ixy_read_stats(dev, stats);
+	while ((out > 0 || stats->tx_pkts < sent) && now < end_ns) {
 		pacing_sleep_until(now + DRAIN_STEP_NS);
-		ixy_tx_batch(dev, queue, NULL, 0);
+		out = 0;
+		for (uint16_t q = 0; q < n; q++) {
+			ixy_tx_batch(dev, q, NULL, 0);
+			out += buffers_out(queues[q]->self);
+		}
+		ixy_read_stats(dev, stats);
 		now = monotonic_time_ns();
 	}
 }
@@ -105,18 +131,6 @@ static uint32_t replay_out(const void* self) {
 
 static const struct option options[] = {ARG_FLOWS,       ARG_PKTGEN, ARG_ADDRESSES, ARG_QUEUES, ARG_SANDBOX,
 					ARG_HELP_OPTION, {0}};
-
-// One TX queue's sender (issue 37: --queues): its own generator and pool, pacer and share of --count.
-struct queue_run {
-	uint16_t queue;
-	uint64_t limit; // packets this queue may send (its share of --count); UINT64_MAX: no limit
-	const struct sender_ops* sender;
-	void* self; // the generator below, or the replay
-	struct pacer pacer;
-	struct pacer* paced; // &pacer with --rate, else NULL
-	struct mempool* pool;
-	struct generator gen; // (large: its flow table)
-};
 
 // What all queues share, read-only while they run.
 struct run {
@@ -399,13 +413,15 @@ int main(int argc, char* argv[]) {
 	// Each flow's end markers, then totals: stopping resets the device, and with it the statistics registers. Then
 	// stop it: no more DMA, and the buffers still in its TX ring are back in the pool, so pool_free shows a leak
 	// as pool_free < pool_size.
-	for (uint16_t q = 0; q < n && opt.spec.mark_end && !opt.replay && !locked_out; q++) {
-		send_end(dev, &queues[q]->gen, q);
+	uint64_t to_leave = opt.replay ? replay.position : 0;
+	for (uint16_t q = 0; q < n && !opt.replay; q++) {
+		if (opt.spec.mark_end && !locked_out) {
+			send_end(dev, &queues[q]->gen, q);
+		}
+		to_leave += queues[q]->gen.sent + queues[q]->gen.end_frames;
 	}
-	for (uint16_t q = 0; q < n; q++) { // (VirtIO also counts what it sent there)
-		wait_until_sent(dev, q, opt.replay ? replay_out : generator_out, queues[q]->self);
-	}
-	ixy_read_stats(dev, &stats);
+	// (VirtIO and AF_XDP count what they sent in the empty tx_batch calls of the wait.)
+	wait_until_sent(dev, queues, n, opt.replay ? replay_out : generator_out, to_leave, &stats);
 	ixy_stop(dev);
 	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again);
 	// bytes: their bytes without FCS; run_ns: from the first batch to the end; rate_pps or rate_bit: the target

@@ -23,15 +23,15 @@ other-drivers     2389 src/driver/igb.c src/driver/virtio.c src/driver/virtio_le
                        src/driver/virtio_transport.h src/driver/virtio_queue.[ch] src/driver/virtio_packed.c
 registers          417 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               329 src/vfio.[ch] src/access.[ch]
-interrupts         307 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
-af-xdp            1144 src/driver/xdp*.[ch] src/xdp_memory.[ch]
+interrupts         313 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
+af-xdp            1150 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        412 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
+fail-safety        424 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
                        src/driver/injected_failure.h
 options            219 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        2267 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2279 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]

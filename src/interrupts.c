@@ -1,6 +1,7 @@
 // Waiting for packets instead of polling (include/ixy/interrupts.h): the switch between polling and sleeping
 // that every driver's interrupts share. A driver only arms or disarms a queue's interrupt (set_rx_interrupt); the
-// device signals an eventfd (VFIO, vfio.c) when the interrupt fires.
+// device signals an eventfd (VFIO, vfio.c) when the interrupt fires. An AF_XDP queue's fd is its socket, readable
+// while its RX ring holds packets (the kernel's poll): it has no interrupt to arm, and nothing to reset.
 //
 // The rule, per waiter (usually all the queues of one app thread):
 //   - polling: every round that received packets starts the idle time anew;
@@ -103,10 +104,17 @@ void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(voi
 	waiter->before_sleep_arg = arg;
 }
 
+// The queue's fd is an eventfd behind an interrupt to arm, not one readable while packets wait (an AF_XDP socket).
+static bool has_switch(const struct waiter_queue* q) {
+	return q->dev->interrupts->set_rx_interrupt != NULL;
+}
+
 static void arm_all(struct ixy_waiter* waiter, bool armed) {
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		struct waiter_queue* q = &waiter->queues[i];
-		q->dev->interrupts->set_rx_interrupt(q->dev, q->queue, armed);
+		if (has_switch(q)) {
+			q->dev->interrupts->set_rx_interrupt(q->dev, q->queue, armed);
+		}
 	}
 }
 
@@ -117,7 +125,8 @@ static void disarm_all(struct ixy_waiter* waiter) {
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		uint64_t count;
 		struct waiter_queue* q = &waiter->queues[i];
-		if (read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 && errno != EAGAIN) {
+		if (has_switch(q) && read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 &&
+		    errno != EAGAIN) {
 			ixy_warn("%s: reading the interrupt eventfd of RX queue %u failed: %s", q->dev->pci_addr,
 				 q->queue, strerror(errno));
 		}

@@ -23,6 +23,7 @@ dir=$(mktemp -d)
 relay=
 ends=
 trap 'kill $relay $ends 2>/dev/null || :; rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
 read -r source_port nic_port sink_port <<EOF2
 $(python3 -c '
 import socket
@@ -31,10 +32,16 @@ for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 EOF2
 delay_ms=3
-# The stand-in: receives on nic_port for 3.5 s, checks every frame, relays it to sink_port delay_ms later, reports
-# what it saw.
-python3 - "$nic_port" "$sink_port" "$delay_ms" >"$dir/relay.txt" <<'EOF2' &
-import collections, socket, struct, sys, time
+# The stand-in: receives on nic_port for 4.5 s, checks every frame, relays it to sink_port delay_ms later, reports
+# what it saw. host_ends starts only once the relay has bound nic_port and taken its start time: the relay writes a
+# line into the fifo "ready" (its descriptor 3) then. (A fixed wait of 0.3 s was not enough where Python started
+# slowly, a fresh machine or busy CPUs: the relay bound its port after host_ends had begun to send, and the first
+# frames it read had been due, and stamped, before its start: "1 bad".) The relay starts 0.5 s late on purpose, so
+# that a test that does not wait for it fails every time: its first frame would not be the source's first.
+mkfifo "$dir/ready"
+python3 - "$nic_port" "$sink_port" "$delay_ms" >"$dir/relay.txt" 3>"$dir/ready" <<'EOF2' &
+import collections, os, socket, struct, sys, time
+time.sleep(0.5)
 nic = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 nic.bind(("127.0.0.1", int(sys.argv[1])))
 nic.settimeout(0.0005)
@@ -42,12 +49,15 @@ out = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 delay = int(sys.argv[3]) / 1000.0
 held = collections.deque()
 start = time.monotonic_ns()  # before host_ends starts: every send time lies between this and the frame's arrival
+first_seq = -1  # the sequence number of the first frame received: 0, the relay listened before host_ends sent
 good = bad = 0
 last_seq = last_stamp = -1
 seen = []  # (arrival, stamp) of every frame
 relayed = 0
 oldest = 0  # the largest age (its send time to the relay's send) of a frame sent on
 end = time.monotonic() + 4.5
+os.write(3, b"ready\n")
+os.close(3)
 while time.monotonic() < end:
     now = time.monotonic()
     while held and held[0][0] <= now:
@@ -66,7 +76,12 @@ while time.monotonic() < end:
     ok = len(frame) == 60 and frame[12:14] == b"\x08\x00" and frame[23] == 17 and total == 0xffff
     # bytes 42..45 untouched (ixy-fwd changes 45), then the sequence number and the send time (host order)
     seq, stamp = struct.unpack("=IQ", frame[46:58])
+    first_seq = seq if first_seq < 0 else first_seq
     ok = ok and frame[42:46] == b"\0\0\0\0" and seq > last_seq and stamp >= last_stamp and start <= stamp <= time.monotonic_ns()
+    if not ok and bad < 3:  # the first bad frames, for the log
+        sys.stderr.write("relay: bad frame: length %d seq %d after %d, stamp %d after %d, relay start %d, now %d, "
+                         "header sum %#x, bytes 42..45 %s\n" % (len(frame), seq, last_seq, stamp, last_stamp, start,
+                                                                time.monotonic_ns(), total, frame[42:46].hex()))
     last_seq, last_stamp = seq, stamp
     good, bad = good + ok, bad + (not ok)
     seen.append((time.monotonic_ns(), stamp))
@@ -90,10 +105,10 @@ for arrival, stamp in seen:
 for w in windows.values():
     if len(w) >= 20 and w[-1][0] > w[0][0]:
         worst = min(worst, (w[-1][1] - w[0][1]) / (w[-1][0] - w[0][0]))
-print(good, bad, "%.3f" % worst, len(windows), oldest, relayed)
+print(good, bad, "%.3f" % worst, len(windows), oldest, relayed, first_seq)
 EOF2
 relay=$!
-sleep 0.3
+read -r _ <"$dir/ready" || fail "the relay did not start"
 test_start=$(date +%s%N)
 # host_ends reads a fifo, so that the lines written into it can stop and continue it by its process id.
 mkfifo "$dir/in"
@@ -129,10 +144,10 @@ wait $ends
 ends=
 test_end=$(date +%s%N)
 wait $relay
-read -r good bad worst windows oldest relayed <"$dir/relay.txt"
+read -r good bad worst windows oldest relayed first_seq <"$dir/relay.txt"
 cat "$dir/out.txt"
-echo "relay: $good good frames, $bad bad; stamps span at least $worst of the arrival time in each of $windows windows of 200 ms; oldest $oldest ns; $relayed sent on"
-fail() { echo "FAIL: $*"; exit 1; }
+echo "relay: $good good frames, $bad bad; stamps span at least $worst of the arrival time in each of $windows windows of 200 ms; oldest $oldest ns; $relayed sent on; first sequence number $first_seq"
+[ "$first_seq" = 0 ] || fail "the relay's first frame has sequence number $first_seq: host_ends sent before the relay listened"
 [ "$bad" = 0 ] || fail "malformed frames"
 awk -v w="$worst" 'BEGIN { exit !(w >= 0.5) }' ||
 	fail "in a window of 200 ms the stamps span $worst of the time the relay received them over: not stamped as sent"
@@ -192,13 +207,17 @@ half=$(awk '$1 == "latency" && $2 == "rate" { r = $3 } END { print r }' "$dir/ou
 [ -n "$maximum" ] && awk -v m="$maximum" -v h="$half" 'BEGIN { exit !(m > 0 && h * 2 > m * 0.999 && h * 2 < m * 1.001) }' ||
 	fail "load 50 gave rate $half kpps, the maximum was $maximum kpps"
 # NIC B's socket full: a socket bound to NIC B's port that nobody reads takes what its buffer holds (a few hundred
-# 60-byte datagrams) and drops the rest, which the nic_b line counts: of 1 s at 5 kpps, a quarter or more.
-python3 -c 'import socket, sys, time
+# 60-byte datagrams) and drops the rest, which the nic_b line counts: of 1 s at 5 kpps, a quarter or more. As for the
+# relay, host_ends starts once the socket is bound ("ready" line), not after a fixed wait.
+mkfifo "$dir/hole-ready"
+python3 -c 'import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
-time.sleep(3)' "$nic_port" &
+os.write(3, b"ready\n")
+os.close(3)
+time.sleep(3)' "$nic_port" 3>"$dir/hole-ready" &
 hole=$!
-sleep 0.3
+read -r _ <"$dir/hole-ready" || fail "the socket nobody reads was not bound"
 {
 	echo "IXY-VM: bench y run 1: begin"
 	sleep 1

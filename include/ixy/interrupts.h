@@ -1,5 +1,6 @@
-// Waiting for packets instead of polling (src/interrupts.c), for devices reached through VFIO whose ixy_config asked
-// for interrupts (interrupt_timeout_ms). Apps that always poll do not need this header.
+// Waiting for packets instead of polling (src/interrupts.c), for devices whose ixy_config asked for interrupts
+// (interrupt_timeout_ms): PCI NICs reached through VFIO (an eventfd per RX queue's interrupt) and AF_XDP devices
+// (the queue's socket, which the kernel wakes through poll). Apps that always poll do not need this header.
 #ifndef IXY_INTERRUPTS_H
 #define IXY_INTERRUPTS_H
 
@@ -9,13 +10,16 @@
 
 #include "ixy.h"
 
-// What a device whose RX queues have interrupts gives the waiter (its ixy_device.interrupts).
+// What a device whose RX queues have interrupts gives the waiter (its ixy_device.interrupts), chosen once at init.
 struct ixy_interrupts {
-	int* rx_fds; // per RX queue: an eventfd that becomes readable when the queue's interrupt fires
+	// Per RX queue a file descriptor that epoll watches: an eventfd that becomes readable when the queue's
+	// interrupt fires (set_rx_interrupt arms it; the waiter reads it to reset it), or, set_rx_interrupt NULL, one
+	// that is readable as long as the queue holds packets (an AF_XDP socket: nothing to arm, nothing to reset).
+	int* rx_fds;
 	int32_t
 	    timeout_ms; // ms an idle waiter sleeps at most (-1: until a packet comes): ixy_config.interrupt_timeout_ms
 	// Arms or disarms the interrupt of an RX queue. Arming takes effect before the function returns: a packet
-	// that arrives afterwards raises the interrupt.
+	// that arrives afterwards raises the interrupt. NULL: the fds are level-triggered, as above.
 	void (*set_rx_interrupt)(struct ixy_device* dev, uint16_t queue_id, bool armed);
 };
 

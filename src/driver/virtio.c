@@ -405,9 +405,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	if (queue_id >= ixy->num_rx_queues) {
-		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
-	}
+	// (queue_id is one of the device's: ixy_rx_batch and ixy_tx_batch refuse any other, ixy.h)
 	struct virtqueue* q = &dev->rx[queue_id];
 	uint16_t device_used_idx = q->used->idx; // once per batch
 	read_barrier();                          // the index before the entries it covers (3.2.2)
@@ -588,9 +586,6 @@ static ALWAYS_INLINE uint32_t tx_offer_any_order(struct virtqueue* q, struct pkt
 static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	if (queue_id >= ixy->num_tx_queues) {
-		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
-	}
 	struct virtqueue* q = &dev->tx[queue_id];
 	tx_clean(dev, q, shift);
 	uint32_t queued = q->in_order ? tx_offer_in_order(q, bufs, num_bufs, shift, hdr_len)

@@ -119,7 +119,7 @@ static void run(struct feeder* fd, uint64_t* lost, uint64_t* tail, uint64_t* for
 }
 
 int main(void) {
-	static struct recorder sent = {.ixy.tx_batch = record_tx};
+	static struct recorder sent = {.ixy = {.num_tx_queues = 1, .tx_batch = record_tx}};
 	struct mempool* pool = memory_allocate_mempool(512, 0);
 	struct generator* gen = malloc(sizeof(*gen));
 	struct packet_spec spec;

@@ -70,7 +70,7 @@ static void test_template_in_every_buffer(struct mempool* pool) {
 static void test_gapless_sequence(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	// TX room per call: full batches, partial ones, none.
@@ -99,7 +99,7 @@ static void test_gapless_sequence(struct mempool* pool) {
 static void test_wrap(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected, .tx_room = 4};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected, .tx_room = 4};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.next_seq = 0xfffffffe;
@@ -138,7 +138,7 @@ static void test_flow_ports(void) {
 static void test_flows(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = NULL};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = NULL};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.flows = 3;
@@ -172,7 +172,7 @@ static void test_flows(struct mempool* pool) {
 static void test_empty_pool_still_calls_tx(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected, .tx_room = 64};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected, .tx_room = 64};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	struct pkt_buf* bufs[POOL_SIZE];
@@ -255,6 +255,7 @@ static void test_ipv4_ranges_sizes(struct mempool* pool) {
 		return;
 	}
 	fake->ixy.tx_batch = frames_tx;
+	fake->ixy.num_tx_queues = 1;
 	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 0, 1), 0);
 	CHECK(gen->vary_ips);
 	gen->flows = 10;
@@ -298,6 +299,7 @@ static void test_ipv6_queue_end(struct mempool* pool) {
 		return;
 	}
 	fake->ixy.tx_batch = frames_tx;
+	fake->ixy.num_tx_queues = 1;
 	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 1, 3), 0);
 	CHECK_EQ(gen->form.min_size, 84);
 	gen->flows = 3;

@@ -298,6 +298,15 @@ check "MTU 1774, the largest a frame holds: opened" eq "$?" 0
 in_ns ip link set vethD mtu 1500
 refuse "a queue the interface does not have" "2 queue(s) asked, but vethD has 1 RX and 1 TX" \
 	"$xdp_open" xdp:vethD 2 2
+# A batch on a queue number the device does not have (issue 34): refused for every driver in ixy.h's wrappers.
+in_ns "$xdp_open" --bad-queue xdp:vethD </dev/null >"$work/badq.out" 2>"$work/badq.err"
+status=$?
+sed 's/^/    /' "$work/badq.out" "$work/badq.err"
+check "RX and TX queue 1 of a device of one: no packet received, none taken" \
+	eq "$status $(head -n 1 "$work/badq.out")" "0 bad_queue rx=0 tx=0"
+check "... one error line says so" eval '[ "$(grep -c "^ixy: error:" "$work/badq.err")" = 1 ] &&
+	grep -q "^ixy: error: xdp:vethD: RX queue 1 does not exist (the device has 1 RX and 1 TX queues)" "$work/badq.err"'
+check "... and the caller's packet goes out on queue 0" grep -qx "queue0 tx=1" "$work/badq.out"
 # Another program on vethD: ixy-pcap's, from a second ixy-pcap.
 ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/first.pcap" >"$work/first.out" 2>&1 &
 first=$!
