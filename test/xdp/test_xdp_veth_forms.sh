@@ -66,7 +66,7 @@ run() {
 	pids=""
 	check "$name: ixy-pktgen and ixy-pcap exited with status 0" eq "$status" "0 0"
 	grep -h -E '^(totals|queue|report)' "$work/$name.gen.out" "$work/$name.pcap.out" | sed 's/^/    /'
-	local sent end_frames received lost foreign ended report_sent tail
+	local sent end_frames r_received r_lost r_foreign r_ended r_tail_lost r_end_frames r_sent
 	sent=$(total "$work/$name.gen.out" "totals app=ixy-pktgen pci=xdp:vethA" sent || echo "?sent")
 	end_frames=$(total "$work/$name.gen.out" "totals app=ixy-pktgen pci=xdp:vethA" end_frames || echo "?end")
 	for key in received lost foreign ended tail_lost end_frames sent; do
