@@ -1,5 +1,6 @@
 // ixy-pcap: writes the packets a NIC receives into a pcap file, readable by tcpdump and Wireshark, and with --report
-// measures ixy-pktgen's traffic: loss, reordering, duplicates per flow and latency (common/report.h, issue 30).
+// measures ixy-pktgen's traffic: loss, reordering, duplicates per flow and latency (common/report.h, issue 30), in
+// all its forms (VLAN-tagged, IPv6, any addresses and ports; with its end markers also the loss at the end: issue 37).
 //
 //   ixy-pcap [--no-sandbox] [--user <name>] [--poll | --wait <ms>] [--ring <descriptors>] [--queues <k>] [--report]
 //            <pci> <file | -> [n]

@@ -7,7 +7,8 @@
 # Usage: check_instructions.sh <bench binary> <compiler id> <compiler version> [<key> <bench argument>...]
 #   key: the line of the expected file to check (default instructions_per_packet, the ixgbe); the bench arguments go
 #   in front of the packet count (virtio_fwd_bench: the layout). Key pcap_report_instructions_per_packet counts
-#   pcap_report_bench's report_step (ixy-pcap --report, 64 flows) instead of the forwarding path.
+#   pcap_report_bench's report_step (ixy-pcap --report, 64 flows) instead of the forwarding path; key
+#   pktgen_instructions_per_frame pktgen_bench's generator_send (ixy-pktgen's default frame).
 # Exits 77 (ctest: skipped) if the build's compiler is not the one the figure was measured with.
 set -eu
 
@@ -41,6 +42,17 @@ if [ "$key" = pcap_report_instructions_per_packet ]; then
 	fi
 	total=$(awk -v packets="$packets" '/^(summary|totals):/ { printf "%.1f", $2 / packets; exit }' \
 		"$out/callgrind.out")
+	echo "total $total"
+elif [ "$key" = pktgen_instructions_per_frame ]; then
+	# ixy-pktgen's generator (bench/pktgen_bench.c, the default frame): generator_send's own instructions (with what
+	# it inlines; not the pool's or the driver's functions) divided by the frames.
+	if ! valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$binary" "$packets" default \
+		>"$out/valgrind.log" 2>&1; then
+		cat "$out/valgrind.log"
+		exit 1
+	fi
+	total=$(callgrind_annotate "$out/callgrind.out" | awk -v packets="$packets" '/:generator_send / {
+		gsub(",", "", $1); printf "%.1f", $1 / packets; exit }')
 	echo "total $total"
 else
 	if ! valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --toggle-collect=bench_measured_rounds \

@@ -14,6 +14,7 @@
 
 #include <ixy/ixy.h>
 
+#include "common/flows.h"
 #include "common/packet.h"
 #include "common/report.h"
 #include "ixgbe_model.h"
@@ -52,7 +53,11 @@ int main(int argc, char* argv[]) {
 	uint64_t sent = 0, received = 0, not_delivered = 0;
 	while (received < packets) {
 		for (uint32_t i = 0; i < BATCH; i++, sent++) {
-			packet_set_src_port(frame, packet_flow_port((uint32_t)(sent % flows)));
+			uint32_t flow = (uint32_t)(sent % flows);
+			packet_set_src_port(frame, packet_flow_port(flow));
+			frame[PACKET_PAYLOAD_OFFSET + FLOWS_NUMBER] =
+			    (uint8_t)flow; // the report's key (common/flows.h)
+			frame[PACKET_PAYLOAD_OFFSET + FLOWS_NUMBER + 1] = (uint8_t)(flow >> 8);
 			packet_stamp_time(frame, PACKET_SIZE, monotonic_time_ns());
 			packet_stamp_seq(frame, (uint32_t)(sent / flows));
 			not_delivered += model_ixgbe_inject_rx(nic, 0, frame, PACKET_SIZE) != MODEL_RX_DELIVERED;

@@ -107,14 +107,14 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 				ok = arg_u32(prog, "queues", optarg, 1, IXY_MAX_QUEUES, &options->queues);
 				break;
 			case 'f':
-				options->generator_shaped = true;
+				options->generator_shaped = options->flows_given = true;
 				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
 				break;
 			case 'R':
 				ok = arg_problem(prog, "rate", optarg, parse_rate(optarg, &options->rate));
 				break;
 			case 'S':
-				options->generator_shaped = true;
+				options->generator_shaped = options->size_given = true;
 				ok = arg_problem(prog, "size", optarg, parse_sizes(optarg, &options->sizes));
 				break;
 			case 'e':
@@ -144,6 +144,17 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 				break;
 			case 'u':
 				ok = ixy_sandbox_user(&options->sandbox, optarg) == 0;
+				break;
+			case 'A':
+			case 'B':
+			case 'I':
+			case 'J':
+			case 'O':
+			case 'D':
+			case 'V':
+			case 'E':
+				options->generator_shaped = true;
+				ok = arg_address(prog, (char)option, optarg, &options->spec); // common/flows.h
 				break;
 			case 'h':
 				return ARG_HELP;

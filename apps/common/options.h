@@ -13,6 +13,8 @@
 //   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
 //   --rate, --size, --seed, --count, --seconds, --replay, --replay-timing, --loop   ixy-pktgen's test options
 //                         (issue 30: common/pacing.h, common/sizes.h, common/replay.h, apps/ixy-pktgen.c)
+//   --src-mac, --dst-mac, --src-ip, --dst-ip, --src-port, --dst-port, --vlan, --mark-end   ixy-pktgen's addresses,
+//                         tag and end markers (issue 37: common/flows.h); they shape generated frames as --flows does
 //   --no-sandbox, --user <name>   least privilege (ixy/sandbox.h): no seccomp filter; drop root to <name>, who is
 //                         looked up here, before any device is opened
 // A refused option leaves its field as it was.
@@ -25,6 +27,7 @@
 
 #include <ixy/sandbox.h>
 
+#include "flows.h"
 #include "pacing.h"
 #include "sizes.h"
 
@@ -50,6 +53,9 @@ struct app_options {
 	bool replay_timing;       // --replay-timing
 	bool loop;                // --loop
 	bool generator_shaped;    // --flows, --size or --seed given (ixy-pktgen refuses them with --replay)
+	// ixy-pktgen's addresses (issue 37, common/flows.h); the app sets the defaults (spec_default) before parsing
+	struct packet_spec spec;
+	bool flows_given, size_given; // --flows, --size given
 };
 
 #define ARG_POLL_WAIT                                                                                                  \
@@ -72,6 +78,15 @@ struct app_options {
 	    {"seconds", required_argument, NULL, 's'}, {"replay", required_argument, NULL, 'P'},                       \
 	    {"replay-timing", no_argument, NULL, 'T'}, {                                                               \
 		"loop", no_argument, NULL, 'L'                                                                         \
+	}
+// ixy-pktgen's addresses (issue 37): --src-mac, --dst-mac, --src-ip, --dst-ip, --src-port, --dst-port, --vlan, and
+// --mark-end (end markers, common/flows.h).
+#define ARG_ADDRESSES                                                                                                  \
+	{"src-mac", required_argument, NULL, 'A'}, {"dst-mac", required_argument, NULL, 'B'},                          \
+	    {"src-ip", required_argument, NULL, 'I'}, {"dst-ip", required_argument, NULL, 'J'},                        \
+	    {"src-port", required_argument, NULL, 'O'}, {"dst-port", required_argument, NULL, 'D'},                    \
+	    {"vlan", required_argument, NULL, 'V'}, {                                                                  \
+		"mark-end", no_argument, NULL, 'E'                                                                     \
 	}
 #define ARG_SANDBOX                                                                                                    \
 	{"no-sandbox", no_argument, NULL, 'n'}, {                                                                      \

@@ -10,7 +10,9 @@
 //   34       8    UDP header            port 42 -> 1337, length 26, checksum 0 ("not computed", RFC 768);
 //                                       ixy-pktgen --flows: flow f has source port packet_flow_port(f)
 //   42      18    payload               "ixy", then zeros, and in the LAST 4 bytes (56..59) a 32-bit
-//                                       little-endian sequence number
+//                                       little-endian sequence number; bytes 46-47: the flow's number
+//                                       (0 for one flow; common/flows.h, which also moves the headers for a
+//                                       VLAN tag and IPv6 and sets other addresses, issue 37)
 // Multi-byte header fields are big-endian (network byte order); only the sequence number is little-endian, as the
 // tools that check ixy's output expect.
 #ifndef IXY_APPS_PACKET_H

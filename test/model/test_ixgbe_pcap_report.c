@@ -20,6 +20,7 @@
 #include <ixy/sandbox.h>
 
 #include "../check.h"
+#include "common/flows.h"
 #include "common/packet.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
@@ -139,18 +140,19 @@ static uint64_t latency_of(uint32_t j) {
 }
 
 // The j-th planned frame: ixy-pktgen's, 60 to 1514 bytes, its flow's port, the send time NOW_NS - latency_of(j), the
-// sequence number; or a foreign one (UDP to port 53, alternately IPv6's EtherType). Returns the size.
+// sequence number; or a foreign one (TCP, alternately IPv6's EtherType before an IPv4 header). Returns the size.
 static uint32_t build_frame(uint8_t frame[PACKET_MAX_SIZE], const struct planned* p, uint32_t j) {
 	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x0b};
 	uint32_t size = PACKET_MIN_SIZE + j * 131 % (PACKET_MAX_SIZE - PACKET_MIN_SIZE + 1);
 	memset(frame, 0, PACKET_MAX_SIZE);
 	packet_build_template(frame, mac);
 	if (p->flow == FLOWS) {
-		frame[j % 2 ? 36 : 12] = j % 2 ? 0 : 0x86; // destination port 53 (0x0035), or EtherType 0x86dd
-		frame[j % 2 ? 37 : 13] = j % 2 ? 53 : 0xdd;
+		frame[j % 2 ? 23 : 12] = j % 2 ? 6 : 0x86; // TCP, or EtherType 0x86dd before an IPv4 header
+		frame[j % 2 ? 23 : 13] = j % 2 ? 6 : 0xdd;
 		return size;
 	}
 	packet_set_src_port(frame, packet_flow_port(p->flow));
+	frame[PACKET_PAYLOAD_OFFSET + FLOWS_NUMBER] = (uint8_t)p->flow; // the report's key (common/flows.h)
 	packet_stamp_time(frame, size, NOW_NS - latency_of(j));
 	packet_put_le(frame + size - PACKET_SEQ_FROM_END, p->seq, 4);
 	return size;
@@ -229,8 +231,8 @@ int main(void) {
 		struct expected got;
 		uint64_t foreign, other, n, untimed, min, p[5], max;
 		if (sscanf(line,
-			   "flow app=ixy-pcap pci=" PORT " port=%u received=%" SCNu64 " lost=%" SCNu64
-			   " reordered=%" SCNu64 " duplicated=%" SCNu64 " late=%" SCNu64 " too_old=%" SCNu64 " end=1",
+			   "flow app=ixy-pcap pci=" PORT " port=%u id=%*u received=%" SCNu64 " lost=%" SCNu64
+			   " reordered=%" SCNu64 " duplicated=%" SCNu64 " late=%" SCNu64 " too_old=%" SCNu64,
 			   &port, &got.received, &got.lost, &got.reordered, &got.duplicated, &got.late,
 			   &got.too_old) == 7 &&
 		    strstr(line, " end=1\n")) {

@@ -118,8 +118,9 @@ int main(void) {
 		uint64_t received, lost, reordered, duplicated, late, too_old, foreign, other, n, untimed;
 		int kind = -1;
 		if (sscanf(line,
-			   "flow app=ixy-pcap pci=" PORT " port=%u received=%" SCNu64 " lost=%" SCNu64
-			   " reordered=%" SCNu64 " duplicated=%" SCNu64 " late=%" SCNu64 " too_old=%" SCNu64 " end=%u",
+			   "flow app=ixy-pcap pci=" PORT " port=%u id=0 received=%" SCNu64 " lost=%" SCNu64
+			   " reordered=%" SCNu64 " duplicated=%" SCNu64 " late=%" SCNu64 " too_old=%" SCNu64
+			   " sent=0 tail_lost=0 end=%u",
 			   &got_port, &received, &lost, &reordered, &duplicated, &late, &too_old, &end) == 8) {
 			CHECK_EQ(got_port, port);
 			CHECK_EQ(lost + reordered + duplicated + late + too_old, 0);
@@ -127,7 +128,8 @@ int main(void) {
 		} else if (sscanf(line,
 				  "report app=ixy-pcap pci=" PORT " flows=%u received=%" SCNu64 " lost=%" SCNu64
 				  " reordered=%" SCNu64 " duplicated=%" SCNu64 " late=%" SCNu64 " too_old=%" SCNu64
-				  " foreign=%" SCNu64 " other_flows=%" SCNu64 " end=%u",
+				  " foreign=%" SCNu64 " other_flows=%" SCNu64 " sent=0 tail_lost=0 ended=0 end_frames=0"
+				  " end=%u",
 				  &flows, &received, &lost, &reordered, &duplicated, &late, &too_old, &foreign, &other,
 				  &end) == 10) {
 			CHECK_EQ(flows, received > 0 ? 1 : 0);

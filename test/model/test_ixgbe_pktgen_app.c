@@ -26,6 +26,7 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "common/flows.h"
 #include "common/packet.h"
 #include "common/signals.h"
 #include "common/sizes.h"
@@ -39,7 +40,7 @@
 #define SLEEP_SLACK_NS 50000
 #define LATE_SLEEP_SLACK_NS 50000000 // 50 ms: sleeps in a busy QEMU guest under TCG woke 9 ms and more late
 #define RATE_TOLERANCE 0.01
-#define MAX_FLOWS 8
+#define MAX_FLOWS 64
 #define MAX_KEPT 128 // frames kept for the byte comparison of replays
 #define MAX_SIZES_KEPT 20000
 
@@ -125,6 +126,27 @@ void* __wrap_calloc(size_t count, size_t size) {
 
 // ---- the wire
 
+static uint32_t ones_sum(const uint8_t* p, uint32_t len, uint32_t sum) {
+	for (uint32_t i = 0; i < len; i++) {
+		sum += i % 2 ? p[i] : (uint32_t)p[i] << 8;
+	}
+	while (sum >> 16) {
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	return sum;
+}
+
+// The UDP checksum over IPv6 (RFC 8200 8.1), computed here over the whole datagram and its pseudo header.
+static bool udp6_ok(const uint8_t* frame, uint32_t l3, uint32_t size) {
+	uint32_t l4 = l3 + 40, length = size - l4;
+	uint8_t pseudo[40] = {0};
+	memcpy(pseudo, frame + l3 + 8, 32);
+	pseudo[34] = (uint8_t)(length >> 8);
+	pseudo[35] = (uint8_t)length;
+	pseudo[39] = 17;
+	return ones_sum(frame + l4, length, ones_sum(pseudo, 40, 0)) == 0xffff && (frame[l4 + 6] | frame[l4 + 7]) != 0;
+}
+
 struct wire {
 	uint64_t frames, bad_header, bad_seq, bytes;
 	uint64_t bad_payload; // frames whose payload is not "ixy", zeros, then the send time and sequence number
@@ -134,6 +156,14 @@ struct wire {
 	uint16_t size_at[MAX_SIZES_KEPT]; // the sizes of the first frames, in order
 	uint32_t next_seq[MAX_FLOWS];
 	uint32_t flows; // 0: frames are not ixy-pktgen's (replay): only kept
+	// Issue 37: the spec the run's options give (wire_spec: set before run_pktgen, default spec_default) and its
+	// form; the queues; end markers, per flow, and markers or frames where they do not belong.
+	struct packet_spec spec;
+	struct packet_form form;
+	uint32_t queues;
+	uint64_t markers, bad_marker, bad_queue;
+	uint32_t markers_of[MAX_FLOWS];
+	uint64_t by_flow[MAX_FLOWS];
 	uint8_t kept[MAX_KEPT][PACKET_MAX_SIZE];
 	uint32_t kept_len[MAX_KEPT];
 	// A replay: frame i on the wire must be expected[i mod expected_count] byte for byte, sent not before its due
@@ -181,28 +211,67 @@ static void on_tx(void* context, struct model_ixgbe* nic, uint16_t queue, const 
 	if (wire.frames <= MAX_SIZES_KEPT) {
 		wire.size_at[wire.frames - 1] = (uint16_t)len;
 	}
-	const uint8_t* ip = frame + PACKET_IPV4_HEADER_OFFSET;
-	const uint8_t* udp = frame + PACKET_UDP_HEADER_OFFSET;
-	uint32_t total = (uint32_t)ip[2] << 8 | ip[3], udp_len = (uint32_t)udp[4] << 8 | udp[5];
-	wire.bad_header += total != len - 14 || udp_len != len - 34 ||
-			   ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE) != 0 ||
-			   memcmp(frame + PACKET_PAYLOAD_OFFSET, "ixy", 3) != 0;
-	for (uint32_t b = PACKET_PAYLOAD_OFFSET + 3; b < len - PACKET_TIME_FROM_END; b++) {
+	// The form of the run's spec (default: the template of packet.h): every header field, length and checksum.
+	const struct packet_form* form = &wire.form;
+	const uint8_t* ip = frame + form->l3;
+	const uint8_t* udp = frame + form->l4;
+	const uint8_t* pay = frame + form->payload;
+	uint32_t udp_len = (uint32_t)udp[4] << 8 | udp[5];
+	uint32_t number = (uint32_t)pay[FLOWS_NUMBER] | (uint32_t)pay[FLOWS_NUMBER + 1] << 8;
+	uint32_t flow = number & ~(uint32_t)FLOWS_END;
+	wire.bad_header += memcmp(frame, wire.spec.dst_mac, 6) != 0 || udp_len != len - form->l4 ||
+			   memcmp(pay, "ixy", 3) != 0 || pay[3] != 0 || flow >= wire.flows ||
+			   (wire.spec.src_mac_given && memcmp(frame + 6, wire.spec.src_mac, 6) != 0);
+	if (form->vlan) {
+		wire.bad_header += frame[12] != 0x81 || frame[13] != 0 || frame[14] != wire.spec.vlan_tci >> 8 ||
+				   frame[15] != (wire.spec.vlan_tci & 0xff);
+	}
+	if (form->ipv6) {
+		uint32_t payload_len = (uint32_t)ip[4] << 8 | ip[5];
+		wire.bad_header += ip[-2] != 0x86 || ip[-1] != 0xdd || ip[0] != 0x60 || ip[6] != 17 ||
+				   payload_len != len - form->l4 || !udp6_ok(frame, form->l3, len);
+	} else {
+		uint32_t total = (uint32_t)ip[2] << 8 | ip[3];
+		wire.bad_header += ip[-2] != 0x08 || ip[-1] != 0 || ip[0] != 0x45 || ip[9] != 17 ||
+				   total != len - form->l3 || ipv4_checksum(ip, PACKET_IPV4_HEADER_SIZE) != 0 ||
+				   udp[6] != 0 || udp[7] != 0;
+	}
+	if (flow >= wire.flows) {
+		return;
+	}
+	// The flow's addresses and ports (flows.h: flow f takes the (f mod n)-th value of each range).
+	struct flow_fields fields;
+	spec_flow(&wire.spec, flow, &fields);
+	uint32_t ip_bytes = form->ipv6 ? 16 : 4, ip_at = form->ipv6 ? 8 : 12;
+	wire.bad_header += memcmp(ip + ip_at, fields.src_ip, ip_bytes) != 0 ||
+			   memcmp(ip + ip_at + ip_bytes, fields.dst_ip, ip_bytes) != 0 ||
+			   udp[0] != fields.src_port >> 8 || udp[1] != (fields.src_port & 0xff) ||
+			   udp[2] != fields.dst_port >> 8 || udp[3] != (fields.dst_port & 0xff);
+	wire.bad_queue += queue != flow % wire.queues; // --queues n: flow f on queue f mod n
+	for (uint32_t b = form->payload + FLOWS_NUMBER + 2; b < len - PACKET_TIME_FROM_END; b++) {
 		if (frame[b] != 0) {
 			wire.bad_payload++;
 			break;
 		}
 	}
-	// Flow f has source port packet_flow_port(f) and its own sequence numbers 0, 1, 2, ...
-	uint32_t port = (uint32_t)udp[0] << 8 | udp[1], flow = 0;
-	while (flow < wire.flows && packet_flow_port(flow) != port) {
-		flow++;
+	if (number & FLOWS_END) {
+		// An end marker: not a frame of the run; the flow's count in the send time field, numbers after its
+		// own.
+		wire.frames--;
+		wire.bytes -= len;
+		wire.markers++;
+		wire.bad_marker += len != form->min_size || packet_read_time(frame, len) != wire.next_seq[flow] ||
+				   packet_read_seq_at(frame, len) != wire.next_seq[flow] + wire.markers_of[flow]++;
+		return;
 	}
-	if (flow == wire.flows || packet_read_seq_at(frame, len) != wire.next_seq[flow]++) {
+	wire.bad_marker += wire.markers_of[flow] != 0; // no frame of a flow after its markers
+	wire.by_flow[flow]++;
+	if (packet_read_seq_at(frame, len) != wire.next_seq[flow]++) {
 		wire.bad_seq++;
 	}
 	uint64_t sent_ns = packet_read_time(frame, len);
-	wire.bad_time += sent_ns < wire.last_ns || sent_ns > virtual_ns; // in order, not in the future
+	// In order (one queue: several queues' threads stamp their own batches), not in the future.
+	wire.bad_time += (wire.queues == 1 && sent_ns < wire.last_ns) || sent_ns > virtual_ns;
 	if (wire.frames == 1) {
 		wire.first_ns = sent_ns;
 	}
@@ -217,6 +286,11 @@ static char errors[4096]; // ixy-pktgen's stderr of the last run
 
 static bool stutter; // the next run's NIC stutters (stutter_nic)
 
+static struct packet_spec wire_spec; // the spec the next run's options give (main: spec_default)
+static char queue_line[4][1024];     // the last run's "queue app=ixy-pktgen" lines
+static int queue_lines;
+static uint32_t wire_queues = 1; // the next run's --queues
+
 static int run_pktgen(const char* const options[], uint32_t flows, char* totals, size_t totals_size) {
 	const uint8_t* const* expected = wire.expected;
 	const uint32_t* expected_len = wire.expected_len;
@@ -224,10 +298,13 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 	uint32_t expected_count = wire.expected_count;
 	memset(&wire, 0, sizeof(wire));
 	wire = (struct wire){.flows = flows,
+			     .spec = wire_spec,
+			     .queues = wire_queues,
 			     .expected = expected,
 			     .expected_len = expected_len,
 			     .expected_ns = expected_ns,
 			     .expected_count = expected_count};
+	spec_form(&wire.spec, &wire.form);
 	sleeps = 0;
 	tx_batches = 0;
 	struct model_ixgbe* nic = model_ixgbe_add(PORT);
@@ -263,11 +340,15 @@ static int run_pktgen(const char* const options[], uint32_t flows, char* totals,
 	fputs(errors, stderr);
 	reset_seen = model_ixgbe_last_write(nic, R_CTRL) != 0;
 	totals[0] = '\0';
+	queue_lines = 0;
 	char line[1024];
 	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		if (strncmp(line, "totals app=ixy-pktgen ", 22) == 0) {
 			snprintf(totals, totals_size, "%s", line);
+		}
+		if (strncmp(line, "queue app=ixy-pktgen ", 21) == 0 && queue_lines < 4) {
+			snprintf(queue_line[queue_lines++], sizeof(queue_line[0]), "%s", line);
 		}
 	}
 	fclose(out);
@@ -289,6 +370,8 @@ static uint64_t total(const char* totals, const char* key) {
 }
 
 static void check_clean_wire(void) {
+	CHECK_EQ(wire.bad_queue, 0);
+	CHECK_EQ(wire.bad_marker, 0);
 	CHECK_EQ(wire.bad_header, 0);
 	CHECK_EQ(wire.bad_payload, 0);
 	CHECK_EQ(wire.bad_seq, 0);
@@ -411,6 +494,134 @@ static void check_count(void) {
 	CHECK_EQ(total(totals, "sent"), 1001);
 	CHECK_EQ(total(totals, "next_seq"), 1001);
 	CHECK_EQ(total(totals, "pool_free"), total(totals, "pool_size"));
+}
+
+// ---- issue 37: addresses, VLAN, IPv6, queues, end markers
+
+// The options of a run, and the spec they give (parsed here with the parsers of flows.h, which test_flows checks
+// against hand-written values).
+static void spec_of(const char* src_mac, const char* dst_mac, const char* src_ip, const char* dst_ip,
+		    const char* src_port, const char* dst_port, const char* vlan) {
+	spec_default(&wire_spec);
+	if (src_mac) {
+		CHECK(parse_mac(src_mac, wire_spec.src_mac, true) == NULL);
+		wire_spec.src_mac_given = true;
+	}
+	CHECK(!dst_mac || parse_mac(dst_mac, wire_spec.dst_mac, false) == NULL);
+	CHECK(!src_ip || parse_ip_range(src_ip, &wire_spec.src_ip, &wire_spec.src_family) == NULL);
+	CHECK(!dst_ip || parse_ip_range(dst_ip, &wire_spec.dst_ip, &wire_spec.dst_family) == NULL);
+	if (src_port) {
+		CHECK(parse_port_range(src_port, &wire_spec.src_port) == NULL);
+		wire_spec.src_port_given = true;
+	}
+	CHECK(!dst_port || parse_port_range(dst_port, &wire_spec.dst_port) == NULL);
+	if (vlan) {
+		CHECK(parse_vlan(vlan, &wire_spec.vlan_tci) == NULL);
+		wire_spec.vlan = true;
+	}
+}
+
+static void check_addresses(void) {
+	char totals[1024];
+	model_test_begin("ixy-pktgen every address option, IPv4 ranges, --vlan 100:5, --size 64-300");
+	const char* v4[] = {"--src-mac",  "02:aa:bb:cc:dd:ee",
+			    "--dst-mac",  "00:1b:21:01:02:03",
+			    "--src-ip",   "10.9.0.1-10.9.0.4",
+			    "--dst-ip",   "10.8.0.1-10.8.0.2",
+			    "--src-port", "1000-1003",
+			    "--dst-port", "2000-2001",
+			    "--vlan",     "100:5",
+			    "--flows",    "8",
+			    "--count",    "8000",
+			    "--size",     "64-300",
+			    NULL};
+	spec_of("02:aa:bb:cc:dd:ee", "00:1b:21:01:02:03", "10.9.0.1-10.9.0.4", "10.8.0.1-10.8.0.2", "1000-1003",
+		"2000-2001", "100:5");
+	CHECK_EQ(run_pktgen(v4, 8, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 8000);
+	CHECK_EQ(total(totals, "sent"), 8000);
+	CHECK_EQ(total(totals, "flows"), 8);
+	for (uint32_t f = 0; f < 8; f++) {
+		CHECK_EQ(wire.by_flow[f], 1000);
+	}
+	// The first frame (flow 0) field by field, as the options say it.
+	static const uint8_t first[] = {0x00, 0x1b, 0x21, 0x01, 0x02, 0x03, 0x02, 0xaa, 0xbb, 0xcc,
+					0xdd, 0xee, 0x81, 0x00, 0xa0, 0x64, 0x08, 0x00, 0x45};
+	CHECK(memcmp(wire.kept[0], first, sizeof(first)) == 0);
+	CHECK(wire.kept[1][33] == 2 && wire.kept[1][37] == 2 && wire.kept[1][39] == (1001 & 0xff)); // flow 1
+	CHECK(wire.kept[5][33] == 2 && wire.kept[5][37] == 2 && wire.kept[5][41] == (2001 & 0xff)); // flow 5
+
+	model_test_begin("ixy-pktgen IPv6 --src-ip fd00::1-fd00::3 --dst-ip 2001:db8::1 --size 80-200");
+	const char* v6[] = {"--src-ip", "fd00::1-fd00::3", "--dst-ip", "2001:db8::1", "--count",
+			    "3000",     "--size",          "80-200",   NULL};
+	spec_of(NULL, NULL, "fd00::1-fd00::3", "2001:db8::1", NULL, NULL, NULL);
+	CHECK_EQ(run_pktgen(v6, 3, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 3000);
+	CHECK_EQ(total(totals, "flows"), 3); // as many flows as the range has addresses
+	CHECK(wire.by_flow[0] == 1000 && wire.by_flow[1] == 1000 && wire.by_flow[2] == 1000);
+
+	model_test_begin("ixy-pktgen IPv6 and --vlan 4094:7, default size");
+	const char* v6vlan[] = {"--dst-ip", "fd00::99", "--vlan", "4094:7", "--count", "999", NULL};
+	spec_of(NULL, NULL, NULL, "fd00::99", NULL, NULL, "4094:7");
+	CHECK_EQ(run_pktgen(v6vlan, 1, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.by_size[84], 999); // the smallest frame of the form: 14 + 4 + 40 + 8 + 18
+	CHECK(strstr(totals, " size=84") != NULL);
+	spec_default(&wire_spec);
+}
+
+static uint64_t queue_total(int line, const char* key) {
+	return line < queue_lines ? total(queue_line[line], key) : UINT64_MAX;
+}
+
+static void check_queues_and_end(void) {
+	char totals[1024];
+	model_test_begin("ixy-pktgen --queues 2 --flows 6 --count 6001");
+	const char* two[] = {"--queues", "2", "--flows", "6", "--count", "6001", NULL};
+	wire_queues = 2;
+	CHECK_EQ(run_pktgen(two, 6, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 6001);
+	CHECK_EQ(total(totals, "sent"), 6001);
+	CHECK_EQ(total(totals, "queues"), 2);
+	CHECK_EQ(queue_lines, 2);
+	CHECK_EQ(queue_total(0, "sent"), 3001); // the count split, the first queue the odd one
+	CHECK_EQ(queue_total(1, "sent"), 3000);
+	CHECK_EQ(queue_total(0, "flows"), 3);
+	CHECK_EQ(queue_total(0, "queue"), 0);
+	CHECK_EQ(queue_total(1, "queue"), 1);
+	CHECK_EQ(wire.by_flow[0] + wire.by_flow[2] + wire.by_flow[4], 3001);
+	CHECK_EQ(total(totals, "pool_free"), total(totals, "pool_size"));
+	CHECK_EQ(total(totals, "pool_size"), 2 * 2048);
+
+	model_test_begin("ixy-pktgen --flows 4 --count 1002 --mark-end");
+	const char* end[] = {"--flows", "4", "--count", "1002", "--mark-end", NULL};
+	wire_queues = 1;
+	CHECK_EQ(run_pktgen(end, 4, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 1002);
+	CHECK_EQ(wire.markers, 4 * FLOWS_END_REPEAT);
+	CHECK_EQ(total(totals, "sent"), 1002);
+	CHECK_EQ(total(totals, "end_frames"), 4 * FLOWS_END_REPEAT);
+	CHECK_EQ(total(totals, "tx_packets"), 1002 + 4 * FLOWS_END_REPEAT);
+	CHECK_EQ(wire.markers_of[0], FLOWS_END_REPEAT);
+	CHECK_EQ(wire.next_seq[0], 251); // 1002 = 4 * 250 + 2: flows 0 and 1 sent one more
+
+	model_test_begin("ixy-pktgen --queues 2 IPv6 --vlan 3 --count 4000 --mark-end");
+	const char* mixed[] = {"--queues", "2",       "--src-ip", "fd00::1-fd00::4", "--vlan",
+			       "3",        "--count", "4000",     "--mark-end",      NULL};
+	spec_of(NULL, NULL, "fd00::1-fd00::4", NULL, NULL, NULL, "3");
+	wire_queues = 2;
+	CHECK_EQ(run_pktgen(mixed, 4, totals, sizeof(totals)), 0);
+	check_clean_wire();
+	CHECK_EQ(wire.frames, 4000);
+	CHECK_EQ(wire.markers, 4 * FLOWS_END_REPEAT);
+	CHECK_EQ(total(totals, "end_frames"), 4 * FLOWS_END_REPEAT);
+	CHECK_EQ(queue_total(1, "end_frames"), 2 * FLOWS_END_REPEAT);
+	wire_queues = 1;
+	spec_default(&wire_spec);
 }
 
 // ---- --replay
@@ -799,6 +1010,7 @@ static void check_bad_files(void) {
 }
 
 int main(void) {
+	spec_default(&wire_spec);
 	// Sleeps wake 50 us late: at 1 Mpps 50 frames are due then, a batch (at least 32 frames a batch); at 10 kpps
 	// one.
 	check_rate("ixy-pktgen --rate 10kpps", "10kpps", "60", 10000.0, SLEEP_SLACK_NS, 1);
@@ -818,6 +1030,8 @@ int main(void) {
 	check_rate("ixy-pktgen --rate 1Mpps, sleeps 50 ms late", "1Mpps", "60", 1e6, LATE_SLEEP_SLACK_NS, 64);
 	check_sizes();
 	check_count();
+	check_addresses();
+	check_queues_and_end();
 	check_seed();
 	check_replay();
 	check_replay_short_frames();

@@ -96,7 +96,54 @@ for shaping in "--size 100" "--size imix" "--seed 3" "--flows 2" "--flows 1"; do
 	expect_one_line 2 "ixy-pktgen: --flows, --size and --seed shape generated frames: not with --replay" "$bin/ixy-pktgen" \
 		--replay "$tmp/none.pcap" $shaping "$addr"
 done
-expect_one_line 2 "unrecognized option '--queues'" "$bin/ixy-pktgen" --queues 2 "$addr"
+# Issue 37: each address option, --vlan and --queues refuse a wrong value with exactly one line and exit code 2.
+expect_line() {   # expect_line <the whole line on stderr> <command...>
+	line=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(cat "$tmp/err")" = "$line" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAILED: $* -> exit $got (expected 2 and the one line '$line'), stderr:" >&2
+		cat "$tmp/err" >&2
+	fi
+}
+pg=$bin/ixy-pktgen
+expect_line "ixy-pktgen: --src-mac '02:00:00:00:00' is not a MAC address like 02:00:00:00:00:02" \
+	"$pg" --src-mac 02:00:00:00:00 "$addr"
+expect_line "ixy-pktgen: --src-mac '01:00:5e:00:00:01' is a group (multicast) address: no frame comes from one" \
+	"$pg" --src-mac 01:00:5e:00:00:01 "$addr"
+expect_line "ixy-pktgen: --dst-mac '02-00-00-00-00-02' is not a MAC address like 02:00:00:00:00:02" \
+	"$pg" --dst-mac 02-00-00-00-00-02 "$addr"
+expect_line "ixy-pktgen: --dst-mac 'g2:00:00:00:00:02' is not a MAC address like 02:00:00:00:00:02" \
+	"$pg" --dst-mac g2:00:00:00:00:02 "$addr"
+expect_line "ixy-pktgen: --src-ip '10.0.0.9-10.0.0.1' ends below its start" "$pg" --src-ip 10.0.0.9-10.0.0.1 "$addr"
+expect_line "ixy-pktgen: --dst-ip 'fd00::9-fd00::1' ends below its start" "$pg" --dst-ip fd00::9-fd00::1 "$addr"
+expect_line "ixy-pktgen: --src-ip '10.0.0.1-fd00::1' mixes IPv4 and IPv6" "$pg" --src-ip 10.0.0.1-fd00::1 "$addr"
+expect_line "ixy-pktgen: --src-ip and --dst-ip mix IPv4 and IPv6" "$pg" --src-ip 10.0.0.1 --dst-ip fd00::2 "$addr"
+expect_line "ixy-pktgen: --dst-ip '10.0.0.256' is not an IPv4 or IPv6 address or <first>-<last>" \
+	"$pg" --dst-ip 10.0.0.256 "$addr"
+expect_line "ixy-pktgen: --src-port '2000-1000' ends below its start" "$pg" --src-port 2000-1000 "$addr"
+expect_line "ixy-pktgen: --dst-port '65536' is not a port (0 to 65535) or <first>-<last>" \
+	"$pg" --dst-port 65536 "$addr"
+expect_line "ixy-pktgen: --vlan '4095' is not <id>[:<priority>], id 0 to 4094, priority 0 to 7" \
+	"$pg" --vlan 4095 "$addr"
+expect_line "ixy-pktgen: --vlan '100:8' is not <id>[:<priority>], id 0 to 4094, priority 0 to 7" \
+	"$pg" --vlan 100:8 "$addr"
+expect_line "ixy-pktgen: queues '0' is out of range (allowed: 1 to 64)" "$pg" --queues 0 "$addr"
+expect_line "ixy-pktgen: queues '65' is out of range (allowed: 1 to 64)" "$pg" --queues 65 "$addr"
+expect_line "ixy-pktgen: --flows 2: fewer flows than --queues 4" "$pg" --flows 2 --queues 4 "$addr"
+expect_line "ixy-pktgen: --size below 84 bytes: too short for the tag and the headers" \
+	"$pg" --vlan 1 --src-ip fd00::1 --size 80 "$addr"
+expect_line "ixy-pktgen: --queues splits generated flows: not with --replay" \
+	"$pg" --replay "$tmp/none.pcap" --queues 2 "$addr"
+expect 2 "ixy-pktgen: --flows, --size and --seed shape generated frames: not with --replay" \
+	"$pg" --replay "$tmp/none.pcap" --vlan 5 "$addr"
+# The largest good values are taken: the run gets as far as the (missing) device.
+expect 1 "no PCI device $addr" "$pg" --src-mac 02:ff:ff:ff:ff:ff --dst-mac ff:ff:ff:ff:ff:ff --vlan 4094:7 \
+	--src-ip fd00::1-fd00::ffff --dst-ip fd00::2 --src-port 0-65535 --dst-port 65535 --queues 64 --mark-end "$addr"
 # Every usage names the sandbox options and says why one would turn the filter off.
 expect 2 "--no-sandbox leaves them allowed, for a kernel or container where seccomp cannot be installed" "$bin/ixy-pktgen"
 expect_one_line 2 "ixy: error: no user 'ixy-no-such-user'" "$bin/ixy-pktgen" --user ixy-no-such-user "$addr"

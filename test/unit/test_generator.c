@@ -1,5 +1,6 @@
 // The packet generator step of ixy-pktgen (apps/common/generator.h) against a fake TX queue: template in every
 // buffer, gapless and unique sequence numbers even when the TX queue refuses packets, wrap at 2^32, no leaks.
+#include <stdlib.h>
 #include <string.h>
 
 #include <ixy/ixy.h>
@@ -131,7 +132,8 @@ static void test_flow_ports(void) {
 }
 
 // --flows 3: packets take turns over the flows (packet k of all the TX queue took is flow k mod 3), each flow's own
-// sequence numbers gapless from 0, in its UDP source port (packet_flow_port) and nowhere else, also when the TX
+// sequence numbers gapless from 0, in its UDP source port (packet_flow_port) and its number in the payload
+// (flows.h) and nowhere else, also when the TX
 // queue refuses some (their numbers go to the next batch).
 static void test_flows(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
@@ -151,6 +153,7 @@ static void test_flows(struct mempool* pool) {
 			uint8_t want[PACKET_SIZE];
 			memcpy(want, expected, PACKET_SIZE);
 			packet_set_src_port(want, packet_flow_port(flow));
+			want[PACKET_PAYLOAD_OFFSET + FLOWS_NUMBER] = (uint8_t)flow; // the flow's number (flows.h)
 			packet_stamp_seq(want, next[flow]++);
 			bad += memcmp(fake.packets[i], want, PACKET_SIZE) != 0;
 		}
@@ -182,6 +185,157 @@ static void test_empty_pool_still_calls_tx(struct mempool* pool) {
 	}
 }
 
+// ---- issue 37: addresses, VLAN, IPv6, queues, end markers
+
+// A fake TX queue that keeps whole frames (up to 256 bytes) and takes up to `room` per call.
+struct frames_dev {
+	struct ixy_device ixy;
+	uint32_t room, n;
+	uint8_t frame[512][256];
+	uint32_t len[512];
+};
+
+static uint32_t frames_tx(struct ixy_device* dev, uint16_t queue, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	struct frames_dev* fake = (struct frames_dev*)dev;
+	(void)queue;
+	uint32_t n = num_bufs < fake->room ? num_bufs : fake->room;
+	for (uint32_t i = 0; i < n; i++) {
+		if (fake->n < 512 && bufs[i]->size <= 256) {
+			memcpy(fake->frame[fake->n], bufs[i]->data, bufs[i]->size);
+			fake->len[fake->n++] = bufs[i]->size;
+		}
+		pkt_buf_free(bufs[i]);
+	}
+	return n;
+}
+
+static uint32_t be16(const uint8_t* p) {
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t ones_sum(const uint8_t* p, uint32_t len, uint32_t sum) {
+	for (uint32_t i = 0; i < len; i++) {
+		sum += i % 2 ? p[i] : (uint32_t)p[i] << 8;
+	}
+	while (sum >> 16) {
+		sum = (sum & 0xffff) + (sum >> 16);
+	}
+	return sum;
+}
+
+// RFC 8200 8.1, computed here over the whole datagram.
+static bool udp6_ok(const uint8_t* frame, uint32_t l3, uint32_t size) {
+	uint32_t l4 = l3 + 40, length = size - l4;
+	uint8_t pseudo[40] = {0};
+	memcpy(pseudo, frame + l3 + 8, 32);
+	pseudo[34] = (uint8_t)(length >> 8);
+	pseudo[35] = (uint8_t)length;
+	pseudo[39] = 17;
+	return ones_sum(frame + l4, length, ones_sum(pseudo, 40, 0)) == 0xffff && be16(frame + l4 + 6) != 0;
+}
+
+// Flows with IPv4 addresses that differ (--src-ip and --dst-ip ranges, --vlan) and sizes that change from frame to
+// frame: each frame has its flow's addresses, ports and number, lengths that follow its size and a correct header
+// checksum (written per frame), and its flow's next sequence number; a full queue changes nothing of that.
+static void test_ipv4_ranges_sizes(struct mempool* pool) {
+	struct packet_spec spec;
+	spec_default(&spec);
+	CHECK(parse_ip_range("192.168.0.1-192.168.0.5", &spec.src_ip, &spec.src_family) == NULL);
+	CHECK(parse_ip_range("172.16.0.1-172.16.0.2", &spec.dst_ip, &spec.dst_family) == NULL);
+	CHECK(parse_port_range("4000-4003", &spec.src_port) == NULL);
+	spec.src_port_given = true;
+	CHECK(parse_vlan("42", &spec.vlan_tci) == NULL);
+	spec.vlan = true;
+	struct generator* gen = malloc(sizeof(*gen));
+	struct frames_dev* fake = calloc(1, sizeof(*fake));
+	CHECK(gen && fake);
+	if (!gen || !fake) {
+		free(gen);
+		free(fake);
+		return;
+	}
+	fake->ixy.tx_batch = frames_tx;
+	fake->ixy.num_tx_queues = 1;
+	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 0, 1), 0);
+	CHECK(gen->vary_ips);
+	gen->flows = 10;
+	generator_set_sizes(gen, &(struct frame_sizes){.mode = SIZE_UNIFORM, .min = 64, .max = 256, .state = 9});
+	const uint32_t room[] = {64, 7, 0, 64, 64};
+	for (size_t r = 0; r < sizeof(room) / sizeof(room[0]); r++) {
+		fake->room = room[r];
+		generator_send(gen, &fake->ixy, 0, 1000 + r, GENERATOR_BATCH_SIZE, NULL);
+	}
+	uint32_t next[10] = {0}, bad = 0;
+	for (uint32_t k = 0; k < fake->n; k++) {
+		const uint8_t* p = fake->frame[k];
+		uint32_t size = fake->len[k], f = k % 10;
+		bad += be16(p + 12) != 0x8100 || be16(p + 14) != 42 || be16(p + 16) != 0x0800;
+		bad += be16(p + 20) != size - 18 || ones_sum(p + 18, 20, 0) != 0xffff;
+		bad += p[33] != 1 + f % 5 || p[37] != 1 + f % 2 || p[30] != 192 || p[34] != 172;
+		bad += be16(p + 38) != 4000 + f % 4 || be16(p + 40) != 1337 || be16(p + 42) != size - 38;
+		bad += p[50] != f || p[49] != 0 || packet_read_seq_at(p, size) != next[f]++;
+	}
+	CHECK_EQ(fake->n, 64 + 7 + 64 + 64);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(pool->free_stack_top, pool->num_entries);
+	free(gen);
+	free(fake);
+}
+
+// IPv6 and VLAN, sizes changing (odd and even UDP lengths): the UDP checksum of every frame is right; then queue 1 of
+// 3 (flows 1, 4, 7 of the spec: --queues 3 --flows 9) with its flows' numbers and ports; then the end markers.
+static void test_ipv6_queue_end(struct mempool* pool) {
+	struct packet_spec spec;
+	spec_default(&spec);
+	CHECK(parse_ip_range("fd00::a:1-fd00::a:9", &spec.src_ip, &spec.src_family) == NULL);
+	CHECK(parse_vlan("7:1", &spec.vlan_tci) == NULL);
+	spec.vlan = true;
+	struct generator* gen = malloc(sizeof(*gen));
+	struct frames_dev* fake = calloc(1, sizeof(*fake));
+	CHECK(gen && fake);
+	if (!gen || !fake) {
+		free(gen);
+		free(fake);
+		return;
+	}
+	fake->ixy.tx_batch = frames_tx;
+	fake->ixy.num_tx_queues = 1;
+	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 1, 3), 0);
+	CHECK_EQ(gen->form.min_size, 84);
+	gen->flows = 3;
+	generator_set_sizes(gen, &(struct frame_sizes){.mode = SIZE_UNIFORM, .min = 84, .max = 101, .state = 3});
+	fake->room = 64;
+	for (int r = 0; r < 3; r++) {
+		generator_send(gen, &fake->ixy, 0, 0x1122334455667788ull + (uint64_t)r * 0x10001, GENERATOR_BATCH_SIZE,
+			       NULL);
+	}
+	CHECK_EQ(fake->n, 192);
+	CHECK_EQ(generator_send_end(gen, &fake->ixy, 0), 0);
+	CHECK_EQ(gen->end_frames, 3 * FLOWS_END_REPEAT);
+	uint32_t bad = 0, odd = 0, next[3] = {0};
+	for (uint32_t k = 0; k < fake->n; k++) {
+		const uint8_t* p = fake->frame[k];
+		uint32_t size = fake->len[k], j = k < 192 ? k % 3 : (k - 192) % 3, flow = 1 + 3 * j;
+		odd += (size - 58) % 2;
+		bad += be16(p + 12) != 0x8100 || be16(p + 14) != (1 << 13 | 7) || be16(p + 16) != 0x86dd;
+		bad += be16(p + 22) != size - 58 || !udp6_ok(p, 18, size);
+		bad += p[41] != 1 + flow % 9 || be16(p + 58) != packet_flow_port(flow) || p[70] != flow;
+		if (k < 192) {
+			bad += p[69] != 0 || packet_read_seq_at(p, size) != next[j]++;
+		} else { // marker r of flow j: kind 1, the count in the time field, the numbers after the flow's
+			uint32_t repeat = (k - 192) / 3;
+			bad += size != 84 || p[71] != (FLOWS_END >> 8) || packet_read_time(p, size) != 64;
+			bad += packet_read_seq_at(p, size) != 64 + repeat;
+		}
+	}
+	CHECK(odd > 10 && odd < 182); // both parities were sent
+	CHECK_EQ(fake->n, 192 + 9);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(pool->free_stack_top, pool->num_entries);
+	free(gen);
+	free(fake);
+}
+
 int main(void) {
 	struct mempool* pool = memory_allocate_mempool(POOL_SIZE, 2048);
 	CHECK(pool != NULL);
@@ -194,6 +348,8 @@ int main(void) {
 	test_empty_pool_still_calls_tx(pool);
 	test_flow_ports();
 	test_flows(pool);
+	test_ipv4_ranges_sizes(pool);
+	test_ipv6_queue_end(pool);
 	memory_free_mempool(pool);
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	return check_summary();

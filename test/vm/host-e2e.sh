@@ -12,6 +12,7 @@ devices() {
 	dump nic_c rx "$out/host-c.pcap"
 	dump nic_d tx "$out/host-d.pcap"
 	dump nic_d rx "$out/host-d-sent.pcap" # what D sends: the replay
+	dump nic_b rx "$out/host-b-sent.pcap" # what B sends: the self test's frames, then issue 37's forms
 }
 
 # The VirtIO interface ixy must pick for a NIC kind (its init line says which): modern where the NIC has it, unless
@@ -148,4 +149,28 @@ checks() {
 	python3 "$here/replay_file.py" check "$out/initramfs/replay.pcap" "$out/host-d-sent.pcap" | sed 's/^/  replay: /'
 	checker_rc=${PIPESTATUS[0]}
 	expect "what D sent equals the replayed file byte for byte" test "$checker_rc" = 0
+	forms_checks
+}
+
+# Issue 37 (scenario-e2e.sh's step 4): ixy-pktgen on B with the options below (the guest's forms_options), ixy-pcap
+# --report on A. QEMU's record of what B sent, after the self test's frames (another destination MAC), must be
+# ixy-pktgen's in every field (test/xdp/check_forms.py, from the RFCs): the tag, IPv6 and its UDP checksum, the
+# flows' addresses and ports, numbers in order, the end markers with the counts; the report must count every frame
+# as ixy-pktgen's (foreign=0), every flow ended with the count sent, and received + lost = sent (lost counts the tail).
+forms_checks() {
+	local log="$out/guest/forms-pktgen.log" report="$out/guest/forms-pcap.log" sent key checker_rc
+	local gen="totals app=ixy-pktgen pci=${nic_addrs[1]}" line="report app=ixy-pcap pci=${nic_addrs[0]} end=1"
+	expect "ixy-pktgen with addresses, VLAN, IPv6 and end markers exited 0" marker "forms pktgen exit 0$"
+	expect "ixy-pcap --report on A stopped cleanly" marker "forms-pcap exit 0$"
+	grep -h -E "^(totals|report|flow) " "$log" "$report" 2>/dev/null | sed 's/^/  forms: /'
+	sent=$(total "$log" "$gen" sent)
+	expect "ixy-pktgen sent 2000 frames and 12 end markers" 		test "$sent/$(total "$log" "$gen" end_frames)" = 2000/12
+	python3 "$here/../xdp/check_forms.py" "$out/host-b-sent.pcap" --from-dst-mac --dst-mac 02:37:00:00:00:02 		--src-mac 02:37:00:00:00:01 --src-ip fd00::1:1-fd00::1:4 --dst-ip fd00::2:1 --dst-port 4000-4001 		--vlan 37:5 --flows 4 --count 2000 --mark-end | sed 's/^/  forms: /'
+	checker_rc=${PIPESTATUS[0]}
+	expect "every field of every frame B sent is as the options say" test "$checker_rc" = 0
+	for key in received lost foreign ended sent; do
+		local "r_$key=$(total "$report" "$line" $key)"
+	done
+	expect "ixy-pcap --report: every frame ixy-pktgen's, every flow ended with its count" 		test "$r_foreign/$r_ended/$r_sent" = "0/4/$sent"
+	expect "ixy-pcap --report: received + lost = sent (the tail counted)" test "$((r_received + r_lost))" = "$sent"
 }

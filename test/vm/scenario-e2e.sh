@@ -6,6 +6,8 @@
 #      UDP sockets, which keep the frames' order). Receivers start first, so that the generator's first packets
 #      find them ready.
 #   3. ixy-pktgen --replay of the host's file on D (run-vm.sh records what D sends).
+#   4. ixy-pktgen with addresses, a VLAN tag, IPv6 and end markers (issue 37) from B to ixy-pcap --report on A
+#      (both free since step 2; run-vm.sh records what B sends).
 # run-vm.sh checks the results: check_capture.py compares the capture with the host's records of the wire.
 # The apps run with --user ixy: through sysfs they drop root once their devices run; through VFIO they are that user
 # already. While they run, their /proc/<pid>/status goes to status.txt (app_status): the host checks the uid, the
@@ -29,7 +31,21 @@ pipeline $NIC_B $NIC_C
 (run_app ixy-pktgen --user ixy --replay /replay.pcap $NIC_D >/tmp/replay.log 2>&1)
 marker "replay exit $?"
 
-for name in pcap.log fwd.log pktgen.log status.txt replay.log; do
+# 4. Issue 37: the options of host-e2e.sh's forms_options (the host checks every field of QEMU's record of what B
+# sent against them), from B to A, where ixy-pcap --report must count every frame as ixy-pktgen's, and all loss.
+forms_options="--src-mac 02:37:00:00:00:01 --dst-mac 02:37:00:00:00:02 --src-ip fd00::1:1-fd00::1:4 --dst-ip fd00::2:1
+	--dst-port 4000-4001 --vlan 37:5 --flows 4 --count 2000 --rate 2kpps --mark-end"
+run_app ixy-pcap --user ixy --report $NIC_A - >/tmp/forms-pcap.log 2>&1 &
+forms_pcap=$!
+if wait_running /tmp/forms-pcap.log $forms_pcap; then
+	# shellcheck disable=SC2086 # $forms_options: words
+	(run_app ixy-pktgen --user ixy $forms_options $NIC_B >/tmp/forms-pktgen.log 2>&1)
+	marker "forms pktgen exit $?"
+	sleep 1 # the last frames and the markers reach ixy-pcap
+fi
+stop_app forms-pcap $forms_pcap
+
+for name in pcap.log fwd.log pktgen.log status.txt replay.log forms-pcap.log forms-pktgen.log; do
 	[ -f /tmp/$name ] && send_file $name
 done
 [ -f /tmp/capture.pcap ] && send_file capture.pcap
