@@ -93,6 +93,10 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 # bench-peers scenario), and VFIO for the IOMMU scenarios:
 # vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
 modules_wanted="virtio_pci virtio_net igb e1000 e1000e vfio_iommu_type1 vfio-pci bridge uio_pci_generic"
+# One builder at a time makes or reads the cache: two runs at once (two checkouts, or a test beside the demo) made
+# the same $kernel_dir.new, and one's mv found it taken away by the other's rm ("mv: cannot stat").
+exec 9>"$cache/lock"
+flock 9
 if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
 	rm -rf "$kernel_dir"
 fi
@@ -116,6 +120,7 @@ if [ ! -f "$kernel_dir/modules/order" ]; then
 	mv "$kernel_dir.new" "$kernel_dir"
 fi
 cp "$kernel_dir/vmlinuz" "$out/vmlinuz"
+flock -u 9
 
 # 2. Initramfs.
 root=$out/initramfs
