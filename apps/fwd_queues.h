@@ -27,7 +27,8 @@
 #include <ixy/interrupts.h>
 
 #include "common/queue_rate.h"
-#include "fwd.h" // struct fwd_queue, fwd_round
+#include "common/signals.h" // stop_signal
+#include "fwd.h"            // struct fwd_queue, fwd_round
 
 static atomic_int fwd_phase; // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
 static atomic_int fwd_signs; // each thread signs in when it runs and out when it has left its loop
@@ -78,6 +79,9 @@ static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy
 		queues[q].waiter = ixy_waiter_create();
 		for (int i = 0; i < 2 && ok; i++) {
 			ok = queues[q].waiter && ixy_waiter_add(queues[q].waiter, devs[i], q) == 0;
+		}
+		if (ok) {
+			ixy_waiter_stop_on(queues[q].waiter, &stop_signal); // a stop ends its sleep within a slice
 		}
 	}
 	return ok;

@@ -5,7 +5,8 @@
 // Every packet received on one device is sent on the other with one byte changed (fwd.h says which). Ctrl-C or
 // SIGTERM stops it: it prints a totals line per device (print_stats_totals) and closes both devices.
 // The options are features, each entered by one call below (common/options.h says what each does):
-// --wait (the default, 1000 ms) sleeps while no packet comes, on NICs reached through VFIO (ixy/interrupts.h);
+// --wait (the default, 1000 ms) sleeps while no packet comes, on NICs reached through VFIO and AF_XDP devices
+// (ixy/interrupts.h);
 // --ring sets the descriptors per ring of both NICs; --queues n forwards queue i of each device to queue i of the
 // other in a thread of its own (fwd_queues.h), printing a line per queue before each device's rates and totals;
 // --user and --no-sandbox are about the least privilege the app keeps once its devices run (ixy/sandbox.h).
@@ -29,8 +30,9 @@ static const struct option options[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.wait_ms = 1000, .queues = 1};
 	int first = arg_options("ixy-fwd", options, argc, argv, &opt);
-	if (first < 0 || argc - first != 2 || !arg_pci_addrs("ixy-fwd", &argv[first], 2)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-fwd", argc, argv, first, 2, 2, "<pci1> <pci2>") ||
+	    !arg_pci_addrs("ixy-fwd", &argv[first], 2)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	uint16_t n = (uint16_t)opt.queues;
 	struct ixy_config configs[2];

@@ -12,18 +12,22 @@
 //
 // Stops after n packets (exit code 0) if n is given, else on Ctrl-C or SIGTERM. The file is opened before the device
 // is taken, so that a path that cannot be written fails without touching the NIC; it is emptied only once the
-// device runs, and a file the app created is removed again if the device cannot be taken. All packets of a batch
+// device runs, and a file the app created is removed again if the device cannot be taken. An existing file must be a
+// regular file (or /dev/null) of the user the capture runs as (--user, else the real uid), not a symbolic link
+// (common/pcap.h): else it is refused with one line and exit code 1. All packets of a batch
 // get the time the batch was received as their timestamp. At the end it prints its totals line (print_stats_totals)
 // and the waiter's.
-// --wait (the default, 1000 ms): while no packet comes, sleep until the NIC's interrupt (VFIO only; through sysfs it
-// is polled), at most <ms> at a time; the file is flushed before each sleep, so a reader sees every packet received
-// so far. --queues k (1 to 64, default 1): k RX queues, over which the NIC spreads the flows (receive side scaling,
-// ixy/rss.h); each round takes one batch from queue 0, then one from queue 1, ..., so packets of a queue (of a flow)
-// stay in order in the file, and those of different queues interleave by batch. The totals line is then preceded by
-// one line per queue: "queue app=ixy-pcap pci=<addr> queue=<i> rx_packets=<n> captured=<n>".
+// --wait (the default, 1000 ms): while no packet comes, sleep until the NIC's interrupt (VFIO; an AF_XDP device: until
+// the kernel wakes its socket; through sysfs it is polled), at most <ms> at a time; the file is flushed before each
+// sleep, so a reader sees every packet received so far. --queues k (1 to 64, default 1): k RX queues, over which the
+// NIC spreads the flows (receive side scaling, ixy/rss.h); each round takes one batch from queue 0, then one from queue
+// 1, ..., so packets of a queue (of a flow) stay in order in the file, and those of different queues interleave by
+// batch. The totals line is then preceded by one line per queue: "queue app=ixy-pcap pci=<addr> queue=<i>
+// rx_packets=<n> captured=<n>".
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ixy/interrupts.h>
 
@@ -50,8 +54,7 @@ struct capture {
 	bool writing;          // a file is written (not "-")
 	struct report* report; // --report, else NULL
 	uint64_t limit;        // packets to capture, then stop
-	uint64_t taken;        // packets captured: written into the file (without one: reported)
-	uint64_t not_captured; // received but not captured: after the limit (same batch) or a write error
+	uint64_t taken;        // packets taken: given to the file (pcap.packets_in_file: what reached it) or reported
 	bool failed;           // a write failed: the file is incomplete
 	uint64_t received[IXY_MAX_QUEUES], captured[IXY_MAX_QUEUES], received_at_rates[IXY_MAX_QUEUES]; // per RX queue
 };
@@ -75,13 +78,11 @@ static uint32_t capture_round(struct ixy_device* dev, uint16_t n, struct capture
 					report_frame(cap->report, bufs[i]->data, bufs[i]->size, received_ns);
 				}
 				if (cap->writing) {
-					cap->failed = pcap_write_packet(&cap->pcap, bufs[i]->data, bufs[i]->size,
-									timestamp_ns) != 0;
+					cap->failed = pcap_write_tagged(&cap->pcap, (uint8_t)q, bufs[i]->data,
+									bufs[i]->size, timestamp_ns) != 0;
 				}
 				cap->taken += !cap->failed;
-				cap->captured[q] += !cap->failed;
-			} else {
-				cap->not_captured++;
+				cap->captured[q] += !cap->failed; // (with a file, the writer counts what reached it)
 			}
 			pkt_buf_free(bufs[i]);
 		}
@@ -101,6 +102,9 @@ static void flush_before_sleep(void* cap) {
 // A waiter on the device's n RX queues, or NULL with a message.
 static struct ixy_waiter* capture_waiter(struct ixy_device* dev, uint16_t n) {
 	struct ixy_waiter* waiter = ixy_waiter_create();
+	if (waiter) {
+		ixy_waiter_stop_on(waiter, &stop_signal); // a stop ends its sleep within a slice, whatever --wait
+	}
 	for (uint16_t q = 0; q < n && waiter; q++) {
 		if (ixy_waiter_add(waiter, dev, q) != 0) {
 			ixy_waiter_destroy(waiter);
@@ -128,40 +132,49 @@ static void print_rates(struct ixy_device* dev, uint16_t n, struct capture* cap,
 }
 
 // The totals: the report's final lines (--report), with several queues a line per queue, then the device's.
-// captured: packets written into the file (without a file: reported); not_written: received after the n-th or after a
-// write error; write_failed=1: the file is incomplete.
+// captured: packets whose bytes reached the file (the writer counts them as it writes its buffer: after a failed write,
+// only the records that reached the file whole; without a file: reported); not_written: the others received (after
+// the n-th, after a write error, or lost in the failed write); write_failed=1: the file is incomplete.
 static void print_totals(struct ixy_device* dev, uint16_t n, const struct capture* cap, struct device_stats* stats) {
 	ixy_read_stats(dev, stats);
 	if (cap->report) {
 		report_print(stdout, "ixy-pcap", dev->pci_addr, cap->report, true);
 	}
-	for (uint16_t q = 0; q < n && n > 1; q++) {
-		printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
-		       dev->pci_addr, q, cap->received[q], cap->captured[q]);
+	uint64_t received = 0;
+	for (uint16_t q = 0; q < n; q++) {
+		received += cap->received[q];
+		if (n > 1) {
+			printf("queue app=ixy-pcap pci=%s queue=%u rx_packets=%" PRIu64 " captured=%" PRIu64 "\n",
+			       dev->pci_addr, q, cap->received[q],
+			       cap->writing ? cap->pcap.in_file[q] : cap->captured[q]);
+		}
 	}
+	uint64_t captured = cap->writing ? cap->pcap.packets_in_file : cap->taken;
 	print_stats_totals(stdout, "ixy-pcap", stats);
-	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", cap->taken, cap->not_captured,
+	printf(" captured=%" PRIu64 " not_written=%" PRIu64 " write_failed=%d\n", captured, received - captured,
 	       cap->failed);
 }
 
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.wait_ms = 1000, .queues = 1};
 	int first = arg_options("ixy-pcap", options, argc, argv, &opt);
-	if (first < 0 || (argc - first != 2 && argc - first != 3) || !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-pcap", argc, argv, first, 2, 3, "<pci> <file | -> [n]") ||
+	    !arg_pci_addrs("ixy-pcap", &argv[first], 1)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	const char* pci_addr = argv[first];
 	const char* path = argv[first + 1];
 	// no n: until stopped (2^64 - 1 packets is as good as forever)
 	struct capture cap = {.limit = UINT64_MAX, .writing = strcmp(path, "-") != 0};
 	if (argc - first == 3 && !arg_u64("ixy-pcap", "packet count", argv[first + 2], 1, UINT64_MAX, &cap.limit)) {
-		return usage(USAGE, false);
+		return EXIT_USAGE;
 	}
 	if (!cap.writing && !opt.report) {
 		fprintf(stderr, "ixy-pcap: file - (none) needs --report\n");
-		return usage(USAGE, false);
+		return EXIT_USAGE;
 	}
-	if (stop_on_signals() != 0 || (cap.writing && pcap_open(&cap.pcap, path) != 0)) {
+	if (stop_on_signals() != 0 ||
+	    (cap.writing && pcap_open(&cap.pcap, path, opt.sandbox.drop_user ? opt.sandbox.uid : getuid()) != 0)) {
 		return 1;
 	}
 	if (opt.report && !(cap.report = report_create())) {

@@ -50,14 +50,21 @@
 #define DRAIN_STEP_NS (1000 * 1000ull)
 
 // The NIC sends the frames its TX queue took some time later: before the totals and the stop (which resets the
-// device and drops what is still in its ring), wait until the driver has every buffer back, at most DRAIN_NS, so
-// that all frames of --count, --seconds and --replay leave the NIC. buffers_out: the sender's buffers not yet back.
-static void wait_until_sent(struct ixy_device* dev, uint32_t (*buffers_out)(const void*), const void* self) {
+// device and drops what is still in its ring), wait until the driver has every buffer back and its statistics count
+// all `sent` packets as sent (tx_pkts), at most DRAIN_NS, so that all frames of --count, --seconds and --replay leave
+// the NIC and the totals count them. buffers_out: the sender's buffers not yet back. The buffers alone do not tell
+// over AF_XDP: it copies the sender's packets into its own frames and frees them at once, and counts a packet once
+// the kernel's completion ring gave its frame back; each empty tx_batch takes the completions back (and wakes the
+// kernel with a sendto while frames wait in the TX ring).
+static void wait_until_sent(struct ixy_device* dev, uint32_t (*buffers_out)(const void*), const void* self,
+			    uint64_t sent, struct device_stats* stats) {
 	uint64_t now = monotonic_time_ns(), end_ns = now + DRAIN_NS;
 	ixy_tx_batch(dev, 0, NULL, 0); // cleans the TX queue: what the NIC has sent comes back
-	while (buffers_out(self) > 0 && now < end_ns) {
-		pacing_sleep_until(now + DRAIN_STEP_NS);
+	ixy_read_stats(dev, stats);
+	while ((buffers_out(self) > 0 || stats->tx_pkts < sent) && now < end_ns) {
+		pacing_sleep_until(now, now + DRAIN_STEP_NS, NULL); // (also after a stop)
 		ixy_tx_batch(dev, 0, NULL, 0);
+		ixy_read_stats(dev, stats);
 		now = monotonic_time_ns();
 	}
 }
@@ -88,8 +95,9 @@ static uint32_t batch_limit(const struct app_options* opt, uint64_t sent, uint64
 int main(int argc, char* argv[]) {
 	struct app_options opt = {.flows = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
 	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
-	if (first < 0 || argc - first != 1 || !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
-		return usage(USAGE, first == ARG_HELP);
+	if (first < 0 || !arg_count("ixy-pktgen", argc, argv, first, 1, 1, "<pci>") ||
+	    !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
+		return arg_exit(USAGE, first, argc);
 	}
 	if ((opt.loop || opt.replay_timing) && !opt.replay) {
 		fprintf(stderr, "ixy-pktgen: --loop and --replay-timing need --replay\n");
@@ -162,7 +170,7 @@ int main(int argc, char* argv[]) {
 		}
 		if (next_ns > now) {
 			uint64_t end_ns = opt.seconds ? start_ns + opt.seconds * ONE_SECOND_NS : next_ns;
-			pacing_sleep_until(next_ns < end_ns ? next_ns : end_ns);
+			pacing_sleep_until(now, next_ns < end_ns ? next_ns : end_ns, &stop_signal);
 		}
 		if (second_passed(&last_ns, &elapsed_ns, round, next_ns > now)) {
 			ixy_read_stats(dev, &stats);
@@ -176,8 +184,9 @@ int main(int argc, char* argv[]) {
 	// Totals first: stopping resets the device, and with it the statistics registers. Then stop it: no more DMA,
 	// and the buffers still in its TX ring are back in the pool, so pool_free shows a leak as pool_free <
 	// pool_size.
-	wait_until_sent(dev, opt.replay ? replay_out : generator_out, self); // (VirtIO also counts what it sent there)
-	ixy_read_stats(dev, &stats);
+	// (VirtIO and AF_XDP count what they sent in the empty tx_batch calls of the wait.)
+	wait_until_sent(dev, opt.replay ? replay_out : generator_out, self, opt.replay ? replay.position : gen.sent,
+			&stats);
 	ixy_stop(dev);
 	// sent: packets the TX queue took; tx_full: packets a full TX queue refused (and the generator sent again);
 	// bytes: their bytes without FCS; run_ns: from the first batch to the end; rate_pps or rate_bit: the target

@@ -19,22 +19,24 @@ paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/
 	src/driver/driver.h src/driver/ixgbe.c"
 # name, ceiling, files (shell patterns), in the order of the book's chapters.
 features="
-other-drivers     2389 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
+other-drivers     2410 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
                        src/driver/virtio_transport.h src/driver/virtio_queue.[ch] src/driver/virtio_packed.c
-registers          417 src/driver/*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
+registers          417 src/driver/[iv]*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
 vfio               329 src/vfio.[ch] src/access.[ch]
-interrupts         307 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/*_interrupts.[ch]
-af-xdp            1144 src/driver/xdp*.[ch] src/xdp_memory.[ch]
-many-cores         448 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        412 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h
-                       src/driver/injected_failure.h
-options            198 apps/common/options.[ch]
-trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/*_trace.c
+interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
+af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
+many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
+fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
+                       src/driver/injected_failure.h src/driver/delay.h
+options            229 apps/common/options.[ch]
+trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        1556 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        1692 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch]
+e1000              545 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e1000_interrupts.[ch]
+                       src/driver/e1000_trace.c
 "
 
 if ! command -v cloc >/dev/null 2>&1; then

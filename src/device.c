@@ -9,7 +9,7 @@
 #include "failsafe.h"
 #include "trace.h"
 
-static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &virtio_driver, NULL};
+static const struct ixy_driver* const drivers[] = {&ixgbe_driver, &igb_driver, &e1000_driver, &virtio_driver, NULL};
 
 // Reads the device's IDs into plan->ids and finds its driver, plan->driver: the first whose ID list has its vendor and
 // device ID (NULL if none). Fails with a message if the IDs cannot be read. Reads nothing of "xdp:<ifname>": a kernel

@@ -1,6 +1,7 @@
 // Waiting for packets instead of polling (include/ixy/interrupts.h): the switch between polling and sleeping
 // that every driver's interrupts share. A driver only arms or disarms a queue's interrupt (set_rx_interrupt); the
-// device signals an eventfd (VFIO, vfio.c) when the interrupt fires.
+// device signals an eventfd (VFIO, vfio.c) when the interrupt fires. An AF_XDP queue's fd is its socket, readable
+// while its RX ring holds packets (the kernel's poll): it has no interrupt to arm, and nothing to reset.
 //
 // The rule, per waiter (usually all the queues of one app thread):
 //   - polling: every round that received packets starts the idle time anew;
@@ -45,6 +46,7 @@ struct ixy_waiter {
 	uint64_t sleeps, timeouts, rechecks_found;
 	void (*before_sleep)(void* arg); // the app's hook (ixy_waiter_before_sleep)
 	void* before_sleep_arg;
+	const atomic_int* stop; // the app's stop flag (ixy_waiter_stop_on), or NULL
 };
 
 struct ixy_waiter* ixy_waiter_create(void) {
@@ -103,10 +105,21 @@ void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(voi
 	waiter->before_sleep_arg = arg;
 }
 
+void ixy_waiter_stop_on(struct ixy_waiter* waiter, const atomic_int* stop) {
+	waiter->stop = stop;
+}
+
+// The queue's fd is an eventfd behind an interrupt to arm, not one readable while packets wait (an AF_XDP socket).
+static bool has_switch(const struct waiter_queue* q) {
+	return q->dev->interrupts->set_rx_interrupt != NULL;
+}
+
 static void arm_all(struct ixy_waiter* waiter, bool armed) {
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		struct waiter_queue* q = &waiter->queues[i];
-		q->dev->interrupts->set_rx_interrupt(q->dev, q->queue, armed);
+		if (has_switch(q)) {
+			q->dev->interrupts->set_rx_interrupt(q->dev, q->queue, armed);
+		}
 	}
 }
 
@@ -117,7 +130,8 @@ static void disarm_all(struct ixy_waiter* waiter) {
 	for (uint16_t i = 0; i < waiter->num_queues; i++) {
 		uint64_t count;
 		struct waiter_queue* q = &waiter->queues[i];
-		if (read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 && errno != EAGAIN) {
+		if (has_switch(q) && read(q->dev->interrupts->rx_fds[q->queue], &count, sizeof(count)) < 0 &&
+		    errno != EAGAIN) {
 			ixy_warn("%s: reading the interrupt eventfd of RX queue %u failed: %s", q->dev->pci_addr,
 				 q->queue, strerror(errno));
 		}
@@ -131,9 +145,19 @@ static void sleep_until_interrupt(struct ixy_waiter* waiter) {
 		waiter->before_sleep(waiter->before_sleep_arg);
 	}
 	struct epoll_event events[MAX_WAITER_QUEUES];
-	int ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, waiter->timeout_ms);
+	// With a stop flag (ixy_waiter_stop_on): in slices, the flag looked at before each. left: -1 for no timeout.
+	const atomic_int* stop = waiter->stop;
+	int ready = 0, left = waiter->timeout_ms;
+	do {
+		if (stop && *stop) {
+			break;
+		}
+		int slice = stop && (left < 0 || left > IXY_WAITER_STOP_SLICE_MS) ? IXY_WAITER_STOP_SLICE_MS : left;
+		ready = epoll_wait(waiter->epoll_fd, events, MAX_WAITER_QUEUES, slice);
+		left = left > 0 && ready == 0 ? left - slice : left;
+	} while (ready == 0 && left != 0);
 	waiter->sleeps++;
-	waiter->timeouts += ready == 0;
+	waiter->timeouts += ready == 0 && left == 0;
 	for (int i = 0; i < ready; i++) {
 		waiter->queues[events[i].data.u32].interrupts++;
 	}

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include <ixy/sandbox.h>
-#ifdef __SANITIZE_ADDRESS__
+#ifdef IXY_ASAN
 #include <sanitizer/lsan_interface.h> // sanitizer builds (cmake -DIXY_SANITIZE=ON) only
 #endif
 
@@ -465,7 +465,7 @@ static void probe(void) {
 }
 
 int ixy_sandbox_enter(const struct ixy_sandbox_config* config) {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef IXY_ASAN
 	// AddressSanitizer builds: LeakSanitizer's check at exit stops the process with ptrace and clone, which the
 	// filter refuses (the process would die with "LeakSanitizer has encountered a fatal error", its buffered output
 	// lost). Look for leaks now instead, once: the check at exit is then skipped, so leaks made after this point

@@ -72,6 +72,20 @@ bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
 	return true;
 }
 
+// --ring: a power of two in 64..4096, checked here, before any device is opened (issue 34).
+static bool arg_ring(const char* prog, const char* text, uint32_t* ring_size) {
+	uint32_t n;
+	if (!arg_u32(prog, "ring size", text, 64, 4096, &n)) {
+		return false;
+	}
+	if ((n & (n - 1)) != 0) {
+		fprintf(stderr, "%s: ring size '%s' is not a power of two (allowed: 64, 128, ..., 4096)\n", prog, text);
+		return false;
+	}
+	*ring_size = n;
+	return true;
+}
+
 int arg_options(const char* prog, const struct option table[], int argc, char* argv[], struct app_options* options) {
 	optind = 0; // glibc: start afresh (tests parse more than one command line)
 	int option, waits = 0;
@@ -87,7 +101,7 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 				ok = arg_u32(prog, "wait time (ms)", optarg, 1, 60000, &options->wait_ms);
 				break;
 			case 'r':
-				ok = arg_u32(prog, "ring size", optarg, 64, 4096, &options->ring_size);
+				ok = arg_ring(prog, optarg, &options->ring_size);
 				break;
 			case 'q':
 				ok = arg_u32(prog, "queues", optarg, 1, IXY_MAX_QUEUES, &options->queues);
@@ -148,4 +162,24 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 int usage(const char* usage_text, bool help) {
 	fprintf(help ? stdout : stderr, "usage: %s\n%s\n", usage_text, IXY_SANDBOX_OPTIONS_HELP);
 	return help ? 0 : EXIT_USAGE;
+}
+
+bool arg_count(const char* prog, int argc, char* argv[], int first, int min, int max, const char* synopsis) {
+	int given = argc - first;
+	if (argc == 1 || (given >= min && given <= max)) {
+		return argc > 1; // nothing at all: no line (arg_exit prints the usage)
+	}
+	if (given < min) {
+		fprintf(stderr, "%s: %d argument%s after the options, expected %s (see %s --help)\n", prog, given,
+			given == 1 ? "" : "s", synopsis, prog);
+	} else {
+		// The first other argument ends the options: one that looks like an option came too late.
+		fprintf(stderr, "%s: unexpected argument '%s' after %s%s (see %s --help)\n", prog, argv[first + max],
+			synopsis, strncmp(argv[first + max], "--", 2) == 0 ? ": options go first" : "", prog);
+	}
+	return false;
+}
+
+int arg_exit(const char* usage_text, int first, int argc) {
+	return first == ARG_HELP || argc == 1 ? usage(usage_text, first == ARG_HELP) : EXIT_USAGE;
 }

@@ -6,8 +6,8 @@
 // arg_options reads them into a struct app_options. The first argument that is not an option ends them. Every option
 // but --help belongs to a feature, which takes its value from struct app_options:
 //   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep, or sleep on idle NICs reached
-//                         through VFIO at most <ms> (1 to 60000) at a time, so that a signal is seen within it
-//   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (ixy_init checks the value)
+//                         through VFIO at most <ms> (1 to 60000) at a time (a stop ends a sleep within 100 ms)
+//   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (checked here; a device may allow fewer)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
 //   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
 //   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
@@ -83,7 +83,9 @@ struct app_options {
 #define ARG_RING_USAGE "[--ring <descriptors>]"
 
 // Reads the options of table (ending in an all-zero entry) into *options. Returns the index in argv of the first
-// other argument, ARG_HELP for --help, or -1 after one line on stderr (getopt_long's, or the value's).
+// other argument, ARG_HELP for --help, or -1 after one line on stderr (getopt_long's, or the value's): the app then
+// exits with EXIT_USAGE and prints nothing more, so that the reason is the one line (the usage only for --help or no
+// argument at all).
 int arg_options(const char* prog, const struct option table[], int argc, char* argv[], struct app_options* options);
 
 // Prints "usage: <usage_text>" and a line on the options every app has (--no-sandbox, --user): on stdout for --help
@@ -105,6 +107,15 @@ const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* va
 bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value);
 // arg_u64 for a value of 32 bits (max <= UINT32_MAX).
 bool arg_u32(const char* prog, const char* what, const char* text, uint32_t min, uint32_t max, uint32_t* value);
+
+// Checks that the arguments after the options (argv[first ..]) are min to max; if not, prints one line naming what is
+// missing or the first argument too many, e.g. "ixy-pktgen: unexpected argument 'extra' after <pci> (see ixy-pktgen
+// --help)", and returns false. No argument at all (argc 1): false without a line. synopsis: "<pci1> <pci2>".
+bool arg_count(const char* prog, int argc, char* argv[], int first, int min, int max, const char* synopsis);
+
+// The exit code of a refused command line, after arg_options, arg_count or a value's check said why in one line: the
+// usage for --help (stdout, 0) or for no argument at all (stderr); else nothing more, EXIT_USAGE.
+int arg_exit(const char* usage_text, int first, int argc);
 
 // Checks that addrs[0 .. count-1] are PCI addresses like 0000:03:00.0 (or xdp:<ifname>), no device named twice; if
 // not, prints one line to stderr and returns false.

@@ -79,12 +79,16 @@ uint64_t pacer_budget(struct pacer* pacer, uint64_t now_ns) {
 	return due > pacer->units ? due - pacer->units : 0;
 }
 
-void pacing_sleep_until(uint64_t until_ns) {
-	struct timespec until = {.tv_sec = (time_t)(until_ns / 1000000000ull),
-				 .tv_nsec = (long)(until_ns % 1000000000ull)};
-	// monotonic_time_ns reads CLOCK_MONOTONIC too. EINTR: a signal (Ctrl-C), which the loop then sees.
-	int err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
-	if (err != 0 && err != EINTR) {
-		fprintf(stderr, "ixy-pktgen: clock_nanosleep: %s\n", strerror(err));
+void pacing_sleep_until(uint64_t now_ns, uint64_t until_ns, const atomic_int* stop) {
+	// Slice by slice, each to an absolute end (no clock read here: the caller's now_ns). A slice that woke late
+	// makes the next one return at once. EINTR: a signal (Ctrl-C), seen in the flag before the next slice.
+	for (uint64_t end = now_ns; end < until_ns && !(stop && *stop);) {
+		end = until_ns - end > PACING_SLICE_NS ? end + PACING_SLICE_NS : until_ns;
+		struct timespec at = {.tv_sec = (time_t)(end / 1000000000ull), .tv_nsec = (long)(end % 1000000000ull)};
+		int err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+		if (err != 0 && err != EINTR) {
+			fprintf(stderr, "ixy-pktgen: clock_nanosleep: %s\n", strerror(err));
+			return;
+		}
 	}
 }

@@ -10,18 +10,19 @@
 //
 // The pacer counts "units" (packets, or wire bits) sent since it started; unit u is due at start + u / rate. Once per
 // batch the sender reads the clock (pacer_budget): the units due by then may go, back to back; if none is due, it
-// sleeps once (pacing_sleep_until: clock_nanosleep to the next due time) instead of spinning, so that another thread
-// on the same CPU runs meanwhile. No system call per packet. A sender that falls behind (a full TX queue, a sleep
-// that overslept) catches up by at most PACER_CATCH_UP_NS of the rate's packets, or PACER_CATCH_UP_FRAMES minimum-sized
-// frames if that is more, at once; time lost beyond that is given up, so a late sender never bursts unboundedly:
-// the achieved rate then shows below the target in the totals. The cap must exceed how late a sleep wakes up: in a
-// busy QEMU guest under TCG (vm_igb_fwd_rss2, polling apps on every vCPU) a cap of 1 ms let 2 kpps fall to 346 pps,
-// one of 20 ms to 626 pps.
+// sleeps once (pacing_sleep_until: clock_nanosleep to the next due time, sliced) instead of spinning, so that another
+// thread on the same CPU runs meanwhile. No system call per packet. A sender that falls behind (a full TX queue, a
+// sleep that overslept) catches up by at most PACER_CATCH_UP_NS of the rate's packets, or PACER_CATCH_UP_FRAMES
+// minimum-sized frames if that is more, at once; time lost beyond that is given up, so a late sender never bursts
+// unboundedly: the achieved rate then shows below the target in the totals. The cap must exceed how late a sleep wakes
+// up: in a busy QEMU guest under TCG (vm_igb_fwd_rss2, polling apps on every vCPU) a cap of 1 ms let 2 kpps fall to 346
+// pps, one of 20 ms to 626 pps.
 //
 // Accuracy (measured): see docs/reference.md (ixy-pktgen) and test/model/test_ixgbe_pktgen_app.c.
 #ifndef IXY_APPS_PACING_H
 #define IXY_APPS_PACING_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -75,7 +76,11 @@ static inline void pacer_sent(struct pacer* pacer, uint64_t units) {
 // The time the next unit is due.
 uint64_t pacer_next_ns(const struct pacer* pacer);
 
-// Sleeps (one clock_nanosleep, CLOCK_MONOTONIC, absolute) until until_ns. A signal ends the sleep early.
-void pacing_sleep_until(uint64_t until_ns);
+// Sleeps from now_ns until until_ns (CLOCK_MONOTONIC, absolute: clock_nanosleep with TIMER_ABSTIME) in slices of at
+// most PACING_SLICE_NS, and returns early once *stop is non-zero (stop: the apps' stop flag, common/signals.h; NULL:
+// never). The flag is looked at before each slice: a stop is honoured within one slice also when its signal came
+// just before the sleep began (and so interrupted nothing), however long the sleep (--replay-timing: days).
+#define PACING_SLICE_NS 100000000ull // 100 ms
+void pacing_sleep_until(uint64_t now_ns, uint64_t until_ns, const atomic_int* stop);
 
 #endif

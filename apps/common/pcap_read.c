@@ -10,6 +10,7 @@
 #define GLOBAL_HEADER 24
 #define RECORD_HEADER 16
 #define LINKTYPE_ETHERNET 1
+#define LINKTYPE_FCS_PRESENT 0x04000000u // the F bit: the FCS length (bits 28-31) is given
 
 static uint32_t get32(const uint8_t* p, bool big_endian) {
 	return big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
@@ -48,7 +49,18 @@ uint32_t pcap_parse(const uint8_t* data, size_t size, struct pcap_frame* frames,
 		return 0;
 	}
 	if (link_type != LINKTYPE_ETHERNET) {
-		snprintf(problem, problem_size, "link type %" PRIu32 " is not Ethernet (1)", link_type);
+		// The field's upper bits (pcap-savefile(5), the pcap file format draft): the FCS length in bits 28-31,
+		// in 16-bit words, valid with the F bit (bit 26); bits 16-25 and 27 reserved. Named, so that an
+		// Ethernet capture with its FCS (link type 0x14000001: F, 2 words) says why it is refused.
+		char flags[96] = "";
+		if (link_type & LINKTYPE_FCS_PRESENT) {
+			snprintf(flags, sizeof(flags), ", F bit set: each frame ends in an FCS of %" PRIu32 " bytes",
+				 (link_type >> 28) * 2);
+		} else if (link_type >> 16) {
+			snprintf(flags, sizeof(flags), ", upper bits 0x%04" PRIx32 " set", link_type >> 16);
+		}
+		snprintf(problem, problem_size, "link type 0x%08" PRIx32 " is not Ethernet (0x00000001)%s", link_type,
+			 flags);
 		return 0;
 	}
 	uint32_t count = 0;

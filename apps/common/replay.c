@@ -1,9 +1,11 @@
 // ixy-pktgen --replay: a pcap file's frames, sent from DMA buffers filled once (see replay.h).
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "replay.h"
 #include "sender.h"
@@ -15,9 +17,16 @@ static int fail(const char* path, const char* problem) {
 
 // The whole file into *data (at most PCAP_READ_MAX_FILE bytes).
 static int read_file(const char* path, uint8_t** data, size_t* size) {
-	FILE* file = fopen(path, "rb");
+	// O_NONBLOCK: a FIFO (or a device) is refused below instead of blocking the open until a writer comes; it is
+	// cleared again for the read of a regular file (where it changes nothing).
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE* file = fd >= 0 && fcntl(fd, F_SETFL, 0) == 0 ? fdopen(fd, "rb") : NULL;
 	if (!file) {
-		return fail(path, strerror(errno));
+		fail(path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+		}
+		return -1;
 	}
 	struct stat st;
 	int rc = -1;

@@ -13,7 +13,7 @@ static void on_stop_signal(int signum) {
 }
 
 int stop_on_signals(void) {
-	struct sigaction action = {.sa_handler = on_stop_signal, .sa_flags = SA_RESETHAND};
+	struct sigaction action = {.sa_handler = on_stop_signal};
 	if (sigemptyset(&action.sa_mask) != 0 || sigaction(SIGINT, &action, NULL) != 0 ||
 	    sigaction(SIGTERM, &action, NULL) != 0 || signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		fprintf(stderr, "cannot install the SIGINT/SIGTERM handler: %s\n", strerror(errno));

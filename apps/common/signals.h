@@ -1,8 +1,10 @@
 // Stopping an app cleanly: SIGINT (Ctrl-C) and SIGTERM set a flag that the packet loop polls. The app then leaves
 // its loop, prints its totals and closes its devices (which stops their DMA) instead of dying mid-way.
-// The handler is installed with SA_RESETHAND: a second Ctrl-C kills the app the default way, should the way out
-// hang. SIGPIPE is ignored: printing to a closed pipe fails quietly instead of killing the app before it closed
-// its devices.
+// The handler stays installed: a second Ctrl-C or SIGTERM sets the flag again instead of killing the app before it
+// stopped its NICs (their DMA would go on into memory the kernel gives to others); the way out is bounded (the
+// drivers' waits time out), and SIGKILL remains. Every sleep of the apps ends within a second of a stop, also when
+// the signal came just before it began (pacing_sleep_until, common/pacing.h). SIGPIPE is ignored: printing to a closed
+// pipe fails quietly instead of killing the app before it closed its devices.
 #ifndef IXY_APPS_SIGNALS_H
 #define IXY_APPS_SIGNALS_H
 

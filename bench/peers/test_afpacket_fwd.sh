@@ -3,20 +3,21 @@
 # frames sent into one veth pair must leave the other pair byte for byte and in order, while afpacket_fwd forwards
 # between the two inner ends; then, with a second afpacket_fwd stopped (SIGSTOP) while a burst fills its RX ring, the
 # kernel drops frames at its socket, and its totals line must count them: forwarded + dropped = the frames that
-# reached its interface, kernel_dropped > 0. Needs root and iproute2 (exit 77 otherwise). Touches nothing outside the namespace.
+# reached its interface, kernel_dropped > 0. Needs root, network namespaces, veth pairs,
+# iproute2 (exit 77 otherwise, with a line "skipped: ..." naming what is missing). Touches nothing outside the namespace.
 #
 #   test_afpacket_fwd.sh <afpacket_fwd binary>
 set -euo pipefail
 fwd=$1
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v nsenter >/dev/null || ! command -v python3 >/dev/null; then
-	echo "SKIP: needs root, iproute2, nsenter and python3"
-	exit 77
-fi
+for tool in ip nsenter python3; do
+	command -v "$tool" >/dev/null || { echo "skipped: $tool is missing"; exit 77; }
+done
+# shellcheck source=test/host_features.sh
+. "$(dirname "$0")/../../test/host_features.sh"
+missing=$(host_feature_missing root netns veth)
+[ -z "$missing" ] || { echo "skipped: this host has no $missing"; exit 77; }
 ns=ixy-afpacket-$$
-if ! ip netns add "$ns" 2>/dev/null; then
-	echo "SKIP: cannot make a network namespace"
-	exit 77
-fi
+ip netns add "$ns"
 work=$(mktemp -d)
 fwd_pid=
 cleanup() {
@@ -31,7 +32,9 @@ in_ns ip link add src type veth peer name in
 in_ns ip link add out type veth peer name sink
 for dev in lo src in out sink; do in_ns ip link set "$dev" up; done
 # No IPv6 on the veths: the kernel's own router solicitations would mix into the frames that are checked.
-for dev in src in out sink; do in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"; done
+if [ -d /proc/sys/net/ipv6 ]; then # (a kernel without IPv6 sends no IPv6 frames)
+	for dev in src in out sink; do in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"; done
+fi
 
 # nsenter runs the forwarder itself (ip netns exec may stay in between), so that the signals below reach it.
 start_fwd() {

@@ -1,21 +1,26 @@
-// Waiting for packets instead of polling (src/interrupts.c), for devices reached through VFIO whose ixy_config asked
-// for interrupts (interrupt_timeout_ms). Apps that always poll do not need this header.
+// Waiting for packets instead of polling (src/interrupts.c), for devices whose ixy_config asked for interrupts
+// (interrupt_timeout_ms): PCI NICs reached through VFIO (an eventfd per RX queue's interrupt) and AF_XDP devices
+// (the queue's socket, which the kernel wakes through poll). Apps that always poll do not need this header.
 #ifndef IXY_INTERRUPTS_H
 #define IXY_INTERRUPTS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "ixy.h"
 
-// What a device whose RX queues have interrupts gives the waiter (its ixy_device.interrupts).
+// What a device whose RX queues have interrupts gives the waiter (its ixy_device.interrupts), chosen once at init.
 struct ixy_interrupts {
-	int* rx_fds; // per RX queue: an eventfd that becomes readable when the queue's interrupt fires
+	// Per RX queue a file descriptor that epoll watches: an eventfd that becomes readable when the queue's
+	// interrupt fires (set_rx_interrupt arms it; the waiter reads it to reset it), or, set_rx_interrupt NULL, one
+	// that is readable as long as the queue holds packets (an AF_XDP socket: nothing to arm, nothing to reset).
+	int* rx_fds;
 	int32_t
 	    timeout_ms; // ms an idle waiter sleeps at most (-1: until a packet comes): ixy_config.interrupt_timeout_ms
 	// Arms or disarms the interrupt of an RX queue. Arming takes effect before the function returns: a packet
-	// that arrives afterwards raises the interrupt.
+	// that arrives afterwards raises the interrupt. NULL: the fds are level-triggered, as above.
 	void (*set_rx_interrupt)(struct ixy_device* dev, uint16_t queue_id, bool armed);
 };
 
@@ -40,6 +45,12 @@ int ixy_waiter_add(struct ixy_waiter* waiter, struct ixy_device* dev, uint16_t r
 bool ixy_waiter_round(struct ixy_waiter* waiter, uint32_t received);
 // Calls before_sleep(arg) each time before the waiter sleeps (e.g. to flush output a reader waits for); NULL: none.
 void ixy_waiter_before_sleep(struct ixy_waiter* waiter, void (*before_sleep)(void* arg), void* arg);
+// Makes every sleep end within IXY_WAITER_STOP_SLICE_MS once *stop is non-zero (an app's stop flag, which its signal
+// handler sets): the sleep is taken in slices, the flag looked at before each, so that a signal that came just before
+// the sleep began (and so interrupted nothing) is seen within a slice, however long the timeout (--wait 60000). NULL:
+// one sleep to the timeout, as without a call.
+#define IXY_WAITER_STOP_SLICE_MS 100
+void ixy_waiter_stop_on(struct ixy_waiter* waiter, const atomic_int* stop);
 // Prints, as one line for scripts to read, how often it slept and how often each queue's interrupt fired:
 // "waiter app=<app> slept=<n> timeouts=<n> packet_before_sleep=<n> polls_only=<0|1>" and per RX queue
 // " interrupts/<pci addr>/<queue>=<n>". slept counts the sleeps, timeouts those that ended without an interrupt,

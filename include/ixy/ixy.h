@@ -99,8 +99,8 @@ struct ixy_config {
 	// 1024; the legacy interface: the device fixes it; AF_XDP: 4096, src/driver/xdp.c).
 	uint32_t ring_size;
 	// 0: the app polls (the default). Otherwise, for a device reached through VFIO, each RX queue gets an
-	// interrupt, and an ixy_waiter sleeps while the queues are idle: at most this many ms (-1: until a packet
-	// comes). Devices reached through sysfs always poll.
+	// interrupt (an AF_XDP device: its socket, which the kernel wakes), and an ixy_waiter sleeps while the queues
+	// are idle: at most this many ms (-1: until a packet comes). Devices reached through sysfs always poll.
 	int32_t interrupt_timeout_ms;
 	// Receive side scaling (ixy/rss.h): how the NIC spreads packets over more than one RX queue. NULL: the default
 	// (ixy_rss_default) when rx_queues > 1; with one RX queue RSS is off. The driver copies what it needs.
@@ -126,14 +126,17 @@ struct ixy_config {
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 
-static inline uint32_t ixy_rx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
-				    uint32_t num_bufs) {
-	return dev->rx_batch(dev, queue_id, bufs, num_bufs);
+// A queue number the device does not have (queue >= num_rx_queues or num_tx_queues: the app's bug) reaches no
+// driver: ixy_rx_batch and ixy_tx_batch then return 0 (no packet received; none taken, the caller still owns bufs),
+// and the first such call of the process prints one error line (src/no_queue.c). The check is one compare per batch.
+uint32_t ixy_no_queue(const struct ixy_device* dev, uint16_t queue, const char* way);
+
+static inline uint32_t ixy_rx_batch(struct ixy_device* dev, uint16_t queue, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	return queue < dev->num_rx_queues ? dev->rx_batch(dev, queue, bufs, num_bufs) : ixy_no_queue(dev, queue, "RX");
 }
 
-static inline uint32_t ixy_tx_batch(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[],
-				    uint32_t num_bufs) {
-	return dev->tx_batch(dev, queue_id, bufs, num_bufs);
+static inline uint32_t ixy_tx_batch(struct ixy_device* dev, uint16_t queue, struct pkt_buf* bufs[], uint32_t num_bufs) {
+	return queue < dev->num_tx_queues ? dev->tx_batch(dev, queue, bufs, num_bufs) : ixy_no_queue(dev, queue, "TX");
 }
 
 static inline void ixy_read_stats(struct ixy_device* dev, struct device_stats* stats) {

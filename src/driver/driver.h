@@ -36,9 +36,7 @@ static inline uint32_t get_reg32(const uint8_t* bar, uint32_t reg) {
 	return *((volatile uint32_t*)(bar + reg));
 }
 
-static inline void ixy_usleep(uint32_t us) {
-	usleep(us);
-}
+#include "delay.h" // ixy_usleep: the full time, also when a signal interrupts it
 #endif
 
 static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
@@ -62,7 +60,7 @@ struct ixy_driver {
 	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
 };
 
-extern const struct ixy_driver ixgbe_driver, igb_driver;
+extern const struct ixy_driver ixgbe_driver, igb_driver, e1000_driver;
 extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel interface through AF_XDP (xdp.h)
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))

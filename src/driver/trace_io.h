@@ -22,9 +22,7 @@ static inline uint32_t ixy_raw_read32(const uint8_t* bar, uint32_t reg) {
 	return *((volatile uint32_t*)(bar + reg));
 }
 
-static inline void ixy_usleep(uint32_t us) {
-	usleep(us);
-}
+#include "delay.h" // ixy_usleep
 #endif
 
 static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {

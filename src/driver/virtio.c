@@ -133,7 +133,7 @@ static volatile uint16_t* used_event(const struct virtqueue* q) {
 // (VirtIO 1.2, 2.7.10). A function of its own, so that the path without the feature stays as short as it was.
 static void publish_and_notify_event_idx(const struct virtio_device* dev, struct virtqueue* q) {
 	uint16_t old_idx = q->avail->idx;
-	q->avail->idx = q->avail_idx;
+	store_release(&q->avail->idx, q->avail_idx); // after the descriptors and ring entries it covers
 	full_barrier(); // the index before reading avail_event, or we may miss that the device went to sleep
 	if (vring_need_event(*avail_event(q), q->avail_idx, old_idx)) {
 		dev->transport->ops->notify(dev->transport, q->index);
@@ -145,12 +145,11 @@ static void publish_and_notify_event_idx(const struct virtio_device* dev, struct
 // avail_event (publish_and_notify_event_idx). One notification per batch, and usually none: the device polls while
 // busy.
 static void publish_and_notify(const struct virtio_device* dev, struct virtqueue* q) {
-	write_barrier(); // descriptors and ring entries before the index that makes them visible
 	if (q->event_idx) {
 		publish_and_notify_event_idx(dev, q);
 		return;
 	}
-	q->avail->idx = q->avail_idx;
+	store_release(&q->avail->idx, q->avail_idx); // after the descriptors and ring entries it covers
 	full_barrier(); // the index before reading the device's flags, or we may miss that it went to sleep
 	if (!(q->used->flags & VRING_USED_F_NO_NOTIFY)) {
 		dev->transport->ops->notify(dev->transport, q->index);
@@ -232,9 +231,11 @@ static int setup_queue(struct virtio_device* dev, struct virtqueue* q, uint16_t 
 	if (t->ops->queue_size(t, index, wanted, &q->size) != 0) {
 		return -1;
 	}
-	if (q->size < 4 || (q->size & (q->size - 1)) != 0) {
-		ixy_error("%s: virtqueue %u has size %u, expected a power of two from 4", dev->ixy.pci_addr, index,
-			  q->size);
+	// A split queue's size is a power of two (2.7; 2.4 in 1.0), a packed queue's any number up to 32768 (2.8).
+	bool packed = dev->ring == &virtio_packed_ops;
+	if (q->size < 4 || (!packed && (q->size & (q->size - 1)) != 0)) {
+		ixy_error("%s: virtqueue %u has size %u, expected %s from 4", dev->ixy.pci_addr, index, q->size,
+			  packed ? "a size" : "a power of two");
 		return -1;
 	}
 	q->chain_shift = dev->one_descriptor ? 0 : 1;
@@ -252,9 +253,11 @@ static void free_queue(struct virtqueue* q) {
 	memory_free_dma(&q->mem);
 	free(q->bufs);
 	free(q->free_chains);
+	free(q->taken_in);
 	memory_free_mempool(q->pool);
 	q->bufs = NULL;
 	q->free_chains = NULL;
+	q->taken_in = NULL;
 	q->pool = NULL;
 }
 
@@ -364,13 +367,15 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 	return received;
 }
 
-// Out of order: the same, but each id is bounded, and written into the available ring (2.4.6).
+// Out of order: the same, but each id is bounded, and written into the available ring (2.4.6). An id the batch
+// took already (its chain was offered again, the device holds it) is no chain the device returned: refused.
 static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-						uint32_t entries, uint32_t shift, uint32_t hdr_len) {
+						uint32_t entries, uint32_t batch, uint32_t shift, uint32_t hdr_len) {
 	volatile struct vring_used_elem* used_ring = q->used->ring; // in locals, as in rx_take_in_order
 	volatile struct vring_desc* desc = q->desc;
 	volatile uint16_t* avail_ring = q->avail->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
+	uint32_t* taken_in = q->taken_in;
 	const uint32_t mask = q->size - 1u;
 	uint32_t used_idx = q->used_idx, avail_idx = q->avail_idx, received = 0;
 	uint64_t rx_bytes = 0;
@@ -378,7 +383,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		volatile struct vring_used_elem* done = &used_ring[used_idx & mask];
 		uint32_t id = done->id;
 		uint32_t length = done->len - hdr_len;
-		if (__builtin_expect(!is_head(id, mask, shift), 0)) {
+		if (__builtin_expect(!is_head(id, mask, shift) || taken_twice(taken_in, id >> shift, batch), 0)) {
 			rx_bad_entry(dev, q, "a chain it does not hold", id, length + hdr_len);
 			continue;
 		}
@@ -405,12 +410,9 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	if (queue_id >= ixy->num_rx_queues) {
-		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
-	}
+	// (queue_id is one of the device's: ixy_rx_batch and ixy_tx_batch refuse any other, ixy.h)
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint16_t device_used_idx = q->used->idx; // once per batch
-	read_barrier();                          // the index before the entries it covers (3.2.2)
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // once per batch; before the entries it covers (3.2.2)
 	uint16_t entries = new_used_entries(dev, q, device_used_idx);
 	// The used ring says up front how many chains come back: so the fresh buffers come first, one batch
 	// allocation, and each chain taken swaps its packet for one of them. One used entry per fresh buffer: if the
@@ -420,7 +422,8 @@ static ALWAYS_INLINE uint32_t virtio_rx_batch(struct ixy_device* ixy, uint16_t q
 	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, fresh, shift, hdr_len) : 0;
 	if (!q->in_order) { // from the start, or from the entry that was out of order
 		uint32_t taken = (uint16_t)(q->used_idx - first);
-		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, shift, hdr_len);
+		uint32_t batch = rx_any_order_batch(q, first, taken); // the chains taken in order count
+		received += rx_take_any_order(dev, q, &bufs[received], fresh - taken, batch, shift, hdr_len);
 	}
 	// Fresh buffers that bad entries left over go back in one batch.
 	pkt_buf_free_batch(&bufs[received], fresh - received);
@@ -525,8 +528,7 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 
 // Frees the buffers of the TX chains the device has sent (5.1.6.2): they are in the used ring.
 static ALWAYS_INLINE void tx_clean(struct virtio_device* dev, struct virtqueue* q, uint32_t shift) {
-	uint16_t device_used_idx = q->used->idx;
-	read_barrier(); // the index before the entries it covers (3.2.2)
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // before the entries it covers (3.2.2)
 	uint32_t entries = new_used_entries(dev, q, device_used_idx);
 	if (q->in_order) {
 		entries -= tx_clean_in_order(dev, q, entries, shift);
@@ -588,9 +590,6 @@ static ALWAYS_INLINE uint32_t tx_offer_any_order(struct virtqueue* q, struct pkt
 static ALWAYS_INLINE uint32_t virtio_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[],
 					      uint32_t num_bufs, uint32_t shift, uint32_t hdr_len) {
 	struct virtio_device* dev = IXY_TO_DRIVER(struct virtio_device, ixy);
-	if (queue_id >= ixy->num_tx_queues) {
-		ixy_panic("%s: TX queue %u does not exist", ixy->pci_addr, queue_id);
-	}
 	struct virtqueue* q = &dev->tx[queue_id];
 	tx_clean(dev, q, shift);
 	uint32_t queued = q->in_order ? tx_offer_in_order(q, bufs, num_bufs, shift, hdr_len)
@@ -704,10 +703,11 @@ static void split_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, uin
 
 // Whatever the device returned: the one chain is back.
 static bool split_ctrl_returned(struct virtqueue* q) {
-	if (q->used->idx == q->used_idx) {
+	uint16_t device_used_idx = load_acquire(&q->used->idx); // before the ack the device wrote
+	if (device_used_idx == q->used_idx) {
 		return false;
 	}
-	q->used_idx = q->used->idx;
+	q->used_idx = device_used_idx;
 	return true;
 }
 
@@ -740,7 +740,7 @@ static int ctrl_command(struct virtio_device* dev, uint8_t class, uint8_t comman
 		}
 		ixy_usleep(CTRL_POLL_US);
 	}
-	read_barrier(); // the chain's return before the ack the device wrote
+	// The ack: ctrl_returned read the device's used index or flags with an acquire load (virtio_queue.h).
 	if (cmd->ack != VIRTIO_NET_OK) {
 		ixy_error("%s: the device refused control command %u/%u (ack %u)", dev->ixy.pci_addr, class, command,
 			  cmd->ack);
@@ -871,8 +871,7 @@ static void split_fill_rx(const struct virtio_device* dev, struct virtqueue* rx)
 			       dev->net_hdr_len);
 	}
 	rx->avail_idx = rx->num_chains;
-	write_barrier();
-	rx->avail->idx = rx->avail_idx;
+	store_release(&rx->avail->idx, rx->avail_idx); // after the descriptors
 }
 
 // The split layout's operations; the packet path's copy for the negotiated layout replaces rx_batch and tx_batch

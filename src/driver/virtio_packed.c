@@ -18,10 +18,11 @@
 // once, as split's bad used entries are (virtio_bad_used_entry); the device is never believed to have used more
 // descriptors than it holds (in_flight).
 //
-// The packet path keeps the batched form of split's: RX takes a run of packets, puts fresh buffers in their place
-// with one pkt_buf_alloc_batch and offers the run again (out of order: counts the used descriptors first, takes
-// that many fresh buffers and swaps each packet for one); TX frees sent buffers with pkt_buf_free_batch; at most
-// one notification per batch, and only when the device asks for it.
+// The packet path keeps the batched form of split's: RX takes fresh buffers with one pkt_buf_alloc_batch, as many
+// as there are used descriptors (in order, a full batch is seen from its last descriptor), and swaps each packet for
+// one, making its descriptor available again in the same pass;
+// TX frees sent buffers with pkt_buf_free_batch; at most one notification per batch, and only when the device asks
+// for it.
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -59,8 +60,7 @@ static ALWAYS_INLINE void make_available(volatile struct vring_packed_desc* ring
 	desc->addr = addr;
 	desc->len = len;
 	desc->id = id;
-	write_barrier(); // address, length and id before the flags that hand the descriptor over
-	desc->flags = (uint16_t)(flags | avail->flags);
+	store_release(&desc->flags, (uint16_t)(flags | avail->flags)); // after address, length and id: hands it over
 	advance(avail, size);
 }
 
@@ -77,7 +77,7 @@ static ALWAYS_INLINE uint32_t used_descriptors(const struct virtqueue* q, struct
 		uint32_t run = max - n < size - pos ? max - n : size - pos;
 		volatile struct vring_packed_desc* desc = &ring[pos];
 		volatile struct vring_packed_desc* const end = desc + run;
-		while (desc < end && (desc->flags & VRING_PACKED_DESC_F_USED) == wrap) {
+		while (desc < end && (load_acquire(&desc->flags) & VRING_PACKED_DESC_F_USED) == wrap) {
 			desc++;
 		}
 		uint32_t seen = (uint32_t)(desc - &ring[pos]);
@@ -213,78 +213,84 @@ static __attribute__((cold)) void rx_out_of_order(const struct virtio_device* de
 	q->in_order = false;
 }
 
-// In order: takes the packets of the used descriptors from next_used on, at most max, in runs up to the ring's
-// end. Each run in two passes: the first takes the packets out of the table into bufs[] and stops at the first
-// descriptor that is not a packet at its own position; then one batch allocation puts fresh buffers straight into
-// the table in their place, and the second pass makes the run's descriptors available again with them. The
-// descriptor that stopped the first pass: one the device has not written yet ends the take; one with a bad length
-// is made available again with its own buffer, unread, and the take goes on; one that names another id (or has
-// flags against the wrap counter) makes the queue go out of order. Returns the packets, in bufs[]; *offered: the
-// descriptors made available again (all those consumed).
+// In order: takes the packets of the used descriptors from next_used on, at most max, in one pass. If the first one
+// is used, one batch allocation puts as many fresh buffers into bufs[] as the device has filled (at most max and
+// what it holds); then, in runs up to the ring's end, each descriptor that is a packet at its own position (id p,
+// the flags of the round, a good length) gives its packet to bufs[] and takes the fresh buffer from there, and is
+// made available again at once: its address, then length, id and flags in one 8 byte release store. The take
+// stops at the first descriptor that is not such a packet: one the device has not written yet ends it; one with a
+// bad length is made available again with its own buffer, unread, and the take goes on; one that names another id
+// (or has flags against the wrap counter) makes the queue go out of order. Fresh buffers left over (bad
+// descriptors) go back in one batch. Returns the packets, in bufs[]; *offered: the descriptors made available again
+// (all those consumed).
 static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
 					       uint32_t max, uint32_t* offered) {
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
 	const uint32_t size = q->size;
-	// One position for both sides; the flags a used descriptor has there, and those of the driver's descriptor
-	// made available there: AVAIL flipped (the driver's wrap counter is one round ahead of the device's).
+	// One position for both sides, and the flags a used descriptor has there.
 	uint32_t pos = q->next_used.pos, used_flags = q->next_used.flags;
 	uint32_t consumed = 0, received = 0;
 	uint64_t rx_bytes = 0;
-	bool more = true, stopped = false;             // stopped: by the descriptor at `done`, looked at below
 	max = max < q->in_flight ? max : q->in_flight; // never more than the device holds
-	while (more && consumed < max) {
-		uint32_t run = max - consumed < size - pos ? max - consumed : size - pos;
-		const uint16_t avail_flags = (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL) | VRING_DESC_F_WRITE;
-		// The descriptor at position p, in one load (len_id_flags), must have id p and the flags of the
-		// round: one compare of its id and flags against `expected`, which steps by one id per position. The
-		// flags, id and length come from one aligned 8 byte load, so id and length are never older than the
-		// flags (the read barrier of 2.8.6 orders separate loads).
+	*offered = 0;
+	// The device marks descriptors used in ring order (its used position only moves on, 2.8): if the last of the
+	// max is used, so are all (a busy link: one load); otherwise they are counted, and if none is, nothing is
+	// allocated. Either way a guess: the pass below checks each one.
+	uint32_t last = pos + max - 1, last_flags = used_flags;
+	if (last >= size) {
+		last -= size;
+		last_flags ^= USED_FLAGS;
+	}
+	if (max == 0 || ((load_acquire(&ring[last].flags) ^ last_flags) & VRING_PACKED_DESC_F_USED) != 0) {
+		max = used_descriptors(q, q->next_used, max);
+		if (max == 0) {
+			return 0;
+		}
+	}
+	const uint32_t fresh = pkt_buf_alloc_batch(q->pool, bufs, max);
+	// A used descriptor's len_id_flags made into the available one at its place by one XOR: the length (the used
+	// word's is 0 there: `expected` has none), AVAIL flipped (the driver's wrap counter is one round ahead of the
+	// device's) and WRITE set.
+	const uint64_t make_available = (uint64_t)(VRING_PACKED_DESC_F_AVAIL | VRING_DESC_F_WRITE) << 48 | RX_DESC_LEN;
+	bool more = true;
+	while (more && received < fresh && consumed < max) {
+		uint32_t run = fresh - received < size - pos ? fresh - received : size - pos;
+		run = run < max - consumed ? run : max - consumed;
+		// The descriptor at position p, in one acquire load (len_id_flags), must have id p and the flags of
+		// the round: one compare of its id and flags against `expected`, which steps by one id per position.
+		// The flags, id and length come from one aligned 8 byte load, so id and length are never older than
+		// the flags; an acquire load (virtio_queue.h), so the packet the app reads is not either.
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)pos << 32, word = 0;
-		volatile struct vring_packed_desc* const first = &ring[pos];
-		volatile struct vring_packed_desc* done = first;
-		volatile struct vring_packed_desc* const end = first + run;
+		volatile struct vring_packed_desc* done = &ring[pos];
+		volatile struct vring_packed_desc* const end = done + run;
 		struct pkt_buf** slot = &ring_bufs[pos];
-		struct pkt_buf** out = &bufs[received];
-		for (; done < end; done++, slot++, expected += 1ull << 32) {
-			word = done->len_id_flags;
+		struct pkt_buf** out = &bufs[received]; // the next fresh buffer, where the next packet goes
+		bool stopped = false;
+		for (; done < end; done++, slot++, out++, expected += 1ull << 32) {
+			word = load_acquire(&done->len_id_flags);
 			uint32_t length = (uint32_t)word - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// A length of 0 (length - 1 wraps around) or beyond the buffer is no packet. __builtin_expect:
 			// the straight path is the packet expected.
 			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected || length - 1 >= RX_BUF_DATA_ROOM,
 					     0)) {
-				more = false;
 				stopped = true;
 				break;
 			}
 			struct pkt_buf* packet = *slot;
+			struct pkt_buf* give = *out;
 			packet->size = length;
 			rx_bytes += length;
-			*out++ = packet;
+			*slot = give;
+			*out = packet;
+			done->addr = rx_buffer_addr(give);
+			store_release(&done->len_id_flags, expected ^ make_available); // after the address
 		}
-		uint32_t taken = (uint32_t)(done - first);
-		// The fresh buffers, in one batch, into the table where the packets were.
-		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &ring_bufs[pos], taken);
-		if (__builtin_expect(fresh < taken, 0)) {
-			// The pool ran short: the rest wait in the ring, unread (the first pass left them in the
-			// table).
-			for (uint32_t k = fresh; k < taken; k++) {
-				rx_bytes -= bufs[received + k]->size;
-			}
-			taken = fresh;
-			done = first + taken;
-			more = stopped = false;
-		}
-		slot = &ring_bufs[pos];
-		for (volatile struct vring_packed_desc* desc = first; desc < done; desc++, slot++) {
-			desc->addr = rx_buffer_addr(*slot);
-			desc->len = RX_DESC_LEN; // the id is there already: the device wrote it
-			write_barrier();         // address and length before the flags that hand the descriptor over
-			desc->flags = avail_flags;
-		}
+		uint32_t taken = (uint32_t)(done - &ring[pos]);
 		received += taken;
 		consumed += taken;
 		pos += taken;
+		more = !stopped;
 		if (stopped && ((word >> 48 ^ used_flags) & VRING_PACKED_DESC_F_USED) == 0) {
 			// The device wrote the descriptor that stopped the take.
 			uint16_t id = (uint16_t)(word >> 32);
@@ -292,20 +298,20 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 				rx_out_of_order(dev, q, id); // rx_take_any_order takes it
 			} else {                             // a bad length: its buffer again, unread
 				rx_bad_desc(dev, q, "a bad length", id, (uint32_t)word);
-				done->addr = rx_buffer_addr(ring_bufs[pos]);
-				done->len = RX_DESC_LEN;
-				write_barrier(); // address and length before the flags that hand it over
-				done->flags = avail_flags;
+				done->addr = rx_buffer_addr(*slot);
+				store_release(&done->len_id_flags, expected ^ make_available); // after the address
 				consumed++;
 				pos++;
 				more = true;
-				stopped = false;
 			}
 		}
 		if (pos == size) { // passing the end flips both wrap counters (2.8.1)
 			pos = 0;
 			used_flags ^= USED_FLAGS;
 		}
+	}
+	if (__builtin_expect(fresh > received, 0)) {
+		pkt_buf_free_batch(&bufs[received], fresh - received);
 	}
 	q->next_used = (struct packed_cursor){(uint16_t)pos, (uint16_t)used_flags};
 	q->next_avail = (struct packed_cursor){(uint16_t)pos, (uint16_t)(used_flags ^ VRING_PACKED_DESC_F_AVAIL)};
@@ -318,10 +324,12 @@ static ALWAYS_INLINE uint32_t rx_take_in_order(struct virtio_device* dev, struct
 // Any order: each used descriptor's id is bounded, and its buffer (or a fresh one) is made available at the
 // driver's own position. Returns the packets, in bufs[]; *offered: the descriptors made available again.
 static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struct virtqueue* q, struct pkt_buf* bufs[],
-						uint32_t fresh, uint32_t* offered_out) {
-	// fresh: the used descriptors to take, with at least as many fresh buffers in bufs[].
+						uint32_t fresh, uint32_t batch, uint32_t* offered_out) {
+	// fresh: the used descriptors to take, with at least as many fresh buffers in bufs[]; batch: its number
+	// (rx_any_order_batch).
 	volatile struct vring_packed_desc* ring = q->ring;
 	struct pkt_buf** ring_bufs = q->bufs;
+	uint32_t* taken_in = q->taken_in;
 	const uint32_t size = q->size;
 	// The cursors as 32 bit locals; each run below ends where either position reaches the ring's end, so that
 	// the positions need no test per packet (ixgbe and split stop a run at the ring's end too).
@@ -335,7 +343,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 		run = run < size - avail_pos ? run : size - avail_pos;
 		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
 			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
+			uint16_t flags = load_acquire(&done->flags); // before the id and length
 			uint32_t id = done->id;
 			uint32_t length = done->len - VIRTIO_NET_HDR_LEN_V1; // header plus frame (5.1.6.4)
 			// __builtin_expect: bad descriptors are rare, the straight path is the packet.
@@ -344,7 +352,8 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 				lost++;
 				continue;
 			}
-			if (__builtin_expect(id >= size, 0)) {
+			// An id the batch took already: its buffer was just made available again.
+			if (__builtin_expect(id >= size || taken_twice(taken_in, id, batch), 0)) {
 				rx_bad_desc(dev, q, "a chain it does not hold", id, length + VIRTIO_NET_HDR_LEN_V1);
 				lost++;
 				continue;
@@ -366,8 +375,7 @@ static ALWAYS_INLINE uint32_t rx_take_any_order(struct virtio_device* dev, struc
 			slot->addr = rx_buffer_addr(give);
 			slot->len = RX_DESC_LEN;
 			slot->id = (uint16_t)id;
-			write_barrier(); // address, length and id before the flags that hand the descriptor over
-			slot->flags = (uint16_t)avail_flags;
+			store_release(&slot->flags, (uint16_t)avail_flags); // after address, length and id
 		}
 		taken += run;
 		if (used_pos == size) { // passing the end flips the wrap counter (2.8.1)
@@ -397,15 +405,15 @@ static uint32_t packed_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struc
 		ixy_panic("%s: RX queue %u does not exist", ixy->pci_addr, queue_id);
 	}
 	struct virtqueue* q = &dev->rx[queue_id];
-	uint32_t offered = 0;
+	uint32_t offered = 0, first = q->next_used.pos;
 	uint32_t received = q->in_order ? rx_take_in_order(dev, q, bufs, num_bufs, &offered) : 0;
 	if (!q->in_order) { // from the start, or from the descriptor that was out of order
 		// The used descriptors say up front how many buffers come back: the fresh buffers first, in one batch.
 		uint32_t entries = used_descriptors(q, q->next_used, num_bufs - received);
-		read_barrier(); // the flags before the rest of each descriptor
 		uint32_t fresh = pkt_buf_alloc_batch(q->pool, &bufs[received], entries);
 		uint32_t offered_any;
-		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, &offered_any);
+		uint32_t batch = rx_any_order_batch(q, first, offered); // the ids taken in order count
+		uint32_t got = rx_take_any_order(dev, q, &bufs[received], fresh, batch, &offered_any);
 		q->in_flight = (uint16_t)(q->in_flight - fresh + offered_any);
 		// Fresh buffers that bad descriptors left over go back in one batch.
 		pkt_buf_free_batch(&bufs[received + got], fresh - got);
@@ -459,14 +467,14 @@ static ALWAYS_INLINE void tx_clean_in_order(struct virtio_device* dev, struct vi
 	while (!stopped && taken < held) { // runs up to the ring's end, as in packed_rx_batch
 		uint32_t run = held - taken < size - used_pos ? held - taken : size - used_pos, first = used_pos;
 		// As in rx_take_in_order: id and flags in one load (len_id_flags), one compare against `expected`. The
-		// flags and the id come from one aligned 8 byte load, so the id is never older than the flags (the
-		// read barrier of 2.8.6 orders separate loads).
+		// flags and the id come from one aligned 8 byte acquire load, so the id is never older than the flags,
+		// and the buffer is freed (and reused) only after the flags said the device is done with it.
 		uint64_t expected = (uint64_t)used_flags << 48 | (uint64_t)used_pos << 32;
 		volatile struct vring_packed_desc* done = &ring[used_pos];
 		volatile struct vring_packed_desc* const end = done + run;
 		struct pkt_buf** slot = &ring_bufs[used_pos];
 		for (; done < end; done++, slot++, expected += 1ull << 32) {
-			uint64_t word = done->len_id_flags;
+			uint64_t word = load_acquire(&done->len_id_flags);
 			// __builtin_expect: the straight path is the buffer expected; another is allowed, or a bad one.
 			if (__builtin_expect((word & ID_AND_USED_FLAGS) != expected, 0)) {
 				stopped = true;
@@ -511,12 +519,11 @@ static ALWAYS_INLINE void tx_clean_any_order(struct virtio_device* dev, struct v
 		uint32_t run = held - entries < size - used_pos ? held - entries : size - used_pos, start = used_pos;
 		for (uint32_t end = used_pos + run; used_pos < end; used_pos++) {
 			volatile struct vring_packed_desc* done = &ring[used_pos];
-			uint16_t flags = done->flags;
+			uint16_t flags = load_acquire(&done->flags); // before the id and the buffer's reuse
 			if ((flags & VRING_PACKED_DESC_F_USED) != (used_flags & VRING_PACKED_DESC_F_USED)) {
 				more = false; // not written by the device yet
 				break;
 			}
-			read_barrier(); // the flags before the rest of the descriptor
 			uint32_t id = done->id;
 			// A buffer the device holds has a pointer in the table; an id beyond it, or one returned
 			// already, has not.
@@ -562,8 +569,7 @@ static ALWAYS_INLINE void tx_offer(volatile struct vring_packed_desc* slot, stru
 	memset(buf->head_room + PKT_BUF_HEAD_ROOM - VIRTIO_NET_HDR_LEN_V1, 0, VIRTIO_NET_HDR_LEN_V1);
 	slot->addr = buf->buf_addr_phy + offsetof(struct pkt_buf, data) - VIRTIO_NET_HDR_LEN_V1;
 	slot->len = buf->size + VIRTIO_NET_HDR_LEN_V1;
-	write_barrier(); // address, length and id before the flags that hand the descriptor over
-	slot->flags = flags;
+	store_release(&slot->flags, flags); // after address, length and id: hands the descriptor over
 }
 
 // Queues up to num_bufs packets for sending (5.1.6.2), one descriptor each, under ids from the free stack, as long
@@ -641,8 +647,7 @@ static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, ui
 		       VRING_DESC_F_NEXT);
 	make_available(q->ring, &q->next_avail, q->size, q->extra_phy + offsetof(struct ctrl_command, ack), 1, 0,
 		       VRING_DESC_F_WRITE);
-	write_barrier(); // the rest of the chain before its first descriptor's flags
-	first->flags = first_flags;
+	store_release(&first->flags, first_flags); // after the rest of the chain: hands it over
 	q->in_flight = (uint16_t)(q->in_flight + 3);
 	notify_if_wanted(dev, q, 3);
 }
@@ -650,7 +655,7 @@ static void packed_ctrl_offer(struct virtio_device* dev, struct virtqueue* q, ui
 // The one chain is back when the device has written the descriptor at its head; whatever it wrote, the device then
 // holds none of the chain's three.
 static bool packed_ctrl_returned(struct virtqueue* q) {
-	if (!device_wrote(q->ring[q->next_used.pos].flags, q->next_used)) {
+	if (!device_wrote(load_acquire(&q->ring[q->next_used.pos].flags), q->next_used)) {
 		return false;
 	}
 	for (int i = 0; i < 3; i++) {

@@ -18,8 +18,8 @@ __attribute__((cold)) void virtio_bad_used_entry(const struct virtio_device* dev
 }
 
 // Allocates the queue's DMA memory, `bytes` of it in one block (the legacy interface needs the rings physically
-// contiguous: one huge page, which holds the largest queue), and for RX and TX the buffer of each chain; TX also
-// room for a stack of the chains the device does not hold.
+// contiguous: one huge page, which holds the largest queue), and for RX and TX the buffer of each chain; RX also
+// the batch that last took each chain in any order, TX room for a stack of the chains the device does not hold.
 int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, size_t bytes) {
 	if (memory_allocate_dma(bytes, true, &q->mem) != 0) {
 		return -1;
@@ -28,6 +28,10 @@ int virtio_alloc_queue(const struct virtio_device* dev, struct virtqueue* q, siz
 	if (q->kind != QUEUE_CTRL) {
 		q->bufs = calloc(q->num_chains, sizeof(*q->bufs));
 		out_of_memory |= !q->bufs;
+	}
+	if (q->kind == QUEUE_RX) {
+		q->taken_in = calloc(q->num_chains, sizeof(*q->taken_in));
+		out_of_memory |= !q->taken_in;
 	}
 	if (q->kind == QUEUE_TX) {
 		q->free_chains = calloc(q->num_chains, sizeof(*q->free_chains));

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <ixy/interrupts.h>
 
@@ -25,10 +26,16 @@
 #define RX_BUF_SIZE (64 + 2048)
 #define RX_BUF_DATA_ROOM (RX_BUF_SIZE - offsetof(struct pkt_buf, data))
 
-// Barriers for memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2). On x86 the release and acquire
-// fences only stop the compiler from reordering; the full fence (a store followed by a load) is an mfence.
-#define write_barrier() atomic_thread_fence(memory_order_release)
-#define read_barrier() atomic_thread_fence(memory_order_acquire)
+// Memory shared with the device (3.2.1.3.1, 3.2.1.4.1, 3.2.2; packed: VirtIO 1.2, 2.8): what says the device has
+// written something (split: the used index; packed: a descriptor's flags) is read with an acquire load, so that nothing
+// the driver or the app reads or writes after it (the used entry, the packet, the buffer's reuse) moves before it; what
+// hands something to the device (split: the available index; packed: a descriptor's flags) is written with a release
+// store, so that everything written before it (addresses, lengths, ids, ring entries) is visible first. On x86 both
+// are plain moves (the compiler may not reorder around them); on AArch64 ldar (ldapr with RCpc) and stlr, as DPDK's
+// virtio does on weakly ordered CPUs. A full fence (a store followed by a load: mfence, dmb ish) is needed only
+// where the driver publishes and then reads whether the device wants to hear about it.
+#define load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define full_barrier() atomic_thread_fence(memory_order_seq_cst)
 
 // A control command, in the control queue's DMA memory behind its used ring (5.1.6.5).
@@ -56,7 +63,7 @@ struct virtqueue {
 	// RX queue k: 2k, TX queue k: 2k + 1, control: after the last pair (5.1.2). (_Alignas: see above.)
 	_Alignas(IXY_CACHE_LINE) uint16_t index;
 	enum queue_kind kind;
-	uint16_t size;         // descriptors; a power of two
+	uint16_t size;         // descriptors; split: a power of two; packed: any from 4 (wrapped by compare)
 	struct dma_memory mem; // descriptor table, available ring, used ring, then `extra`
 	volatile struct vring_desc* desc;
 	volatile struct vring_avail* avail;
@@ -79,6 +86,10 @@ struct virtqueue {
 	uint16_t* free_chains;
 	uint16_t num_free_chains;
 	struct mempool* pool; // RX: the buffers of this queue (one pool per queue: an app may serve each on a core)
+	// RX in any order: the number of the batch that last took each chain (packed: buffer id), so that the device
+	// naming one twice in a batch is caught (rx_any_order_batch, taken_twice); rx_any_batches counts those batches.
+	uint32_t* taken_in;
+	uint32_t rx_any_batches;
 	// Written only by the thread that owns the queue, with relaxed atomic stores (plain moves on x86), and never
 	// reset: read_stats, maybe in another thread, reads them with relaxed atomic loads (see virtio_read_stats).
 	// RX: packets and bytes received, entries dropped (bad ones); TX: packets and bytes the device took. The bytes
@@ -163,6 +174,28 @@ static ALWAYS_INLINE void count(uint64_t* counter, uint64_t n) {
 // 2.7.7.2 and 2.7.10.2, with 16 bit wrapping indexes): its event index lies in that range.
 static inline bool vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx) {
 	return (uint16_t)(new_idx - event_idx - 1) < (uint16_t)(new_idx - old_idx);
+}
+
+// An RX batch in any order starts (split and packed): its number, never 0 (taken_in starts zeroed, and is zeroed
+// again when the count comes round). The n chains (buffer ids) from `first` on, mod num_chains, which the batch took
+// in order before it went out of order, count as taken in it.
+static inline uint32_t rx_any_order_batch(struct virtqueue* q, uint32_t first, uint32_t n) {
+	if (__builtin_expect(++q->rx_any_batches == 0, 0)) {
+		memset(q->taken_in, 0, q->num_chains * sizeof(*q->taken_in));
+		q->rx_any_batches = 1;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		q->taken_in[(first + k) % q->num_chains] = q->rx_any_batches;
+	}
+	return q->rx_any_batches;
+}
+
+// Whether the batch took the chain (buffer id, below num_chains) already: the device named it twice, and its
+// buffer is the fresh one just offered, which the device holds. Otherwise it is taken now.
+static ALWAYS_INLINE bool taken_twice(uint32_t* taken_in, uint32_t chain, uint32_t batch) {
+	bool twice = taken_in[chain] == batch;
+	taken_in[chain] = batch;
+	return twice;
 }
 
 // Counts a used entry the device got wrong, in the queue; the first one of each queue is reported (virtio_queue.c).

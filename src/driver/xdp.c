@@ -36,6 +36,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <ixy/interrupts.h>
+
 #include "../access.h"
 #include "driver.h"
 #include "xdp.h"
@@ -73,6 +75,7 @@ struct xdp_device {
 	struct xsk_queue* queues;
 	int* fds;              // the queues' sockets
 	struct xdp_seen* seen; // per queue: what read_stats saw at its last call (its own: the queues may be others')
+	struct ixy_interrupts interrupts; // the waiter's (ixy.interrupts, if the app asked): the queues' sockets
 };
 
 // A queue's counters and the kernel's, as read_stats saw them last: it adds what they grew by since.
@@ -791,7 +794,7 @@ static void xdp_close(struct ixy_device* ixy) {
 
 static uint32_t xdp_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
-	if (queue_id >= ixy->num_rx_queues || dev->stopped) {
+	if (dev->stopped) { // (a queue it does not have never comes here: ixy_rx_batch refuses it, ixy.h)
 		return 0;
 	}
 	uint32_t n = xsk_rx(&dev->queues[queue_id], bufs, num_bufs);
@@ -803,7 +806,7 @@ static uint32_t xdp_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct p
 
 static uint32_t xdp_tx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct xdp_device* dev = IXY_TO_DRIVER(struct xdp_device, ixy);
-	if (queue_id >= ixy->num_tx_queues || dev->stopped) {
+	if (dev->stopped) {
 		return 0;
 	}
 	struct xsk_queue* queue = &dev->queues[queue_id];
@@ -1018,6 +1021,12 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 		return NULL;
 	}
 	dev->started = true;
+	// A waiter sleeps on the RX queues' sockets: the kernel wakes a poll on one when its RX ring has packets (and
+	// the poll itself wakes the kernel if need_wakeup asks for it). Nothing to arm (set_rx_interrupt NULL).
+	if (config->interrupt_timeout_ms != 0 && config->rx_queues > 0) {
+		dev->interrupts = (struct ixy_interrupts){dev->fds, config->interrupt_timeout_ms, NULL};
+		dev->ixy.interrupts = &dev->interrupts;
+	}
 	print_started(dev, dev->ring_size);
 	return &dev->ixy;
 }

@@ -212,6 +212,9 @@ static uint32_t send_frames(struct xsk_queue* q, const struct frames* slice, str
 	struct xdp_desc* descs = q->tx.descs;
 	uint32_t head = q->tx.head;
 	const uint16_t given = XSK_HELD(q->slot, 1);
+	if (n == 0) {
+		return 0; // bufs may be NULL (ixy_tx_batch(dev, 0, NULL, 0) only cleans): NULL + 0 is undefined in C
+	}
 	struct pkt_buf* const* next = bufs; // the next buffer to put
 	struct pkt_buf* const* const last = bufs + n;
 	while (next != last) {

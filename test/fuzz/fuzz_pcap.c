@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 	struct written_packet packets[MAX_PACKETS];
 	uint32_t count = 0;
 	struct pcap_writer writer;
-	FUZZ_CHECK(pcap_open(&writer, temp_path()) == 0);
+	FUZZ_CHECK(pcap_open(&writer, temp_path(), getuid()) == 0);
 	FUZZ_CHECK(pcap_start(&writer) == 0);
 	while (fuzz_remaining(&in) > 0 && count < MAX_PACKETS) {
 		uint8_t op = fuzz_u8(&in) % NUM_OPS;

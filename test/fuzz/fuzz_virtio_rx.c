@@ -21,7 +21,8 @@
 //     consumed; otherwise the driver takes one fresh buffer per entry it will consume, so it consumes in order as
 //     many entries as the fewest of `want`, the entries and the pool's free buffers: an entry whose id is a chain's
 //     head (a multiple of the descriptors per chain) below the ring size and whose length is header + 1 .. header +
-//     data room is a packet, any other is dropped;
+//     data room is a packet, any other is dropped, and so is one whose chain an earlier entry of the batch named
+//     (its chain was offered again: the device holds it);
 //   - the batch returns exactly the predicted packets with the predicted sizes, and rx_dropped grows by exactly the
 //     predicted drops; rx_pkts by the packets;
 //   - every packet is a buffer of the driver's RX pool that the app does not hold already;
@@ -216,11 +217,18 @@ static uint32_t rx_batch(uint32_t want) {
 	if (entries <= state.num_chains) {
 		uint32_t take = want < entries ? want : entries;
 		take = take < state.pool->free_stack_top ? take : state.pool->free_stack_top;
+		static uint32_t taken_in[MAX_RING_SIZE], batch; // the batch that took each chain
+		batch++;
 		for (; consumed < take; consumed++) {
 			uint16_t slot = (uint16_t)(state.driver_used + consumed);
 			uint32_t id, len;
 			model_virtio_used_entry(state.nic, MODEL_VIRTIO_RX, slot, &id, &len);
-			if (!is_packet(id, len)) {
+			bool head = id < state.ring_size && id % state.stride == 0;
+			bool twice = head && taken_in[id] == batch;
+			if (head) {
+				taken_in[id] = batch;
+			}
+			if (twice || !is_packet(id, len)) {
 				drops++;
 				continue;
 			}

@@ -2,18 +2,28 @@
 # Bounded fuzzing, for CI (scripts/test.sh) and by hand: builds the fuzz targets of test/fuzz with clang, libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer in build-fuzz/, then for each target
 #   1. replays the inputs that once crashed (test/fuzz/regressions/<target>/),
-#   2. fuzzes for FUZZ_SECONDS (default 60) starting from the seeds in test/fuzz/corpus/<target>/ plus what earlier
-#      runs in this build directory found (build-fuzz/fuzz-corpus/<target>/, never committed),
+#   2. fuzzes for FUZZ_SECONDS (default 15; with --long 300) starting from the seeds in test/fuzz/corpus/<target>/
+#      plus what earlier runs in this build directory found (build-fuzz/fuzz-corpus/<target>/, never committed),
 # and prints the time and number of executions. Exits non-zero if any target crashed or broke an invariant; the
 # crashing input is in build-fuzz/fuzz-artifacts/: keep it in test/fuzz/regressions/<target>/ once fixed.
 #
-# Environment: FUZZ_SECONDS (per target; 0: only run the seeds and regressions), FUZZ_TARGETS (default
-# "pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings"; a target whose code is not in the build, like ixgbe_rx without
-# test/model, is skipped),
-# FUZZ_BUILD_DIR (default build-fuzz).
+#   test/fuzz/run.sh          CI's run: 15 s per target, one target per CPU at a time
+#   test/fuzz/run.sh --long   a longer search by hand: 300 s per target (about half an hour for all on two CPUs)
+#
+# Environment: FUZZ_SECONDS (per target, over either default; 0: only run the seeds and regressions), FUZZ_TARGETS
+# (default "pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed
+# xdp_rings"; a target whose code is not in the build, like ixgbe_rx without test/model, is skipped),
+# FUZZ_BUILD_DIR (default build-fuzz), FUZZ_JOBS (targets fuzzed at a time, default one per CPU).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${FUZZ_SECONDS:-60}
+default_seconds=15
+case "${1:-}" in
+	'') ;;
+	--long) default_seconds=300 ;;
+	*) echo "usage: $0 [--long]" >&2; exit 2 ;;
+esac
+seconds=${FUZZ_SECONDS:-$default_seconds}
+case "$seconds" in '' | *[!0-9]*) echo "fuzz: FUZZ_SECONDS must be a number" >&2; exit 2 ;; esac
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 targets=${FUZZ_TARGETS:-pcap pcap_read args ixgbe_rx ixgbe_tx virtio_rx virtio_tx virtio_caps virtio_mq virtio_packed xdp_rings}
 
@@ -47,23 +57,24 @@ if ! cmake --build "$build" -j2 --target "${binaries[@]}" >"$build/fuzz-build.lo
 	exit 1
 fi
 
-failed=()
-summary=()
-for target in $targets; do
-	binary="$build/test/fuzz/fuzz_$target"
-	corpus="$build/fuzz-corpus/$target"
-	artifacts="$build/fuzz-artifacts/$target/"
-	log="$build/fuzz-$target.log"
+# fuzz_one TARGET: replays its regressions, fuzzes it; its report goes to $build/fuzz-TARGET.out, its summary line
+# to $build/fuzz-TARGET.summary. Returns non-zero if it failed.
+fuzz_one() {
+	local target=$1
+	local binary="$build/test/fuzz/fuzz_$target"
+	local corpus="$build/fuzz-corpus/$target"
+	local artifacts="$build/fuzz-artifacts/$target/"
+	local log="$build/fuzz-$target.log"
+	local regressions=() limit start rc elapsed executions crash
 	mkdir -p "$corpus" "$artifacts"
-	regressions=()
 	if [ -d "test/fuzz/regressions/$target" ]; then
 		mapfile -t regressions < <(find "test/fuzz/regressions/$target" -type f | sort)
 	fi
 	if [ ${#regressions[@]} -gt 0 ] && ! "$binary" "${regressions[@]}" >"$log" 2>&1; then
 		tail -n 40 "$log"
 		echo "fuzz_$target: a regression input fails again (log: $log)"
-		failed+=("$target")
-		continue
+		echo "fuzz_$target: a regression input fails again" >"$build/fuzz-$target.summary"
+		return 1
 	fi
 	if [ "$seconds" -gt 0 ]; then
 		limit=(-max_total_time="$seconds")
@@ -79,7 +90,7 @@ for target in $targets; do
 	rc=$?
 	elapsed=$(($(date +%s) - start))
 	executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	summary+=("fuzz_$target: ${elapsed} s, ${executions:-?} executions, exit $rc")
+	echo "fuzz_$target: ${elapsed} s, ${executions:-?} executions, exit $rc" >"$build/fuzz-$target.summary"
 	if [ $rc != 0 ]; then
 		tail -n 60 "$log"
 		crash=$(grep -o "Test unit written to .*" "$log" | sed 's/Test unit written to //' | tail -n 1)
@@ -87,8 +98,27 @@ for target in $targets; do
 			echo "fuzz_$target: crashing input $crash; its output when replayed:"
 			"$binary" "$crash" 2>&1 | tail -n 40
 		fi
-		failed+=("$target")
+		return 1
 	fi
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU; each fuzzer is one process), their reports in target order.
+jobs=${FUZZ_JOBS:-$(nproc)}
+case "$jobs" in '' | *[!0-9]* | 0) echo "fuzz: FUZZ_JOBS must be a number above 0" >&2; exit 2 ;; esac
+for target in $targets; do
+	while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	rm -f "$build/fuzz-$target.summary" "$build/fuzz-$target.failed"
+	{ fuzz_one "$target" || touch "$build/fuzz-$target.failed"; } >"$build/fuzz-$target.out" 2>&1 &
+done
+wait
+failed=()
+summary=()
+for target in $targets; do
+	[ ! -e "$build/fuzz-$target.failed" ] || failed+=("$target")
+	cat "$build/fuzz-$target.out"
+	summary+=("$(cat "$build/fuzz-$target.summary" 2>/dev/null || echo "fuzz_$target: no summary")")
 done
 
 echo

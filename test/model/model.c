@@ -698,11 +698,13 @@ static void model_close(struct pci_device* pci) {
 		close_vectors(dev); // as VFIO does when the device is closed
 	}
 	for (unsigned bar = 0; dev && bar < MODEL_BARS; bar++) {
+		if (!(dev->mapped & (1u << bar))) {
+			continue; // never mapped: no slice (and bar_region may be NULL still)
+		}
 		// The driver unmapped the slice: reserve it again at once, or the next mapping of the process (a
 		// thread's stack) could land in the hole, and the device's next close would unmap that.
 		uint8_t* slice = bar_region + ((size_t)(dev - devices) * MODEL_BARS + bar) * MODEL_BAR0_SIZE;
-		if ((dev->mapped & (1u << bar)) &&
-		    mmap(slice, dev->mapped_sizes[bar], PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		if (mmap(slice, dev->mapped_sizes[bar], PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
 			 -1, 0) != slice) {
 			model_violation(dev->addr, "BAR%u still mapped when the device is closed", bar);
 		}

@@ -14,8 +14,8 @@
 
 int ixy_pcap_main(int argc, char* argv[]);
 
-// argv ends with NULL. Checks that ixy-pcap exits 0. Returns its stdout (the caller closes it), or NULL.
-static inline FILE* run_pcap_app(char* argv[], void* (*feed)(void*), void* feeder) {
+// argv ends with NULL. Checks that ixy-pcap exits with rc. Returns its stdout (the caller closes it), or NULL.
+static inline FILE* run_pcap_app_rc(char* argv[], void* (*feed)(void*), void* feeder, int rc) {
 	int argc = 0;
 	while (argv[argc]) {
 		argc++;
@@ -29,13 +29,18 @@ static inline FILE* run_pcap_app(char* argv[], void* (*feed)(void*), void* feede
 	CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
 	pthread_t feeder_thread;
 	CHECK_EQ(pthread_create(&feeder_thread, NULL, feed, feeder), 0);
-	CHECK_EQ(ixy_pcap_main(argc, argv), 0);
+	CHECK_EQ(ixy_pcap_main(argc, argv), rc);
 	CHECK_EQ(pthread_join(feeder_thread, NULL), 0);
 	CHECK(fflush(stdout) == 0 && dup2(saved, STDOUT_FILENO) == STDOUT_FILENO && close(saved) == 0);
 	if (out) {
 		CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	}
 	return out;
+}
+
+// The same, exit code 0.
+static inline FILE* run_pcap_app(char* argv[], void* (*feed)(void*), void* feeder) {
+	return run_pcap_app_rc(argv, feed, feeder, 0);
 }
 
 #endif

@@ -4,6 +4,8 @@
 // when it arms, so an idle app sleeps until the timeout; EITR holds a vector to one message per
 // IXY_RX_INTERRUPT_INTERVAL_US, and the waiter's last look after arming catches a packet that arrived just before.
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -339,10 +341,49 @@ static void test_first_sleep_after_traffic(void) {
 	model_pci_remove_all();
 }
 
+// Issue 34: a stop signal that comes just before the waiter sleeps (here: in its before_sleep hook, after the app's
+// loop looked at the flag) interrupts nothing; with the app's flag given (ixy_waiter_stop_on), the sleep still ends
+// at once instead of at the timeout (3 s here, up to 60 s with --wait): no timeout is counted.
+static atomic_int test_stop;
+
+static void stop_just_before_sleep(void* arg) {
+	(void)arg;
+	test_stop = SIGTERM;
+}
+
+static void test_stop_just_before_sleep(void) {
+	model_test_begin(__func__);
+	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	struct ixy_device* dev = open_device(nic, 1, 3000);
+	struct ixy_waiter* waiter = waiter_on_queue_0(dev);
+	if (!waiter) {
+		return;
+	}
+	ixy_waiter_stop_on(waiter, &test_stop);
+	ixy_waiter_before_sleep(waiter, stop_just_before_sleep, NULL);
+	bool slept = false;
+	for (uint32_t round = 0; round < 100000000 && !slept && !test_stop; round++) {
+		slept = ixy_waiter_round(waiter, take_all(dev, 0));
+	}
+	CHECK(slept);
+	CHECK_EQ(test_stop, SIGTERM);
+	char* printed = waiter_line(waiter);
+	if (printed) {
+		printf("%s", printed);
+		CHECK(strstr(printed, "waiter app=test slept=1 timeouts=0 ") != NULL);
+	}
+	free(printed);
+	ixy_waiter_destroy(waiter);
+	ixy_close(dev);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 int main(void) {
 	test_vectors();
 	test_polling_without_msix();
 	test_packet_just_before_arming();
 	test_first_sleep_after_traffic();
+	test_stop_just_before_sleep();
 	return model_test_summary();
 }

@@ -27,6 +27,7 @@
 
 #include "../check.h"
 #include "common/packet.h"
+#include "common/signals.h"
 #include "common/sizes.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
@@ -48,6 +49,9 @@ int ixy_pktgen_main(int argc, char* argv[]);
 
 static _Atomic uint64_t virtual_ns = 1000000000ull;
 static uint64_t sleeps, sleep_slack_ns = SLEEP_SLACK_NS;
+// SIGTERM is raised at the end of the sleep call with this number (1: the first of a run; 0: never), and again at
+// the other (a second signal before the NIC is stopped).
+static uint64_t raise_at_sleep, raise_again_at_sleep;
 
 // A stuttering NIC: with stutter_nic set, its TX stops for STUTTER_READS clock reads (about as many batches) in every
 // 2 * STUTTER_READS, so that the TX ring fills and refuses frames; for the run's first STUTTER_END reads, then it
@@ -85,7 +89,7 @@ uint64_t __wrap_monotonic_time_ns(void) {
 	if (stutter_nic) {
 		model_ixgbe_pause_tx(stutter_nic, clock_reads < STUTTER_END && clock_reads / STUTTER_READS % 2 == 1);
 	}
-	return virtual_ns += CLOCK_READ_NS;
+	return atomic_fetch_add(&virtual_ns, CLOCK_READ_NS) + CLOCK_READ_NS;
 }
 
 int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* until, struct timespec* left);
@@ -97,6 +101,11 @@ int __wrap_clock_nanosleep(clockid_t clock, int flags, const struct timespec* un
 		virtual_ns = end + sleep_slack_ns;
 	}
 	sleeps++;
+	if (sleeps == raise_at_sleep || sleeps == raise_again_at_sleep) {
+		// A stop signal that arrives just as this sleep begins, after the loop looked at the flag: it
+		// interrupts nothing (the virtual sleep has not begun).
+		CHECK_EQ(raise(SIGTERM), 0);
+	}
 	return 0;
 }
 
@@ -636,6 +645,43 @@ static void check_bad_file(const char* name, const char* message, void (*write)(
 	CHECK_EQ(unlink(path), 0);
 }
 
+// Issue 34: a stop that comes as a sleep of days begins (--replay-timing, the next record three days later) ends the
+// sleep within a slice (pacing.h), and a second SIGTERM does not kill the app: it sends no more, prints its totals,
+// stops the NIC and exits 0. In virtual time: the run lasts less than a second, not three days.
+static void check_stop_before_long_sleep(void) {
+	model_test_begin("ixy-pktgen --replay-timing: SIGTERM just before a sleep of three days, and again");
+	char path[] = "/tmp/ixy-pktgen-days-XXXXXX", totals[1024];
+	int fd = mkstemp(path);
+	FILE* file = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	CHECK(file != NULL);
+	if (!file) {
+		return;
+	}
+	write_header(file, 0xa1b2c3d4u, false, 65535, 1);
+	write_record(file, false, 1700000000u, 0, replay_lens[0], replay_lens[0], replay_data[0]);
+	write_record(file, false, 1700000000u + 3 * 86400, 0, replay_lens[0], replay_lens[0], replay_data[0]);
+	CHECK_EQ(fclose(file), 0);
+	const struct wire_expectation {
+		const uint8_t* const* expected;
+		uint32_t count;
+	} saved = {wire.expected, wire.expected_count};
+	wire.expected = NULL;
+	wire.expected_count = 0;
+	raise_at_sleep = 1;
+	raise_again_at_sleep = 2;
+	const char* options[] = {"--replay", path, "--replay-timing", NULL};
+	CHECK_EQ(run_pktgen(options, 0, totals, sizeof(totals)), 0);
+	raise_at_sleep = raise_again_at_sleep = 0;
+	CHECK_EQ(stop_signal, SIGTERM);
+	stop_signal = 0; // (the next run starts afresh)
+	CHECK_EQ(wire.frames, 1);
+	CHECK_EQ(total(totals, "sent"), 1);
+	CHECK(total(totals, "run_ns") < 1000000000ull);
+	wire.expected = saved.expected;
+	wire.expected_count = saved.count;
+	CHECK_EQ(unlink(path), 0);
+}
+
 static const uint8_t some_frame[PACKET_MAX_SIZE + 1];
 
 static void bad_magic(FILE* f) {
@@ -657,6 +703,13 @@ static void bad_snaplen(FILE* f) {
 }
 static void not_ethernet(FILE* f) {
 	write_header(f, 0xa1b2c3d4u, true, 65535, 105);
+}
+// Ethernet with its FCS (F bit, 2 16-bit words), and Ethernet with a reserved bit: both refused, the bits named.
+static void ethernet_with_fcs(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 0x24000001u);
+}
+static void ethernet_reserved_bit(FILE* f) {
+	write_header(f, 0xa1b2c3d4u, false, 65535, 0x00010001u);
 }
 static void no_records(FILE* f) {
 	write_header(f, 0xa1b2c3d4u, false, 65535, 1);
@@ -711,7 +764,14 @@ static void check_bad_files(void) {
 	check_bad_file("--replay: truncated header", "truncated: 6 bytes", short_header);
 	check_bad_file("--replay: version 3", "pcap version 3, not 2", bad_version);
 	check_bad_file("--replay: snaplen", "snaplen 262145 is out of range", bad_snaplen);
-	check_bad_file("--replay: link type", "link type 105 is not Ethernet", not_ethernet);
+	check_bad_file("--replay: link type", "link type 0x00000069 is not Ethernet (0x00000001)\n", not_ethernet);
+	check_bad_file(
+	    "--replay: link type with FCS",
+	    "link type 0x24000001 is not Ethernet (0x00000001), F bit set: each frame ends in an FCS of 4 bytes",
+	    ethernet_with_fcs);
+	check_bad_file("--replay: link type, reserved bit",
+		       "link type 0x00010001 is not Ethernet (0x00000001), upper bits 0x0001 set",
+		       ethernet_reserved_bit);
 	check_bad_file("--replay: no records", "no records", no_records);
 	check_bad_file("--replay: truncated record header", "record 1: truncated record header (4 of 16",
 		       short_record_header);
@@ -762,6 +822,7 @@ int main(void) {
 	check_replay();
 	check_replay_short_frames();
 	check_replay_no_memory();
+	check_stop_before_long_sleep();
 	check_bad_files();
 	return model_test_summary();
 }

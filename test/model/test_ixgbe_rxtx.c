@@ -679,7 +679,48 @@ static void test_stop(void) {
 	model_pci_remove_all();
 }
 
+// A queue number beyond the device's queues (issue 34) reaches no driver: ixy_rx_batch and ixy_tx_batch return 0, the
+// caller keeps its buffers, one error line says so (once per process), and the device's queues work on. Before the
+// check the driver took the queue's struct behind the ones it set up (RX queue 2 of 2: zeroed, no ring) or past its
+// array (queue 64 and up).
+static void test_queue_out_of_range(void) {
+	model_test_begin(__func__);
+	struct model_ixgbe* nic = model_ixgbe_add(NIC_ADDR);
+	struct ixy_device* dev = open_device(2, 2, 0);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	uint8_t frame[60];
+	model_test_frame(frame, sizeof(frame), nic_mac, 7);
+	CHECK_EQ(model_ixgbe_inject_rx(nic, 0, frame, sizeof(frame)), MODEL_RX_DELIVERED);
+	struct mempool* pool = memory_allocate_mempool(64, 0);
+	struct pkt_buf* bufs[4];
+	alloc_packets(pool, bufs, 1, 60);
+	uint32_t free_before = pool->free_stack_top;
+	model_test_capture_start();
+	CHECK_EQ(ixy_rx_batch(dev, 2, bufs + 1, 3), 0);
+	CHECK_EQ(ixy_tx_batch(dev, 2, bufs, 1), 0);
+	CHECK_EQ(ixy_rx_batch(dev, UINT16_MAX, bufs + 1, 3), 0);
+	CHECK_EQ(ixy_tx_batch(dev, IXY_MAX_QUEUES, bufs, 1), 0);
+	char* said = model_test_capture_end();
+	CHECK(
+	    strstr(said, "ixy: error: " NIC_ADDR ": RX queue 2 does not exist (the device has 2 RX and 2 TX queues)"));
+	const char* first = strstr(said, "does not exist");
+	CHECK(first && !strstr(first + 1, "does not exist")); // one line per process: the first refusal only
+	free(said);
+	CHECK_EQ(pool->free_stack_top, free_before); // the caller still owns the buffer it offered
+	CHECK_EQ(transmit(dev, 1, bufs, 1, 100), 1); // the device's own queues work on
+	CHECK_EQ(receive(dev, 0, bufs + 1, 1, 1, 100), 1);
+	pkt_buf_free(bufs[1]);
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 int main(void) {
+	test_queue_out_of_range();
 	test_rx_delivery();
 	test_tx_content();
 	test_wrap_around();

@@ -870,6 +870,104 @@ static void test_rx_out_of_order(void) {
 	close_nic(nic, dev);
 }
 
+// A device that takes two RX chains and returns the second first (2.4.8: any order), keeping the first for three
+// rounds of the queue. The driver, now in any order, must offer the returned chain again under its own id (split:
+// the available ring's entry; packed: the descriptor's id), not what the entry held before (split: the first
+// chain, which the device holds: the model reports it). The kept chain comes back at the end.
+static void test_rx_keep_first(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint32_t hdr = model_virtio_net_hdr_len(nic), held = chains_of_64() - 1;
+	uint8_t chain[12 + 1514] = {0}; // the header (no offloads; num_buffers 1 where there is one), the frame
+	if (hdr == 12) {
+		chain[10] = 1;
+	}
+	uint16_t kept, head;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &kept));
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &head));
+	model_test_frame(chain + hdr, frame_len_for(0), nic_mac, 0);
+	CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, head, chain, hdr + frame_len_for(0)));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr + frame_len_for(0));
+	receive_in_order(dev, 0, 1, 8);
+	for (uint32_t seq = 1; seq < 1 + 3 * held; seq += held) {
+		for (uint32_t i = 0; i < held; i++) {
+			deliver(nic, seq + i);
+		}
+		receive_in_order(dev, seq, held, 64);
+	}
+	uint32_t last = 1 + 3 * held;
+	model_test_frame(chain + hdr, frame_len_for(last), nic_mac, last);
+	CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, kept, chain, hdr + frame_len_for(last)));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, kept, hdr + frame_len_for(last));
+	receive_in_order(dev, last, 1, 8);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "ixy: warning"), 0);
+	free(text);
+	CHECK_EQ(read_stats(dev).rx_dropped, 0);
+	close_nic(nic, dev);
+}
+
+// A device that names the same RX chain (packed: buffer id) in two used entries of one batch: the first returns
+// the packet and the driver offers the chain again with a fresh buffer; the second would hand the app that fresh
+// buffer, which the device now holds and may write into while the app reads it. The second is refused: dropped,
+// counted and reported as a chain the device does not hold, not offered again. Packed: the device took buffers 0
+// and 1 and returned both under id 0 (buffer 1 is lost to the driver, as with any bad id). The queue keeps
+// delivering, twice round, afterwards.
+static void test_rx_duplicate_id(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint32_t hdr = model_virtio_net_hdr_len(nic);
+	uint8_t chain[12 + 1514] = {0}; // the header (no offloads; num_buffers 1 where there is one), the frame
+	if (hdr == 12) {
+		chain[10] = 1;
+	}
+	model_test_frame(chain + hdr, frame_len_for(0), nic_mac, 0);
+	uint16_t head, lost;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &head));
+	CHECK(!layout->packed || model_virtio_take(nic, MODEL_VIRTIO_RX, &lost));
+	CHECK(model_virtio_write_chain(nic, MODEL_VIRTIO_RX, head, chain, hdr + frame_len_for(0)));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr + frame_len_for(0));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, head, hdr + frame_len_for(0));
+	struct pkt_buf* bufs[8];
+	uint32_t n = ixy_rx_batch(dev, 0, bufs, 8);
+	CHECK_EQ(n, 1);
+	uint8_t frame[1514];
+	model_test_frame(frame, frame_len_for(0), nic_mac, 0);
+	CHECK(n >= 1 && bufs[0]->size == frame_len_for(0) && memcmp(bufs[0]->data, frame, bufs[0]->size) == 0);
+	pkt_buf_free_batch(bufs, n);
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "a chain it does not hold"), 1);
+	free(text);
+	struct device_stats stats = read_stats(dev);
+	CHECK_EQ(stats.rx_pkts, 1);
+	CHECK_EQ(stats.rx_dropped, 1);
+	uint32_t held = chains_of_64() - layout->packed;
+	for (uint32_t seq = 1; seq < 1 + 2 * held; seq += held) {
+		for (uint32_t i = 0; i < held; i++) {
+			deliver(nic, seq + i);
+		}
+		receive_in_order(dev, seq, held, 64);
+	}
+	model_test_capture_start();
+	ixy_close(dev);
+	free(model_test_capture_end());
+	check_left_reset(nic);
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 // The same for TX: the device returns the chains of a batch in another order. Every buffer comes back once, and the
 // queue then holds as many packets as before, sent byte for byte, for several rounds of the whole queue, and at
 // close the buffers still queued go back to the pool.
@@ -1265,7 +1363,39 @@ static void test_model_checks(void) {
 	model_pci_remove_all();
 }
 
+// A queue number beyond the device's queues (issue 34) reaches no driver: ixy_rx_batch and ixy_tx_batch return 0, the
+// caller keeps its buffer, one error line says so (once per process), and queue 0 works on. (The driver itself
+// aborted the process here before the check moved into the wrappers.)
+static void test_queue_out_of_range(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_packet_nic(&nic);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	deliver(nic, 0);
+	struct mempool* pool = memory_allocate_mempool(8, 0);
+	struct pkt_buf* bufs[4];
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 1), 1);
+	model_test_capture_start();
+	CHECK_EQ(ixy_rx_batch(dev, 1, bufs + 1, 3), 0);
+	CHECK_EQ(ixy_tx_batch(dev, 1, bufs, 1), 0);
+	CHECK_EQ(ixy_tx_batch(dev, UINT16_MAX, bufs, 1), 0);
+	char* text = model_test_capture_end();
+	CHECK(
+	    strstr(text, "ixy: error: " NIC_ADDR ": RX queue 1 does not exist (the device has 1 RX and 1 TX queues)"));
+	CHECK_EQ(count_of(text, "does not exist"), 1); // once per process
+	free(text);
+	CHECK_EQ(pool->free_stack_top, 7); // the caller still owns the buffer it offered
+	pkt_buf_free(bufs[0]);
+	memory_free_mempool(pool);
+	receive_in_order(dev, 0, 1, 4);
+	close_nic(nic, dev);
+}
+
 int main(void) {
+	test_queue_out_of_range();
 	test_model_checks();
 	test_init_modern();
 	test_init_without_control_queue();
@@ -1292,6 +1422,8 @@ int main(void) {
 			test_bad_tx_entries();
 		}
 		test_rx_out_of_order();
+		test_rx_duplicate_id();
+		test_rx_keep_first();
 		test_tx_out_of_order();
 	}
 	test_control_queue_failures();

@@ -58,23 +58,27 @@ static void fill_packets(struct mempool* pool, struct pkt_buf** bufs, uint32_t n
 	}
 }
 
-// A ring of 8 descriptors, 40 times round for RX and TX, in batches that do not divide it (3 and 5): every frame
-// arrives and leaves byte for byte, and the model's used position (and wrap counter) comes back to the start of
-// the ring with the counter flipped each round. A driver whose wrap counter did not flip would see the device's
+// A ring of `size` descriptors, 40 times round for RX and TX, in batches that do not divide it (3 and 5): every
+// frame arrives and leaves byte for byte, and the model's used position (and wrap counter) comes back to the start
+// of the ring with the counter flipped each round. A driver whose wrap counter did not flip would see the device's
 // used descriptors of the second round as not used (RX stalls) or make descriptors available the device takes for
-// used ones (the model reports it).
-static void test_wrap_around(void) {
+// used ones (the model reports it). Sizes that are no power of two too (VirtIO 1.2, 2.8 allows any up to 32768):
+// the device offers 7 or 1000 and the driver, asking for its default (1024), takes it; a driver that wrapped
+// positions with a mask would run off the ring's end or refuse the queue.
+static void test_wrap_around(uint16_t size) {
 	model_test_begin(__func__);
+	fprintf(stderr, "-- ring of %u\n", size);
 	struct model_virtio* nic;
-	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, 8);
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, size);
 	struct mempool* pool = memory_allocate_mempool(64, 0);
 	if (!dev || !pool) {
 		model_pci_remove_all();
 		return;
 	}
 	CHECK(model_virtio_packed(nic, MODEL_VIRTIO_RX) && model_virtio_packed(nic, MODEL_VIRTIO_TX));
-	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), 8);
-	const uint32_t total = 8 * 40;
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_RX), size);
+	CHECK_EQ(model_virtio_queue_size(nic, MODEL_VIRTIO_TX), size);
+	const uint32_t total = size * 40u;
 	uint32_t delivered = 0, received = 0, flips = 0;
 	bool last_wrap = true;
 	while (received < total) {
@@ -378,8 +382,128 @@ static void test_event_idx_kicks(void) {
 	}
 }
 
+// RX, a ring of 8: the device returns its first buffer under an id beyond the ring (dropped, the descriptor not made
+// available again: it is lost), so from then on the driver makes descriptors available one position behind where
+// it takes used ones, and each run must end where either position reaches the ring's end. Then 40 rounds of the
+// ring in batches of 3, every frame byte for byte. A driver that bounded its runs by the used position only would
+// write past the ring's end; one that did not write the id into the descriptor it makes available would offer
+// buffers under the ids the device left there (first the bad one).
+static void test_lost_descriptor_then_wraps(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, 8);
+	if (!dev) {
+		model_pci_remove_all();
+		return;
+	}
+	model_test_capture_start();
+	uint16_t id;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_RX, &id));
+	model_virtio_put_used(nic, MODEL_VIRTIO_RX, 100, 72);
+	struct pkt_buf* bufs[8];
+	CHECK_EQ(ixy_rx_batch(dev, 0, bufs, 8), 0);
+	const uint32_t total = 7 * 40; // the device holds 7 buffers now
+	uint32_t delivered = 0, received = 0;
+	while (received < total) {
+		for (uint32_t i = 0; i < 3 && delivered < total; i++, delivered++) {
+			uint8_t frame[1514];
+			model_test_frame(frame, frame_len_for(delivered), nic_mac, delivered);
+			CHECK_EQ(model_virtio_rx(nic, frame, frame_len_for(delivered)), MODEL_VIRTIO_RX_DELIVERED);
+		}
+		uint32_t n = ixy_rx_batch(dev, 0, bufs, 8);
+		for (uint32_t i = 0; i < n; i++, received++) {
+			uint8_t frame[1514];
+			model_test_frame(frame, frame_len_for(received), nic_mac, received);
+			CHECK(bufs[i]->size == frame_len_for(received) &&
+			      memcmp(bufs[i]->data, frame, bufs[i]->size) == 0);
+		}
+		pkt_buf_free_batch(bufs, n);
+		if (n == 0) {
+			break; // a stall: the check below fails
+		}
+	}
+	CHECK_EQ(received, total);
+	free(model_test_capture_end());
+	struct device_stats stats;
+	memset(&stats, 0, sizeof(stats));
+	ixy_read_stats(dev, &stats);
+	CHECK_EQ(stats.rx_pkts, total);
+	CHECK_EQ(stats.rx_dropped, 1);
+	model_test_capture_start();
+	ixy_close(dev);
+	free(model_test_capture_end());
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
+// TX, a ring of 7: after a buffer returned out of order, a used descriptor names id 7, the ring's size: no buffer
+// the device holds (the table has 7 entries), counted, nothing freed for it. A bound of "id <= size" would read
+// the table's eighth entry, beyond its end (here the heap's next chunk header: not NULL).
+static void test_tx_id_at_ring_size(void) {
+	model_test_begin(__func__);
+	struct model_virtio* nic;
+	struct ixy_device* dev = open_nic(&nic, MODEL_VIRTIO_F_RING_PACKED, 7);
+	struct mempool* pool = memory_allocate_mempool(64, 0);
+	if (!dev || !pool) {
+		model_pci_remove_all();
+		return;
+	}
+	model_virtio_tx_on_notify(nic, false);
+	model_test_capture_start();
+	struct pkt_buf* bufs[2];
+	fill_packets(pool, bufs, 2, 0);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 2), 2);
+	uint16_t ids[2], slot;
+	bool wrap;
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_TX, &ids[0]));
+	CHECK(model_virtio_take(nic, MODEL_VIRTIO_TX, &ids[1]));
+	model_virtio_used_position(nic, MODEL_VIRTIO_TX, &slot, &wrap);
+	uint16_t used = wrap ? MODEL_VIRTIO_DESC_F_AVAIL | MODEL_VIRTIO_DESC_F_USED : 0;
+	model_virtio_put_used_raw(nic, MODEL_VIRTIO_TX, slot, ids[1], 0, used); // out of order
+	model_virtio_put_used_raw(nic, MODEL_VIRTIO_TX, (uint16_t)(slot + 1), 7, 0, used);
+	CHECK_EQ(ixy_tx_batch(dev, 0, NULL, 0), 0);
+	CHECK_EQ(pool->free_stack_top, 64 - 1); // ids[1] sent and freed, ids[0] still with the device
+	char* text = model_test_capture_end();
+	CHECK_EQ(count_of(text, "a chain it does not hold"), 1);
+	free(text);
+	model_test_capture_start();
+	ixy_close(dev);
+	text = model_test_capture_end();
+	CHECK(strstr(text, "1 bad used ring entries ignored") != NULL);
+	free(text);
+	CHECK_EQ(pool->free_stack_top, 64);
+	memory_free_mempool(pool);
+	model_pci_remove_all();
+}
+
+// Split queues must have a power of two (2.7): with packed ones not negotiated (IXY_VIRTIO_SPLIT), a device that
+// offers 1000 descriptors is refused, with a line saying why, and the device is left failed.
+static void test_split_needs_power_of_two(void) {
+	model_test_begin(__func__);
+	CHECK_EQ(setenv("IXY_VIRTIO_SPLIT", "1", 1), 0);
+	struct model_virtio* nic = model_virtio_add(NIC_ADDR, MODEL_VIRTIO_MODERN_ONLY);
+	model_virtio_offer(nic, MODEL_VIRTIO_DEFAULT_FEATURES | MODEL_VIRTIO_F_RING_PACKED);
+	model_virtio_set_queue_max(nic, 1000);
+	struct ixy_config config = {.pci_addr = NIC_ADDR, .rx_queues = 1, .tx_queues = 1};
+	model_test_capture_start();
+	struct ixy_device* dev = ixy_init_config(&config);
+	char* text = model_test_capture_end();
+	unsetenv("IXY_VIRTIO_SPLIT");
+	CHECK(dev == NULL);
+	CHECK(strstr(text, "has size 1000, expected a power of two") != NULL);
+	free(text);
+	CHECK(model_virtio_driver_failed(nic));
+	CHECK_NO_NEW_VIOLATIONS();
+	model_pci_remove_all();
+}
+
 int main(void) {
-	test_wrap_around();
+	test_wrap_around(8);
+	test_wrap_around(7);
+	test_wrap_around(1000);
+	test_split_needs_power_of_two();
+	test_lost_descriptor_then_wraps();
+	test_tx_id_at_ring_size();
 	test_bad_rx_flags();
 	test_used_beyond_in_flight();
 	test_bad_tx_descriptors();

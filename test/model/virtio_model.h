@@ -128,7 +128,9 @@ void model_virtio_poke_config(struct model_virtio* nic, uint8_t offset, uint8_t 
 void model_virtio_change_mac_during_read(struct model_virtio* nic, const uint8_t mac[6], unsigned times);
 
 void model_virtio_offer(struct model_virtio* nic, uint64_t features);
-// The largest queue (modern: the driver may choose a smaller power of two; legacy: the one size there is).
+// The largest queue (modern: the driver may choose a smaller power of two, packed any smaller size; legacy: the one
+// size there is). Any size up to 4096: one that is no power of two only a packed queue may have (VirtIO 1.2, 2.8;
+// a split queue enabled with it is a violation, 2.7).
 void model_virtio_set_queue_max(struct model_virtio* nic, uint16_t size);
 // The device clears FEATURES_OK when the driver sets it (it does not support the accepted features, 3.1.1 step 6).
 void model_virtio_refuse_features(struct model_virtio* nic, bool refuse);

@@ -138,6 +138,10 @@ static void test_options(void) {
 	CHECK_EQ(ring, 0);
 	CHECK_EQ(options_of((char*[]){"app", "--ring", "32", "a", NULL}, &ms, &ring, true), -1);
 	CHECK_EQ(ring, 0);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "100", "a", NULL}, &ms, &ring, true), -1); // not a power of 2
+	CHECK_EQ(ring, 0);
+	CHECK_EQ(options_of((char*[]){"app", "--ring", "4095", "a", NULL}, &ms, &ring, true), -1);
+	CHECK_EQ(ring, 0);
 	CHECK_EQ(options_of((char*[]){"app", "--fast", "a", NULL}, &ms, &ring, false), -1);
 	CHECK_EQ(options_of((char*[]){"app", "-p", "a", NULL}, &ms, &ring, false), -1);
 }
@@ -200,6 +204,22 @@ static void test_help_option(void) {
 	CHECK_EQ(many_of(sandbox_table, 2, (char*[]){"app", "--help", NULL}, &opt), -1);
 }
 
+// The number of arguments after the options (issue 34): in range, or one line naming what is wrong; none at all
+// (argc 1): refused without a line (the app prints its usage then), arg_exit says which exit code.
+static void test_arg_count(void) {
+	char* argv[] = {"app", "--poll", "a", "b", "c", NULL};
+	CHECK(arg_count("app", 4, argv, 2, 2, 2, "<x> <y>"));
+	CHECK(arg_count("app", 5, argv, 2, 2, 3, "<x> <y> [z]"));
+	CHECK(!arg_count("app", 1, argv, 1, 1, 1, "<x>"));
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK(!arg_count("app", 3, argv, 2, 2, 2, "<x> <y>"));
+	CHECK(!arg_count("app", 5, argv, 2, 1, 1, "<x>"));
+	CHECK(!arg_count("app", 3, (char*[]){"app", "x", "--poll", NULL}, 1, 1, 1, "<x>")); // options go first
+	CHECK_EQ(arg_exit("app <x>", 2, 3), EXIT_USAGE);
+	CHECK_EQ(arg_exit("app <x>", -1, 3), EXIT_USAGE);
+	CHECK_EQ(arg_exit("app <x>", ARG_HELP, 2), 0);
+}
+
 int main(void) {
 	test_good_numbers();
 	test_many_options();
@@ -208,5 +228,6 @@ int main(void) {
 	test_options();
 	test_sandbox_options();
 	test_help_option();
+	test_arg_count();
 	return check_summary();
 }

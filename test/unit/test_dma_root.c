@@ -1,5 +1,6 @@
 // Real DMA memory (needs root, hugetlbfs at /mnt/huge and free huge pages; skipped otherwise):
 // every buffer of a pool gets a physical address that matches /proc/self/pagemap and stays the same.
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -8,16 +9,30 @@
 
 #include "../check.h"
 
+#define FREE_HUGE_PAGES "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
+
 int main(void) {
 	struct statfs fs;
 	if (geteuid() != 0) {
-		printf("SKIP: not root (DMA memory needs root for /proc/self/pagemap and mlock)\n");
+		printf("skipped: not root (DMA memory needs root for /proc/self/pagemap and mlock)\n");
 		return CHECK_SKIP;
 	}
 	if (statfs(IXY_HUGETLBFS_PATH, &fs) != 0 || fs.f_type != 0x958458f6) {
-		printf("SKIP: hugetlbfs not mounted at %s (run scripts/setup-hugetlbfs.sh)\n", IXY_HUGETLBFS_PATH);
+		printf("skipped: hugetlbfs not mounted at %s (run scripts/setup-hugetlbfs.sh)\n", IXY_HUGETLBFS_PATH);
 		return CHECK_SKIP;
 	}
+	// At most two huge pages at a time (the pool below). Fewer free: the host lacks them, not ixy.
+	unsigned long free_pages = 0;
+	FILE* free_file = fopen(FREE_HUGE_PAGES, "r");
+	if (!free_file || fscanf(free_file, "%lu", &free_pages) != 1 || free_pages < 2) {
+		printf("skipped: %lu free 2 MiB huge pages (%s), 2 needed (run scripts/setup-hugetlbfs.sh)\n",
+		       free_pages, FREE_HUGE_PAGES);
+		if (free_file) {
+			fclose(free_file);
+		}
+		return CHECK_SKIP;
+	}
+	fclose(free_file);
 	struct dma_memory mem;
 	CHECK(memory_allocate_dma(4096, true, &mem) == 0);
 	CHECK_EQ(mem.size, IXY_HUGE_PAGE_SIZE);

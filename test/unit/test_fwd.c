@@ -61,6 +61,7 @@ static void fake_init(struct fake_dev* fake, struct mempool* pool) {
 	memset(fake, 0, sizeof(*fake));
 	fake->ixy.rx_batch = fake_rx;
 	fake->ixy.tx_batch = fake_tx;
+	fake->ixy.num_rx_queues = fake->ixy.num_tx_queues = 1; // queue 0 each (ixy.h refuses a queue a device lacks)
 	fake->pool = pool;
 	fake->rx_size = PACKET_SIZE;
 }

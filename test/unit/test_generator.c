@@ -69,7 +69,7 @@ static void test_template_in_every_buffer(struct mempool* pool) {
 static void test_gapless_sequence(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	// TX room per call: full batches, partial ones, none.
@@ -98,7 +98,7 @@ static void test_gapless_sequence(struct mempool* pool) {
 static void test_wrap(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected, .tx_room = 4};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected, .tx_room = 4};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.next_seq = 0xfffffffe;
@@ -136,7 +136,7 @@ static void test_flow_ports(void) {
 static void test_flows(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = NULL};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = NULL};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	gen.flows = 3;
@@ -169,7 +169,7 @@ static void test_flows(struct mempool* pool) {
 static void test_empty_pool_still_calls_tx(struct mempool* pool) {
 	uint8_t expected[PACKET_SIZE];
 	packet_build_template(expected, mac);
-	struct fake_dev fake = {.ixy.tx_batch = fake_tx, .expected = expected, .tx_room = 64};
+	struct fake_dev fake = {.ixy = {.num_tx_queues = 1, .tx_batch = fake_tx}, .expected = expected, .tx_room = 64};
 	struct generator gen;
 	CHECK_EQ(generator_init(&gen, pool, mac), 0);
 	struct pkt_buf* bufs[POOL_SIZE];

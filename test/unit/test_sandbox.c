@@ -19,6 +19,7 @@
 #include <linux/vfio.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -658,15 +659,42 @@ static void filter_as_in_book(const char* path) {
 	free(listing);
 }
 
+// getpid's number in i386's table (arch/x86/entry/syscalls/syscall_32.tbl), writev's in x86-64's.
+#define I386_GETPID 20
+
+// Whether the kernel answers the i386 ABI (int 0x80) in a 64-bit process at all, asked by a child without any filter:
+// it calls getpid that way and exits 0 if the answer is its pid. A kernel without IA32 emulation
+// (CONFIG_IA32_EMULATION off, or ia32_emulation=0 on its command line) has no gate at vector 0x80 for user space: the
+// call is a general protection fault, the child dies by SIGSEGV. Anything else is an error of this test.
+static bool i386_abi_answers(void) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		long nr = I386_GETPID;
+		__asm__ volatile("int $0x80" : "+a"(nr) : : "memory", "r8", "r9", "r10", "r11");
+		_exit(nr == getpid() ? 0 : 1);
+	}
+	int status = 0;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) {
+		return false;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("i386 call without a filter: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return true;
+}
+
 // A call through the i386 ABI (int 0x80) under the filter: refused with EPERM (-EPERM in eax), the process lives on
 // (exit status 0). Returns the status.
 static int i386_call(void) {
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct ixy_sandbox_config config = {0};
-		long nr = 20; // getpid in i386's table (arch/x86/entry/syscalls/syscall_32.tbl), writev in x86-64's
+		long nr = I386_GETPID;
 		if (ixy_sandbox_enter(&config) == 0) {
-			__asm__ volatile("int $0x80" : "+a"(nr) : : "memory");
+			__asm__ volatile("int $0x80" : "+a"(nr) : : "memory", "r8", "r9", "r10", "r11");
 		}
 		_exit(nr == -EPERM ? 0 : 1);
 	}
@@ -683,10 +711,15 @@ int main(int argc, char** argv) {
 	filter_as_in_book(IXY_BOOK_SANDBOX_CHAPTER);
 	struct ixy_sandbox_config filter_only = {0};
 	child_passed("filter", in_child(&filter_only, false, START_ROOT));
-	int status = i386_call();
-	printf("i386 call: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
-	       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (i386_abi_answers()) {
+		int status = i386_call();
+		printf("i386 call under the filter: %s %d\n", WIFSIGNALED(status) ? "killed by signal" : "exit status",
+		       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	} else {
+		printf("skipped: i386 call under the filter: this kernel has no int 0x80 (IA32 emulation) for 64-bit "
+		       "processes\n");
+	}
 	if (getuid() == 0) {
 		struct ixy_sandbox_config nobody = {0};
 		CHECK_EQ(ixy_sandbox_user(&nobody, "nobody"), 0);
@@ -704,7 +737,7 @@ int main(int argc, char** argv) {
 			     checks_in_child(no_filter_checks, &nobody_with_caps));
 		child_passed("a thread holding capabilities refused", checks_in_child(thread_with_caps_refused, NULL));
 	} else {
-		printf("not root: the drop to another user and the capabilities' drop are not tested\n");
+		printf("skipped: the drop to another user and the capabilities' drop: not root\n");
 	}
 	// Users by number (for users only NSS knows): "<uid>" (gid the same) and "<uid>:<gid>"; no number, no user.
 	struct ixy_sandbox_config numeric = {0};

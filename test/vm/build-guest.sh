@@ -88,10 +88,11 @@ take_module() {   # take_module UNPACKED_ROOT DEST NAME
 }
 
 # The modules the guest needs (with what they depend on): the VirtIO NIC driver, the 82576 driver igb (for the igb
-# NICs' in-use and bad-inputs scenarios), the Linux bridge and uio_pci_generic (for ixy-fwd's peers in the
+# NICs' in-use and bad-inputs scenarios), the 82540EM's e1000 and the 82574L's e1000e (for the VFIO scenarios, which
+# give them back), the Linux bridge and uio_pci_generic (for ixy-fwd's peers in the
 # bench-peers scenario), and VFIO for the IOMMU scenarios:
 # vfio-pci and the type 1 IOMMU backend, which the kernel would load on demand. A cache made for others is made again.
-modules_wanted="virtio_pci virtio_net igb vfio_iommu_type1 vfio-pci bridge uio_pci_generic"
+modules_wanted="virtio_pci virtio_net igb e1000 e1000e vfio_iommu_type1 vfio-pci bridge uio_pci_generic"
 if [ -f "$kernel_dir/modules/order" ] && [ "$(cat "$kernel_dir/modules/wanted" 2>/dev/null)" != "$modules_wanted" ]; then
 	rm -rf "$kernel_dir"
 fi

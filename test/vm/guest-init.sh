@@ -49,7 +49,7 @@ NIC_E=
 NIC_F=
 NIC_G=
 NIC_H=
-E1000=
+UNSUPPORTED_NIC=
 vfio=no
 # shellcheck disable=SC2013,SC2034  # words, not lines; the scenarios use the variables
 for word in $(cat /proc/cmdline); do
@@ -61,7 +61,7 @@ for word in $(cat /proc/cmdline); do
 		ixy_nic_f=*) NIC_F=${word#*=} ;;
 		ixy_nic_g=*) NIC_G=${word#*=} ;;
 		ixy_nic_h=*) NIC_H=${word#*=} ;;
-		ixy_e1000=*) E1000=${word#*=} ;;
+		ixy_unsupported_nic=*) UNSUPPORTED_NIC=${word#*=} ;;
 		ixy_env=*) export "${word#ixy_env=}" ;;
 		ixy_vfio=*) vfio=${word#*=} ;;
 		ixy_scenario=*) scenario=${word#*=} ;;
@@ -89,9 +89,15 @@ kernel_driver() {
 	echo "${driver##*/}" | sed 's/^$/none/'
 }
 
-# The kernel driver that takes a NIC of ours when the modules are loaded: igb for an Intel 82576, else virtio-pci.
+# The kernel driver that takes a NIC of ours when the modules are loaded: igb for an Intel 82576, e1000 for an
+# 82540EM, e1000e for an 82574L, else virtio-pci.
 nic_kernel_driver() {
-	[ "$(cat "/sys/bus/pci/devices/$1/vendor")" = 0x8086 ] && echo igb || echo virtio-pci
+	case "$(cat "/sys/bus/pci/devices/$1/vendor"):$(cat "/sys/bus/pci/devices/$1/device")" in
+		0x8086:0x100e) echo e1000 ;;
+		0x8086:0x10d3) echo e1000e ;;
+		0x8086:*) echo igb ;;
+		*) echo virtio-pci ;;
+	esac
 }
 
 # The kernel network interface of a PCI device (empty if it has none). A VirtIO NIC's interface belongs to the
@@ -102,7 +108,7 @@ interface_of() {
 	done
 }
 
-# Loads virtio_pci, virtio_net and igb; busybox insmod does not resolve dependencies: build-guest.sh wrote the order.
+# Loads virtio_pci, virtio_net, igb, e1000 and e1000e; busybox insmod does not resolve dependencies: build-guest.sh wrote the order.
 load_kernel_drivers() {
 	# No IPv6: an interface that comes up would send neighbour discovery frames into the test's traffic.
 	# shellcheck disable=SC2013

@@ -22,12 +22,15 @@ expected_interface() {
 		transitional) [[ " ${envs[*]} " = *" IXY_VIRTIO_LEGACY=1 "* ]] && echo legacy || echo modern ;;
 		modern | modern-no-msix | modern-packed) echo modern ;;
 		igb) echo igb ;;
+		e1000 | e1000e) echo e1000 ;;
 	esac
 }
 # Descriptors per packet ixy must use (src/driver/virtio.c): two only where the device offers neither VERSION_1
 # (modern) nor ANY_LAYOUT (QEMU's legacy interface offers it unless any_layout=off).
 expected_descriptors() { [ "$1" = legacy-chain ] && echo 2 || echo 1; }
-kernel_driver_of() { [ "$1" = igb ] && echo igb || echo virtio-pci; }
+kernel_driver_of() { case "$1" in igb | e1000 | e1000e) echo "$1" ;; *) echo virtio-pci ;; esac; }
+# NICs with statistics registers, whose counts (the apps' totals) check_capture.py compares with the host's records.
+has_stats() { case "$1" in igb | e1000 | e1000e) true ;; *) false ;; esac; }
 
 checks() {
 	[ $vfio = yes ] && guest_checks
@@ -48,9 +51,9 @@ checks() {
 	for i in 0 1 2 3; do
 		pci=${nic_addrs[$i]}
 		interface=$(expected_interface "${kinds[$i]}")
-		if [ "$interface" = igb ]; then
-			expect "ixy drove $pci (igb) with its igb driver" \
-				grep -q "^ixy: $pci: igb driver, device reached through" "${logs[@]}"
+		if [ "$interface" = igb ] || [ "$interface" = e1000 ]; then
+			expect "ixy drove $pci (${kinds[$i]}) with its $interface driver" \
+				grep -q "^ixy: $pci: $interface driver, device reached through" "${logs[@]}"
 		else
 			expect "ixy drove $pci (${kinds[$i]}) through the $interface interface" \
 				grep -q "^ixy: $pci: VirtIO $interface interface" "${logs[@]}"
@@ -60,18 +63,18 @@ checks() {
 		fi
 		expect "ixy reached $pci through $access" \
 			grep -q "^ixy: $pci: .* driver, device reached through $access$" "${logs[@]}"
-		if [ "${kinds[$i]}" = modern-no-msix ] && [ $vfio = yes ]; then
+		if { [ "${kinds[$i]}" = modern-no-msix ] || [ "${kinds[$i]}" = e1000 ]; } && [ $vfio = yes ]; then
 			expect "ixy polls $pci, which has no MSI-X, and says so" \
 				grep -q "^ixy: $pci: no MSI-X vector for each of its 1 RX queue(s): it is polled$" "${logs[@]:0:2}"
 		fi
 	done
-	# An app that waits on a NIC without MSI-X never sleeps (its waiter line), and forwards or captures every packet
+	# An app that waits on a NIC without MSI-X (VirtIO with vectors=0, the 82540EM) never sleeps (its waiter line), and forwards or captures every packet
 	# all the same (check_capture.py below).
 	if [ $vfio = yes ] && [ "${kinds[1]}" = modern-no-msix ]; then
 		expect "ixy-fwd, asked to wait, polled B: its waiter slept 0 times" \
 			test "$(total "$out/guest/fwd.log" "waiter app=ixy-fwd" slept)" = 0
 	fi
-	if [ $vfio = yes ] && [ "${kinds[3]}" = modern-no-msix ]; then
+	if [ $vfio = yes ] && { [ "${kinds[3]}" = modern-no-msix ] || [ "${kinds[3]}" = e1000 ]; }; then
 		expect "ixy-pcap, asked to wait, polled D: its waiter slept 0 times" \
 			test "$(total "$out/guest/pcap.log" "waiter app=ixy-pcap" slept)" = 0
 	fi
@@ -99,7 +102,7 @@ checks() {
 
 	# What check_capture.py compares with the host's records: the byte ixy-fwd changes (vm_constants prints
 	# FWD_MODIFIED_BYTE of apps/fwd.h), and the apps' totals lines: what ixy-pktgen sent on A, what ixy-fwd forwarded
-	# from B, and for NICs with statistics registers (igb) A's and C's TX and B's and D's RX.
+	# from B, and for NICs with statistics registers (igb, e1000, e1000e) A's and C's TX and B's and D's RX.
 	local claims=() modified_byte checker_rc
 	"$build_dir/test/vm/vm_constants" >"$out/constants.txt"
 	modified_byte=$(total "$out/constants.txt" constants fwd_modified_byte)
@@ -116,10 +119,10 @@ checks() {
 	}
 	claim --pktgen-sent pktgen 0 sent
 	claim --fwd-forwarded fwd 1 forwarded
-	[ "${kinds[0]}" = igb ] && claim --nic-a-tx pktgen 0 tx_packets tx_bytes
-	[ "${kinds[1]}" = igb ] && claim --nic-b-rx fwd 1 rx_packets
-	[ "${kinds[2]}" = igb ] && claim --nic-c-tx fwd 2 tx_packets tx_bytes
-	[ "${kinds[3]}" = igb ] && claim --nic-d-rx pcap 3 rx_packets
+	has_stats "${kinds[0]}" && claim --nic-a-tx pktgen 0 tx_packets tx_bytes
+	has_stats "${kinds[1]}" && claim --nic-b-rx fwd 1 rx_packets
+	has_stats "${kinds[2]}" && claim --nic-c-tx fwd 2 tx_packets tx_bytes
+	has_stats "${kinds[3]}" && claim --nic-d-rx pcap 3 rx_packets
 	echo
 	if [ -n "$modified_byte" ] && [ -f "$out/guest/capture.pcap" ]; then
 		python3 "$here/check_capture.py" --host-a "$out/host-a.pcap" --host-c "$out/host-c.pcap" --host-d "$out/host-d.pcap" \

@@ -27,6 +27,7 @@ tap_names=(fra$$ frb$$ frc$$ frd$$)
 tap_dirs=(in out in out) # tcpdump -Q: what the tap got from the guest's NIC, or what it hands to it
 tap_files=(host-a host-b host-c host-d)
 qemu_prefix=(ip netns exec "$tap_ns")
+host_needs=(netns tap bridge)
 ns() { ip netns exec "$tap_ns" "$@"; }
 
 network() {

@@ -20,6 +20,7 @@ case "$queues" in 2 | 4) ;; *) echo "run-vm.sh: fwd-rss takes --queues 2 or 4" >
 [ "$nics" = igb ] || { echo "run-vm.sh: fwd-rss runs on --nics igb" >&2; exit 2; }
 fwd_ns=ixy-fwdrss-igb-$$
 qemu_prefix=(ip netns exec "$fwd_ns")
+host_needs=(netns)
 udp_counter() { # udp_counter FILE NAME: the UDP counter NAME of a copy of /proc/net/snmp (header line, value line)
 	awk -v name="$2" '$1 == "Udp:" && !seen { for (i = 2; i <= NF; i++) col[$i] = i; seen = 1; next }
 		$1 == "Udp:" && seen && (name in col) { print $col[name]; found = 1 } END { exit !found }' "$1"

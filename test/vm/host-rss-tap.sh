@@ -12,6 +12,7 @@ rss_ns=ixy-rss-$$
 rss_tap=ixyrss$$
 case "$nics" in modern-mq,* | modern-mq-packed,*) ;; *) echo "host-rss-tap.sh: NIC A must be modern-mq or modern-mq-packed (--nics modern-mq,modern,modern,modern)" >&2; exit 2 ;; esac
 qemu_prefix=(ip netns exec "$rss_ns")
+host_needs=(netns tap)
 
 # The namespace is made here, right before QEMU starts (after every reason run-vm.sh may have to give up), and
 # removed in checks(). No IPv6 in it: the tap coming up would send neighbour discovery frames to the guest.

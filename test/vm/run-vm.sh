@@ -3,8 +3,9 @@
 # there. One scenario per boot. A scenario NAME is two files: scenario-NAME.sh, which guest-init.sh runs in the guest,
 # and host-NAME.sh, which this script sources after reading the options; both in test/vm, or in bench/vm for the
 # benchmarks. Each host file says what its scenario does, sets mode (its default, e.g. mode=${mode:-bare}), may set
-# time_limit, out, guest_options, host_ends_ok=yes and qemu_prefix (a command QEMU runs under, e.g. ip netns exec)
-# or refuse options (exit 2), and defines the functions
+# time_limit, out, guest_options, host_ends_ok=yes, qemu_prefix (a command QEMU runs under, e.g. ip netns exec) and
+# host_needs (what the host must do beyond QEMU: netns, tap, bridge; test/host_features.sh: without one the test
+# skips, exit 77, with a line "skipped: ..." naming it) or refuse options (exit 2), and defines the functions
 #   network   the netdevs nic_a ... nic_d (pair_network, hub_network or its own)
 #   devices   (optional) QEMU devices and records after NICs A-D; extra: more words for the kernel command line
 #   checks    the host's checks once QEMU has ended: expect, marker, guest_checks, and total (totals.sh) to read
@@ -37,9 +38,13 @@
 #                 ixy's init lines for it, which the guest reports (packed_checks below)
 #   igb           an Intel 82576 (QEMU's igb, 8086:10c9) behind a PCIe root port, driven by ixy's igb driver; the
 #                 e2e also checks its statistics registers (the apps' totals) against the host's records
-# With only legacy NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0 (0000:00:08.0 ...);
-# otherwise it is a q35 machine: legacy and transitional NICs in the same slots of its root complex, modern and igb
-# ones each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
+#   e1000         an Intel 82540EM (QEMU's e1000, 8086:100e, the pc machine's and VirtualBox's default NIC), a PCI
+#                 NIC in a slot of bus 0, driven by ixy's e1000 driver; the e2e checks its statistics as igb's
+#   e1000e        an Intel 82574L (QEMU's e1000e, 8086:10d3, q35's default NIC) behind a PCIe root port, driven by
+#                 ixy's e1000 driver; the same checks
+# With only legacy and e1000 NICs the machine is QEMU's i440FX PC and the NICs sit in slots 8-11 of bus 0
+# (0000:00:08.0 ...); otherwise it is a q35 machine: legacy, transitional and e1000 NICs in the same slots of its root
+# complex, modern, igb and e1000e ones each behind a pcie-root-port, on buses 1, 2, ... in the order A-D. --env passes a variable to every app.
 # --iommu adds QEMU's emulated Intel IOMMU (q35 only; the guest kernel gets intel_iommu=on), and modern VirtIO NICs
 # send their DMA through it (iommu_platform=on, VIRTIO_F_ACCESS_PLATFORM). --vfio (implies --iommu and kmod): before
 # the scenario, scripts/setup-vfio.sh hands the four NICs to user "ixy" (uid 1000), and the scenario runs the apps as
@@ -57,7 +62,7 @@
 # passes to the NIC.)
 #
 # The guest's own checks arrive as "IXY-VM: PASS|FAIL ..." lines. Exit: 0 passed, 1 failed, 77 skipped (not root,
-# or QEMU cannot be installed).
+# QEMU cannot be installed, or the host lacks what host_needs names), with one line "run-vm: skipped: ..." saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -108,6 +113,7 @@ case "$soak_s" in '' | *[!0-9]*) echo "run-vm.sh: --soak-seconds must be a numbe
 time_limit=300
 guest_options=()
 qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
+host_needs=()  # a host file's needs of the host (test/host_features.sh)
 host_ends_ok=no
 queues_ok=no # a host file that reads --queues sets queues_ok=yes
 vcpus=1
@@ -126,9 +132,9 @@ IFS=, read -r -a kinds <<<"$nics"
 machine=pc
 for kind in "${kinds[@]}"; do
 	case "$kind" in
-		legacy | legacy-chain) ;;
-		transitional | modern | modern-no-msix | modern-mq | modern-packed | modern-mq-packed | igb) machine=q35 ;;
-		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, modern-packed, modern-mq-packed, igb)" >&2; exit 2 ;;
+		legacy | legacy-chain | e1000) ;;
+		transitional | modern | modern-no-msix | modern-mq | modern-packed | modern-mq-packed | igb | e1000e) machine=q35 ;;
+		*) echo "run-vm.sh: unknown NIC kind '$kind' (legacy, legacy-chain, transitional, modern, modern-no-msix, modern-mq, modern-packed, modern-mq-packed, igb, e1000, e1000e)" >&2; exit 2 ;;
 	esac
 done
 if [ $iommu = yes ] && [ $machine = pc ]; then
@@ -144,11 +150,17 @@ out=${out:-$build_dir/vm-$scenario}
 say() { echo "run-vm: $*"; }
 
 if [ "$(id -u)" != 0 ]; then
-	say "SKIP: needs root (installs packages, boots QEMU)"
+	say "skipped: needs root (installs packages, boots QEMU)"
 	exit 77
 fi
+if [ ${#host_needs[@]} -gt 0 ]; then
+	# shellcheck source=test/host_features.sh
+	. "$src/test/host_features.sh"
+	missing=$(host_feature_missing "${host_needs[@]}")
+	[ -z "$missing" ] || { say "skipped: this host has no $missing (scenario $scenario)"; exit 77; }
+fi
 if ! "$src/scripts/install-qemu.sh"; then   # QEMU 10 from bookworm-backports: igb, modern-only VirtIO, IOMMU
-	say "SKIP: cannot install a QEMU with igb (scripts/install-qemu.sh)"
+	say "skipped: cannot install a QEMU with igb (scripts/install-qemu.sh)"
 	exit 77
 fi
 need=()
@@ -157,7 +169,7 @@ command -v cpio >/dev/null || need+=(cpio)
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing ${need[*]}"
 	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"; } >/dev/null 2>&1; then
-		say "SKIP: cannot install ${need[*]}"
+		say "skipped: cannot install ${need[*]}"
 		exit 77
 	fi
 fi
@@ -207,12 +219,14 @@ nic() {   # nic NETDEV KIND MAC: a NIC of that kind on that netdev; appends its 
 		modern-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,packed=on,romfile=" ;;
 		modern-mq-packed) device="virtio-net-pci,disable-legacy=on,disable-modern=off,mq=on,rss=on,vectors=10,packed=on,romfile=" ;;
 		igb) device="igb,romfile=" ;;
+		e1000) device="e1000,romfile=" ;;
+		e1000e) device="e1000e,romfile=" ;;
 	esac
 	base=${2%-packed}
 	base=${base%-no-msix}
 	base=${base%-mq}
 	[ "$base" = modern ] && [ $iommu = yes ] && device="$device,iommu_platform=on"
-	if [ "$base" = modern ] || [ "$2" = igb ]; then
+	if [ "$base" = modern ] || [ "$2" = igb ] || [ "$2" = e1000e ]; then
 		qemu_args+=(-device "pcie-root-port,id=port$next_port,chassis=$next_port,addr=$(printf 0x%x $((0x10 + next_port)))")
 		qemu_args+=(-device "$device,netdev=$1,mac=$3,bus=port$next_port")
 		addr=$(printf '0000:%02x:00.0' $next_port)

@@ -2,8 +2,8 @@
 # the right exit code (2: usage error, 1: any other failure), and changes nothing on the system.
 #
 # The four NICs are bound to their kernel drivers with their interfaces down: the state a bad input must leave
-# alone. run-vm.sh adds an e1000 NIC (8086:100e) that no ixy driver supports (ixy_e1000); the guest has no e1000
-# module. It also names three PCI devices of the machine that are not network controllers (ixy_not_nics): the host
+# alone. run-vm.sh adds a Realtek RTL8139 NIC (10ec:8139) that no ixy driver supports (ixy_unsupported_nic); the
+# guest has no module for it. It also names three PCI devices of the machine that are not network controllers (ixy_not_nics): the host
 # bridge, the ISA bridge and the IDE (i440FX) or SATA (q35) controller.
 #
 # For each case: the exit code, one line on stderr that says what is wrong (usage errors may add the usage line, or
@@ -19,7 +19,7 @@ class_of() { sed 's/^0x//' "/sys/bus/pci/devices/$1/class"; }
 
 # What no bad input may change.
 snapshot() {
-	for dev in $NIC_A $NIC_B $NIC_C $NIC_D $E1000 $HOST_BRIDGE $ISA_BRIDGE $DISK_CONTROLLER; do
+	for dev in $NIC_A $NIC_B $NIC_C $NIC_D $UNSUPPORTED_NIC $HOST_BRIDGE $ISA_BRIDGE $DISK_CONTROLLER; do
 		echo "$dev driver $(kernel_driver $dev) config $(md5sum <"/sys/bus/pci/devices/$dev/config" | cut -d' ' -f1)"
 	done
 	for nic in $NIC_A $NIC_B $NIC_C $NIC_D; do
@@ -51,7 +51,7 @@ done
 
 # Command lines that are wrong in themselves: usage errors, exit code 2.
 bad "ixy-pktgen without arguments" 2 "usage: ixy-pktgen" ixy-pktgen
-bad "ixy-pktgen, two arguments" 2 "usage: ixy-pktgen" ixy-pktgen $NIC_A $NIC_B
+bad "ixy-pktgen, two arguments" 2 "unexpected argument '$NIC_B' after <pci>" ixy-pktgen $NIC_A $NIC_B
 bad "malformed PCI address (no function)" 2 "'0000:00:08' is not a PCI address" ixy-pktgen 0000:00:08
 bad "malformed PCI address (no domain)" 2 "'00:08.0' is not a PCI address" ixy-pktgen 00:08.0
 bad "malformed PCI address (function 8)" 2 "'0000:00:08.8' is not a PCI address" ixy-pcap 0000:00:08.8 /dev/null
@@ -77,11 +77,12 @@ bad "not a NIC: ISA bridge" 1 "is not a network controller (class 0x$(class_of $
 check "a refused ixy-pcap leaves no capture file behind" test ! -e /tmp/refused.pcap
 bad "not a NIC: disk controller" 1 "is not a network controller (class 0x$(class_of $DISK_CONTROLLER))" \
 	ixy-fwd $DISK_CONTROLLER $NIC_B
-bad "NIC without ixy driver: e1000" 1 "(8086:100e) that no ixy driver supports" ixy-pktgen $E1000
+bad "NIC without ixy driver: RTL8139" 1 "(10ec:8139) that no ixy driver supports" ixy-pktgen $UNSUPPORTED_NIC
 echo "an older capture" >/tmp/older.pcap
 bad "NIC without ixy driver: the list of supported NICs" 1 "1af4:1000 1af4:1041 (virtio)" \
-	ixy-pcap $E1000 /tmp/older.pcap
+	ixy-pcap $UNSUPPORTED_NIC /tmp/older.pcap
 check "the list of supported NICs names igb's" grep -qF "8086:10c9 8086:10e8 8086:1526 8086:150a (igb)" /tmp/err
+check "the list of supported NICs names e1000's" grep -qF "8086:100e 8086:10d3 (e1000)" /tmp/err
 check_eq "a refused ixy-pcap leaves an existing file as it was" "$(cat /tmp/older.pcap)" "an older capture"
 bad "ixy-fwd: second NIC does not exist" 1 "no PCI device $NO_DEVICE" ixy-fwd $NIC_A $NO_DEVICE
 bad "ixy-fwd: second device is not a NIC" 1 "is not a network controller" ixy-fwd $NIC_A $HOST_BRIDGE

@@ -73,4 +73,7 @@ fi
 stop_app pcap $pcap_pid
 grep -E "^(totals|waiter) " /tmp/bursts-pcap.log | sed 's/^/    /'
 check "ixy-pcap slept between the bursts" test "$(total /tmp/bursts-pcap.log "waiter app=ixy-pcap" slept)" -ge 1
+# Woken by B's RX interrupt, not only by the waiter's timeout: its waiter line counts them (interrupts/<pci>/0=<n>).
+woken=$(sed -n "s|^waiter app=ixy-pcap .* interrupts/$NIC_B/0=\([0-9]*\).*|\1|p" /tmp/bursts-pcap.log)
+check "B's RX queue raised interrupts that woke ixy-pcap (${woken:-none})" test "${woken:-0}" -ge 1
 marker "interrupts checks failed: $checks_failed"

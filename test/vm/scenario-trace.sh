@@ -1,5 +1,5 @@
 # Scenario trace (sourced by guest-init.sh; a build configured with -DIXY_TRACE=ON; NIC A an igb, B a modern and C a
-# legacy VirtIO NIC): the register trace for students on QEMU's devices. ixy-pktgen runs on each of them in turn for
+# legacy VirtIO NIC, D an 82574L driven by the e1000 driver): the register trace for students on QEMU's devices. ixy-pktgen runs on each of them in turn for
 # a few seconds with IXY_TRACE=1; every trace line must name its register from the driver's (or transport's) table,
 # and the trace must show the init in the order of the datasheet or the spec. The first lines of each trace go to the
 # console for the book.
@@ -85,3 +85,21 @@ check "legacy VirtIO: reset, ACKNOWLEDGE, DRIVER in order (lines $reset, $ack, $
 check "legacy VirtIO: features, a queue's address, then DRIVER_OK (lines $features, $pfn, $driver_ok)" \
 	test "$features" -gt "$driver" -a "$pfn" -gt "$features" -a "$driver_ok" -gt "$pfn"
 check "legacy VirtIO: the device notified only after DRIVER_OK (line $notify)" test "$notify" -gt "$driver_ok"
+
+# e1000 on an 82574L (8254x manual 14, 82574 datasheet 4.6): reset, then transmit and receive setup, the receive
+# ring's buffers only after its base address and the receiver on, packets only after the transmitter is on.
+trace_pktgen $NIC_D
+check_names $NIC_D e1000
+reset=$(first_line " e1000 CTRL\[0x00000\] <- ")
+tdbal=$(first_line " e1000 TDBAL\[0x03800\] <- ")
+tctl=$(first_line " e1000 TCTL\[0x00400\] <- ")
+rdbal=$(first_line " e1000 RDBAL\[0x02800\] <- ")
+rctl=$(first_line " e1000 RCTL\[0x00100\] <- ")
+rdt=$(first_line " e1000 RDT\[0x02818\] $nonzero")
+tdt=$(first_line " e1000 TDT\[0x03818\] $nonzero")
+check "e1000: the trace shows the reset (CTRL written, line $reset)" test "$reset" -gt 0
+check "e1000: transmit setup after the reset (TDBAL, line $tdbal; TCTL, line $tctl)" \
+	test "$tdbal" -gt "$reset" -a "$tctl" -gt "$tdbal"
+check "e1000: RX ring given buffers after its base address and RCTL (lines $rdbal, $rctl, RDT <- nonzero $rdt)" \
+	test "$rdbal" -gt "$reset" -a "$rctl" -gt "$rdbal" -a "$rdt" -gt "$rctl"
+check "e1000: packets sent only once transmit is set up (TDT <- nonzero, line $tdt)" test "$tdt" -gt "$tctl"

@@ -12,6 +12,9 @@
 //                                  queue enable bits and ring lengths, and Bus Master Enable, e.g. "igb rctl.en=0
 //                                  tctl.en=0 rxq0=0 txq0=0 rdlen0=0 tdlen0=0 bus_master=0 => quiet". "quiet": all of
 //                                  them 0; "live": all set; anything else "neither". Reads registers only.
+//                                  An 82540EM or 82574L (e1000, 8086:100e, 8086:10d3): RCTL.EN, TCTL.EN and Bus Master
+//                                  Enable, e.g. "e1000 rctl.en=0 tctl.en=0 bus_master=0 => quiet" (no queue enable
+//                                  bits; QEMU's 82540EM keeps its ring registers across a reset).
 //   vm_probe bus-master <pci>      prints 1 if Bus Master Enable is set in the command register, else 0 (config
 //                                  space only: works while vfio-pci keeps the BARs to itself).
 //   vm_probe guard-fill <file>     creates <file> in hugetlbfs holding every free huge page and fills it with a
@@ -81,6 +84,9 @@
 #define IGB_TDLEN0 0x0e008
 #define IGB_TXDCTL0 0x0e028
 #define IGB_QUEUE_ENABLE (1u << 25)
+// The 82540EM and 82574L (8254x manual, 82574 datasheet, e1000_regs.h): RCTL and TCTL at igb's offsets.
+#define E1000_82540EM 0x100e
+#define E1000_82574L 0x10d3
 
 #define HUGE_PAGE_SIZE (2u << 20)
 #define FREE_HUGE_PAGES "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages"
@@ -148,7 +154,8 @@ static int modern_regs(const char* pci, unsigned bar_index, uint32_t offset, boo
 	return 0;
 }
 
-static int igb_regs(const char* pci, bool bus_master) {
+// igb's state, or with e1000 set the e1000's (RCTL and TCTL only).
+static int intel_regs(const char* pci, bool bus_master, bool e1000) {
 	int fd = open_device_file(pci, "resource0", O_RDWR);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
@@ -167,6 +174,13 @@ static int igb_regs(const char* pci, bool bus_master) {
 	uint32_t rdlen = *(volatile uint32_t*)(bar + IGB_RDLEN0);
 	uint32_t tdlen = *(volatile uint32_t*)(bar + IGB_TDLEN0);
 	munmap((void*)bar, (size_t)st.st_size);
+	if (e1000) {
+		const char* state = !rx_on && !tx_on && !bus_master ? "quiet"
+				    : rx_on && tx_on && bus_master  ? "live"
+								    : "neither";
+		printf("e1000 rctl.en=%d tctl.en=%d bus_master=%d => %s\n", rx_on, tx_on, bus_master, state);
+		return 0;
+	}
 	const char* verdict = !rx_on && !tx_on && !rxq && !txq && !rdlen && !tdlen && !bus_master ? "quiet"
 			      : rx_on && tx_on && rxq && txq && rdlen && tdlen && bus_master      ? "live"
 												  : "neither";
@@ -183,8 +197,10 @@ static int regs(const char* pci) {
 	}
 	close(config_fd);
 	bool bus_master = config[PCI_COMMAND] & PCI_COMMAND_BUS_MASTER;
-	if ((config[0] | config[1] << 8) == INTEL_VENDOR && (config[2] | config[3] << 8) == IGB_DEVICE) {
-		return igb_regs(pci, bus_master);
+	uint16_t device = config[2] | config[3] << 8;
+	if ((config[0] | config[1] << 8) == INTEL_VENDOR &&
+	    (device == IGB_DEVICE || device == E1000_82540EM || device == E1000_82574L)) {
+		return intel_regs(pci, bus_master, device != IGB_DEVICE);
 	}
 	unsigned bar_index;
 	uint32_t offset;

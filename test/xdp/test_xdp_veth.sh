@@ -20,12 +20,14 @@
 # 3. Every refusal: one line, exit status 1, the interfaces as they were, no program left attached. IXY_FORCE=1
 #    beside another process's program (ixy's, and programs attached with netlink, the old way): one warning, then
 #    the kernel's refusal in one error line, the program there unchanged.
-# Needs root, ip, tcpdump, setpriv, python3: exits 77 (skipped) without them. The last line: "N passed, N failed".
+# Needs root, network namespaces, veth pairs, bridges, AF_XDP sockets, ip, tcpdump, setpriv, python3: exits 77
+# (skipped) without one of them, with a line "skipped: ..." naming it. The last line: "N passed, N failed".
 set -u
 bin=$1
 xdp_open=$2
 xsk_umems=$3
 src=$4
+veth_features=bridge # br0 and br1
 . "$src/test/xdp/veth_lib.sh" ixy-xdp-test "$src" ip tcpdump setpriv python3
 none_attached() { [ "$(attached)" = 0 ]; }
 # xdp_programs DEV: the XDP programs attached to the interface, "mode=M id=N" each (ip -j -d link: mode 1 the
@@ -82,7 +84,7 @@ link_state() { ip -n "$ns" -d link show | grep -v -E '^ +(RX|TX|[0-9]+ )' | sed 
 ip netns add "$ns" || exit 1
 # No IPv6, on every interface made from here on: its router solicitations, neighbour discovery and MLD reports
 # would be the only other frames on the links.
-in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || exit 1
+no_ipv6 || exit 1
 for pair in vethA:brA vethB:brB vethC:brC vethD:brD; do
 	ip -n "$ns" link add "${pair%:*}" type veth peer name "${pair#*:}" || exit 1
 done
@@ -94,7 +96,7 @@ for bridge in br0:brA:brB br1:brC:brD; do
 	ip -n "$ns" link set "$second" master "$br" || exit 1
 done
 for dev in vethA vethB vethC vethD brA brB brC brD br0 br1; do
-	in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	no_ipv6 "$dev"
 	ip -n "$ns" link set "$dev" up || exit 1
 done
 src_mac=$(ip -n "$ns" -j link show dev vethA | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['address'])")
@@ -320,6 +322,15 @@ check "MTU 1774, the largest a frame holds: opened" eq "$?" 0
 in_ns ip link set vethD mtu 1500
 refuse "a queue the interface does not have" "2 queue(s) asked, but vethD has 1 RX and 1 TX" \
 	"$xdp_open" xdp:vethD 2 2
+# A batch on a queue number the device does not have (issue 34): refused for every driver in ixy.h's wrappers.
+in_ns "$xdp_open" --bad-queue xdp:vethD </dev/null >"$work/badq.out" 2>"$work/badq.err"
+status=$?
+sed 's/^/    /' "$work/badq.out" "$work/badq.err"
+check "RX and TX queue 1 of a device of one: no packet received, none taken" \
+	eq "$status $(head -n 1 "$work/badq.out")" "0 bad_queue rx=0 tx=0"
+check "... one error line says so" eval '[ "$(grep -c "^ixy: error:" "$work/badq.err")" = 1 ] &&
+	grep -q "^ixy: error: xdp:vethD: RX queue 1 does not exist (the device has 1 RX and 1 TX queues)" "$work/badq.err"'
+check "... and the caller's packet goes out on queue 0" grep -qx "queue0 tx=1" "$work/badq.out"
 # Another program on vethD: ixy-pcap's, from a second ixy-pcap.
 ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/first.pcap" >"$work/first.out" 2>&1 &
 first=$!
@@ -361,7 +372,7 @@ echo "== 4. The UMEM holds every frame the rings can give the kernel, and frames
 # Four queues of 4096 descriptors: their fill rings alone hold 16384 frames. Each TX queue must still take a batch of
 # the app's packets (copied into UMEM frames).
 ip -n "$ns" link add vethQ numtxqueues 4 numrxqueues 4 type veth peer name vethR numtxqueues 4 numrxqueues 4
-in_ns sysctl -qw net.ipv6.conf.vethQ.disable_ipv6=1 net.ipv6.conf.vethR.disable_ipv6=1
+no_ipv6 vethQ vethR
 ip -n "$ns" link set vethQ up && ip -n "$ns" link set vethR up
 in_ns "$xdp_open" --send 4096 xdp:vethQ 4 4 </dev/null >"$work/send.out" 2>"$work/send.err"
 status=$?
@@ -384,7 +395,7 @@ sed 's/^/    planned: /' "$work/two.out" "$work/two.err"
 check "two devices checked together: both opened" eval '[ "$status" = 0 ] && grep -qx "opened=2" "$work/two.out"'
 # (Another pair: the kernel frees a closed socket's queue a little later, and a bind to it may find it busy.)
 ip -n "$ns" link add vethU type veth peer name vethV
-in_ns sysctl -qw net.ipv6.conf.vethU.disable_ipv6=1 net.ipv6.conf.vethV.disable_ipv6=1
+no_ipv6 vethU vethV
 ip -n "$ns" link set vethU up && ip -n "$ns" link set vethV up
 in_ns "$xdp_open" --two unplanned xdp:vethU xdp:vethV </dev/null >"$work/two.out" 2>"$work/two.err"
 status=$?
@@ -399,7 +410,7 @@ echo "== 5. What waits in the TX ring at the close is sent"
 # vethS is down while xdp_open queues a batch: the kernel sends nothing (ENETDOWN) and the packets stay in the TX
 # ring. Then vethS goes up and xdp_open closes the device: ixy_close sends them before it closes the socket.
 ip -n "$ns" link add vethS type veth peer name vethT
-in_ns sysctl -qw net.ipv6.conf.vethS.disable_ipv6=1 net.ipv6.conf.vethT.disable_ipv6=1
+no_ipv6 vethS vethT
 ip -n "$ns" link set vethT up
 mkfifo "$work/hold"
 ip netns exec "$ns" "$xdp_open" --send 512 xdp:vethS 1 1 <"$work/hold" >"$work/drain.out" 2>"$work/drain.err" &

@@ -19,7 +19,8 @@
 #   - ixy-fwd copied no frame and the kernel wrote no address outside a queue's slice (refused=0).
 # With --tsan, ixy-fwd is a ThreadSanitizer build (-DIXY_TSAN=ON), run with --no-sandbox (the filter refuses TSan's
 # system calls) and halt_on_error: ThreadSanitizer must report nothing.
-# Needs root, ip, tcpdump, python3: exits 77 (skipped) without them. The last line: "N passed, N failed".
+# Needs root, network namespaces, veth pairs, AF_XDP sockets, ip, tcpdump, python3: exits 77 (skipped) without one
+# of them, with a line "skipped: ..." naming it. The last line: "N passed, N failed".
 set -u
 fwd_bin=$1
 src=$2
@@ -34,13 +35,13 @@ count() { total "$work/fwd.out" "totals app=ixy-fwd pci=xdp:$1" "$2" || echo "?$
 queue_count() { total "$work/fwd.out" "queue app=ixy-fwd pci=xdp:$1 queue=$2" rx_packets || echo "?$1:$2"; }
 
 ip netns add "$ns" || exit 1
-in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 || exit 1
+no_ipv6 || exit 1
 for pair in vethA:vethB vethC:vethD; do
 	ip -n "$ns" link add "${pair%:*}" numtxqueues 2 numrxqueues 2 type veth peer name "${pair#*:}" \
 		numtxqueues 2 numrxqueues 2 || exit 1
 done
 for dev in vethA vethB vethC vethD; do
-	in_ns sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1"
+	no_ipv6 "$dev"
 	ip -n "$ns" link set "$dev" up || exit 1
 done
 

@@ -6,10 +6,15 @@
 veth_ns_prefix=$1
 veth_src=$2
 shift 2
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces, XDP)"; exit 77; }
 for tool; do
-	command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
+	command -v "$tool" >/dev/null || { echo "skipped: $tool is missing"; exit 77; }
 done
+# shellcheck source=test/host_features.sh
+. "$veth_src/test/host_features.sh"
+# What the host must do (test/host_features.sh); a test that needs more names it in veth_features before sourcing.
+# shellcheck disable=SC2086 # veth_features: a list of words
+veth_missing=$(host_feature_missing root netns veth af_xdp ${veth_features:-})
+[ -z "$veth_missing" ] || { echo "skipped: this host has no $veth_missing"; exit 77; }
 . "$veth_src/test/vm/totals.sh"
 
 ns=$veth_ns_prefix-$$-$RANDOM
@@ -86,6 +91,15 @@ add() { # their sum, or "?..." if one is not a number
 	echo $total
 }
 in_ns() { ip netns exec "$ns" "$@"; }
+# no_ipv6 [DEV...]: IPv6 off in the namespace, for all and new interfaces or the ones named (its router
+# solicitations, neighbour discovery and MLD reports would be frames no app sent). A kernel without IPv6 sends none.
+no_ipv6() {
+	[ -d /proc/sys/net/ipv6 ] || return 0
+	local dev settings=()
+	[ $# -gt 0 ] || set -- all default
+	for dev; do settings+=("net.ipv6.conf.$dev.disable_ipv6=1"); done
+	in_ns sysctl -qw "${settings[@]}"
+}
 # Processes in the background are started with ip netns exec itself, not in_ns: $! is then the app's process
 # (ip netns exec executes it), not a subshell's.
 # Interfaces with an XDP program: ip link prints "xdp", "xdpgeneric", "xdpdrv" or "xdpoffload" and "prog/xdp".

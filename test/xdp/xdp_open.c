@@ -8,6 +8,7 @@
 //   xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> <rx_queues> <tx_queues>
 //   xdp_open --attach-netlink native|generic <ifname>
 //   xdp_open --two planned|unplanned <xdp:ifname> <xdp:ifname>
+//   xdp_open --bad-queue <xdp:ifname>
 //
 // --send: rings of that size, and once the device is open a batch of SEND_BATCH packets from a pool of the app's own
 // (copied into the UMEM) on each TX queue: every queue must take all of them. The UMEM must hold what the rings
@@ -16,6 +17,9 @@
 // --two: two AF_XDP devices in one process, the first with rings of 64, the second of 4096 descriptors; "planned"
 // checks both together first (ixy_check_configs, as the apps do), "unplanned" opens them one after the other with
 // ixy_init_config alone, so that the UMEM is made for the first one only.
+// --bad-queue: one RX and one TX queue, then a batch on queue 1 of each way (issue 34: refused in ixy.h's wrappers,
+// 0 packets, one error line); prints "bad_queue rx=<received> tx=<taken>", and "queue0 tx=<taken>" for a packet on
+// queue 0 after it.
 //
 // Exit status: 0 opened (and sent) and closed (attached), 1 refused (ixy or the kernel, which printed why), 2 usage,
 // 3 a queue took fewer packets, 77 seccomp filters not available here.
@@ -177,8 +181,33 @@ static int open_two(bool planned, const char* first, const char* second) {
 	return devs[1] ? 0 : 1;
 }
 
+// --bad-queue: 0 if the device opened (what the batches returned is printed), 1 if it was refused.
+static int bad_queue(const char* name) {
+	struct ixy_config config = {.pci_addr = name, .rx_queues = 1, .tx_queues = 1, .ring_size = 64};
+	struct ixy_device* dev = ixy_check_configs(&config, 1, 0) ? ixy_init_config(&config) : NULL;
+	struct mempool* pool = dev ? memory_allocate_mempool(SEND_BATCH, 2048) : NULL;
+	if (!pool) {
+		ixy_close(dev);
+		return 1;
+	}
+	struct pkt_buf* bufs[4];
+	uint32_t n = pkt_buf_alloc_batch(pool, bufs, 1);
+	memset(bufs[0]->data, 0xff, 60); // a broadcast frame, 60 bytes
+	bufs[0]->size = 60;
+	uint32_t rx = ixy_rx_batch(dev, 1, bufs + 1, 3), tx = ixy_tx_batch(dev, 1, bufs, n);
+	printf("bad_queue rx=%u tx=%u\n", rx, tx);
+	uint32_t taken = ixy_tx_batch(dev, 0, bufs + tx, n - tx); // the buffer is still the caller's
+	printf("queue0 tx=%u\n", taken);
+	ixy_close(dev);
+	memory_free_mempool(pool);
+	return 0;
+}
+
 int main(int argc, char* argv[]) {
 	int first = 1;
+	if (argc == 3 && strcmp(argv[1], "--bad-queue") == 0) {
+		return bad_queue(argv[2]);
+	}
 	uint32_t send_ring = 0;
 	if (argc == 4 && strcmp(argv[1], "--attach-netlink") == 0 &&
 	    (strcmp(argv[2], "native") == 0 || strcmp(argv[2], "generic") == 0)) {
@@ -204,7 +233,8 @@ int main(int argc, char* argv[]) {
 		fprintf(stderr, "usage: xdp_open [--no-af-xdp | --no-bpf-links | --send <ring size>] <xdp:ifname> "
 				"<rx_queues> <tx_queues>\n"
 				"       xdp_open --attach-netlink native|generic <ifname>\n"
-				"       xdp_open --two planned|unplanned <xdp:ifname> <xdp:ifname>\n");
+				"       xdp_open --two planned|unplanned <xdp:ifname> <xdp:ifname>\n"
+				"       xdp_open --bad-queue <xdp:ifname>\n");
 		return 2;
 	}
 	struct ixy_config config = {.pci_addr = argv[first],
