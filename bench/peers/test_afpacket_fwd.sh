@@ -43,7 +43,8 @@ start_fwd() {
 	: >"$work/fwd.log"
 	nsenter --net="/run/netns/$ns" "$fwd" in out >"$work/fwd.log" 2>&1 &
 	fwd_pid=$!
-	for _ in $(seq 50); do grep -q forwarding "$work/fwd.log" && break; sleep 0.1; done
+	# (Up to 30 s: a process started on a busy machine may wait seconds for a CPU.)
+	for _ in $(seq 300); do grep -q forwarding "$work/fwd.log" && break; sleep 0.1; done
 	grep -q forwarding "$work/fwd.log" || { cat "$work/fwd.log"; echo "FAIL: afpacket_fwd did not start"; exit 1; }
 }
 stop_fwd() { # prints its log; fails if it did
@@ -70,7 +71,8 @@ def frame(i):
 sink = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b5))
 sink.bind(("sink", 0))
 sink.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE: room for every frame until they are read
-sink.settimeout(5)
+# Until all came or 30 s passed (not 5 s without a frame: on a busy machine the forwarder may wait that long for a CPU)
+deadline = time.monotonic() + 30
 src = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 src.bind(("src", 0))
 received = []
@@ -79,7 +81,8 @@ for i in range(count):
     if i % 100 == 99:
         time.sleep(0.01)  # the veth's backlog holds 1000 frames: stay below it
 try:
-    while len(received) < count:
+    while len(received) < count and time.monotonic() < deadline:
+        sink.settimeout(max(deadline - time.monotonic(), 0.001))
         received.append(sink.recv(4096))
 except socket.timeout:
     pass
@@ -106,7 +109,32 @@ for i in range(20000):
     src.send(frame)
 PY
 kill -CONT "$fwd_pid"
-sleep 0.5 # (it empties its ring)
+# It empties its ring; stopped before that, it would count neither forwarded nor dropped what is left there. (A fixed
+# 0.5 s was not enough for a forwarder that waits for a CPU.) A marker frame sent now comes out at the sink only once
+# the forwarder has taken every frame before it; one that finds the ring still full is dropped, so another follows
+# after 1 s, until one comes out: then nothing is left in the ring (the markers count as the other frames do).
+in_ns python3 - <<'PY' || { echo "FAIL: no marker came through afpacket_fwd in 60 s: it did not empty its ring"; rc=1; }
+import socket, struct, sys, time
+sink = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b6))
+sink.bind(("sink", 0))
+src = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+src.bind(("src", 0))
+deadline = time.monotonic() + 60
+marker = 0
+while time.monotonic() < deadline:
+    marker += 1
+    src.send(b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + b"\x88\xb6" + struct.pack("!I", marker) + bytes(42))
+    until = min(time.monotonic() + 1, deadline)
+    while time.monotonic() < until:
+        sink.settimeout(max(until - time.monotonic(), 0.001))
+        try:
+            if sink.recv(64)[14:18] == struct.pack("!I", marker):
+                print(f"marker {marker} came through")
+                sys.exit(0)
+        except socket.timeout:
+            pass
+sys.exit(1)
+PY
 stop_fwd || rc=1
 reached=$(($(in_rx) - rx0))
 forwarded=$(total forwarded)

@@ -111,10 +111,30 @@ struct feeder {
 	struct model_ixgbe* nics[2];
 	struct ixy_rss rss;  // what the NICs should apply: the default for the queue count
 	bool all_forwarded;  // every frame came out of the other NIC before the time limit
-	bool linger;         // then wait 1.2 s before stopping ixy-fwd: it prints its rates once
+	bool linger;         // then wait until ixy-fwd printed its rates once before stopping it
+	int out_fd;          // ixy-fwd's stdout, a file (flushed once a second, after the rates)
+	unsigned queues;     // ixy-fwd's --queues: a rate line per queue and device each second
 	atomic_bool stopped; // SIGTERM sent; all_forwarded is set (the thread is detached: no join, which under the
 			     // sandbox would need futex)
 };
+
+// Whether ixy-fwd's stdout (the file fd) holds the rate lines of every queue of both devices, a second's worth:
+// "[<pci>] queue <q> RX: <rate> Mpps". (A fixed 1.2 s after the last frame assumed that ixy-fwd's main thread ran in
+// the 0.2 s after its first second: not so on a busy machine.)
+static bool rates_printed(int fd, unsigned queues) {
+	static char text[1 << 20]; // the lines of a minute and more
+	ssize_t len = pread(fd, text, sizeof(text) - 1, 0);
+	if (len <= 0) {
+		return false;
+	}
+	text[len] = '\0';
+	unsigned lines = 0;
+	for (const char* at = strstr(text, "] queue "); at; at = strstr(at + 1, "] queue ")) {
+		const char* end = strchr(at, '\n');
+		lines += end && end - at > 5 && strncmp(end - 5, " Mpps", 5) == 0;
+	}
+	return lines >= 2 * queues;
+}
 
 // Offers each NIC's frames in order, each only once the RX queue the hash predicts has a free descriptor (the model
 // drops a frame that finds none), then waits until both NICs sent all (at most 60 s) and stops ixy-fwd.
@@ -147,7 +167,7 @@ static void* feed(void* arg) {
 		nanosleep(&tick, NULL);
 	}
 	feeder->all_forwarded = sent == 2 * FRAMES;
-	for (int i = 0; feeder->linger && i < 12; i++) {
+	for (int i = 0; feeder->linger && i < 600 && !rates_printed(feeder->out_fd, feeder->queues); i++) { // <= 60 s
 		nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 	}
 	pthread_kill(main_thread, SIGTERM);
@@ -184,6 +204,8 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 	FILE* out = tmpfile();
 	int saved = dup(STDOUT_FILENO);
 	CHECK(out && saved >= 0 && fflush(stdout) == 0 && dup2(fileno(out), STDOUT_FILENO) == STDOUT_FILENO);
+	feeder.out_fd = out ? fileno(out) : -1;
+	feeder.queues = n;
 	cpu_set_t cpus; // ixy-fwd pins the thread it runs in: this one; restored below
 	CHECK_EQ(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
 	pthread_t feeder_thread;

@@ -57,7 +57,15 @@ network() {
 			2>"$out/${tap_files[$i]}.tcpdump" &
 		tcpdumps+=($!) # tcpdump's own (ip netns exec execs it)
 	done
-	sleep 1 # tcpdump listens
+	# Each tcpdump says "listening on" once it captures (not a fixed 1 s, which a busy machine can exceed); up to 60 s.
+	for i in 0 1 2 3; do
+		for _ in $(seq 600); do
+			grep -qs "listening on" "$out/${tap_files[$i]}.tcpdump" && break
+			sleep 0.1
+		done
+		grep -qs "listening on" "$out/${tap_files[$i]}.tcpdump" ||
+			{ echo "host-fwd-rss-tap.sh: tcpdump on ${tap_names[$i]} did not start in 60 s" >&2; exit 1; }
+	done
 }
 devices() {
 	extra="ixy_fwd_queues=$queues ixy_fwd_send=1 ixy_fwd_ring=default "

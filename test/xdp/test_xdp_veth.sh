@@ -50,12 +50,23 @@ for d in json.load(sys.stdin):
         for what in ("packets", "dropped"):
             print("k_%s_%s_%s=%d" % (name, way, what, now[way][what] - before[name][way][what]))' "$work/before.json"
 }
-# settled FILE: its size did not change for 0.3 s (tcpdump -U writes each frame as soon as it has read it)
-settled() {
-	local size
-	size=$(stat -c %s "$1")
-	sleep 0.3
-	[ "$(stat -c %s "$1")" = "$size" ]
+# A process stops only once what it has to take has reached it: stopped before, what waits in its RX ring is counted
+# nowhere. (Fixed waits of 0.5 s and "the capture file's size did not change for 0.3 s" were guesses that a busy
+# machine exceeds.) These compare the kernel's counters (deltas since $work/before.json) and the capture files.
+# fwd_drained: vethB received all ixy-pktgen sent ($gen_sent), and each frame left vethC or was dropped at ixy-fwd's
+# socket (vethB's rx_dropped).
+# shellcheck disable=SC2154 # k_*: assigned by eval "$(kernel_deltas)"; gen_sent: by count
+fwd_drained() {
+	eval "$(kernel_deltas)"
+	[ "$k_vethB_rx_packets" = "$gen_sent" ] && [ "$(add "$k_vethC_tx_packets" "$k_vethB_rx_dropped")" = "$gen_sent" ]
+}
+# pcap_drained: each frame vethD received ($k_vethD_rx_packets, all of vethC's) is in ixy-pcap's file (flushed once
+# a second) or was dropped at its socket (vethD's rx_dropped).
+# shellcheck disable=SC2154 # k_*: assigned by eval "$(kernel_deltas)"; gen_sent: by count
+pcap_drained() {
+	eval "$(kernel_deltas)"
+	[ "$k_vethD_rx_packets" = "$k_vethC_tx_packets" ] &&
+		[ "$(add "$(pcap_records "$work/ixy.pcap")" "$k_vethD_rx_dropped")" = "$k_vethD_rx_packets" ]
 }
 # tcpdump_count PORT WORDS: tcpdump's own count at its exit: "captured" (written), "received by filter" (that the
 # kernel handed it), "dropped by kernel" (no room in its buffer).
@@ -103,21 +114,21 @@ for port in brB brD; do
 	pids="$pids $!"
 done
 for port in brB brD; do
-	wait_for 10 grep -q "listening on" "$work/$port.err" || echo "tcpdump on $port did not start: $(cat "$work/$port.err")"
+	wait_for 30 grep -q "listening on" "$work/$port.err" || echo "tcpdump on $port did not start: $(cat "$work/$port.err")"
 done
 ip -n "$ns" -s -j link show >"$work/before.json"
 ip netns exec "$ns" "$bin/ixy-fwd" xdp:vethB xdp:vethC >"$work/fwd.out" 2>"$work/fwd.err" &
 fwd=$!
 pids="$pids $fwd"
-check "ixy-fwd attached its program to vethB and vethC" wait_for 10 eval 'is_attached vethB && is_attached vethC'
+check "ixy-fwd attached its program to vethB and vethC" wait_for 30 eval 'is_attached vethB && is_attached vethC'
 # Rings of the default size (issue 29: 4096 descriptors, room for a scheduling hiccup), and a UMEM that holds them
 # all: one slice, per device an RX queue's fill and RX rings and a TX queue's TX and completion rings, 2 x 4 x 4096
 # frames, and 4096 spare (a whole number of huge pages' worth: 36864).
 # (The init line's key=value data, not its words: one RX queue fills its whole fill ring at start, so fill_frames is
 # the ring's size.)
 check "ixy-fwd's AF_XDP rings have 4096 descriptors by default: vethB's fill_frames=4096" \
-	wait_for 10 eval 'grep "xdp:vethB: " "$work/fwd.err" | grep -q " fill_frames=4096$"'
-check "... and its UMEM holds them and the spare: umem_frames=36864" wait_for 10 grep -q "umem_frames=36864 " "$work/fwd.err"
+	wait_for 30 eval 'grep "xdp:vethB: " "$work/fwd.err" | grep -q " fill_frames=4096$"'
+check "... and its UMEM holds them and the spare: umem_frames=36864" wait_for 30 grep -q "umem_frames=36864 " "$work/fwd.err"
 # An AF_XDP-only process has ordinary memory: no hugetlbfs file, no anonymous huge pages (xdp_memory_access).
 check "ixy-fwd maps no huge pages" eq "$(grep -cE 'hugetlbfs|/mnt/huge|anon_hugepage' "/proc/$fwd/maps")" 0
 # One UMEM for both devices (XDP_SHARED_UMEM), as the kernel holds ixy-fwd's sockets: nothing else tells, as each
@@ -132,28 +143,39 @@ check "the kernel: ixy-fwd's sockets on vethB and vethC share one UMEM" \
 ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/ixy.pcap" >"$work/pcap.out" 2>"$work/pcap.err" &
 pcap=$!
 pids="$pids $pcap"
-check "ixy-pcap attached its program to vethD" wait_for 10 is_attached vethD
+check "ixy-pcap attached its program to vethD" wait_for 30 is_attached vethD
 ip netns exec "$ns" "$bin/ixy-pktgen" xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err" &
 pktgen=$!
 pids="$pids $pktgen"
-sleep 1.5
-# Stop the generator first and let what it sent drain through ixy-fwd into ixy-pcap, then stop those two; the
-# tcpdumps once they have written all they saw.
-statuses=""
-for pid in $pktgen $fwd $pcap; do
-	kill -TERM "$pid"
-	wait "$pid"
-	statuses="$statuses $?"
-	sleep 0.5
-done
 for counter in k_vethA_tx_packets k_vethB_rx_packets k_vethB_rx_dropped k_vethC_tx_packets k_vethD_rx_packets \
 	k_vethD_rx_dropped; do
 	printf -v "$counter" '?%s' "$counter" # if ip fails: equals no count
 done
+# 1.5 s from the first frame at vethB (ixy-pktgen opened its device), not from its start
+wait_until 60 eval 'eval "$(kernel_deltas)"; positive "$k_vethB_rx_packets"' ||
+	echo "    no frame reached vethB in 60 s"
+sleep 1.5
+# Stop the generator first and let what it sent drain through ixy-fwd into ixy-pcap, then stop those two; the
+# tcpdumps once they have written all they saw.
+statuses=""
+stop() { # stop PID: SIGTERM, its exit status into $statuses
+	kill -TERM "$1"
+	wait "$1"
+	statuses="$statuses $?"
+}
+stop "$pktgen"
+count gen_sent pktgen "vethA" sent
+wait_until 60 fwd_drained || echo "    not drained through ixy-fwd in 60 s (a frame lost or dropped for a full TX queue)"
+stop "$fwd"
+wait_until 60 pcap_drained || echo "    not drained into ixy-pcap in 60 s (a frame lost)"
+stop "$pcap"
 eval "$(kernel_deltas)"
-for port in brB brD; do
-	wait_for 10 settled "$work/$port.pcap"
-done
+# tcpdump -U writes each frame as soon as it has read it: the files hold all once they hold what the kernel counted
+# (toward vethB: what vethB received; toward vethD: what vethD received).
+wait_until 60 eval '[ "$(pcap_records "$work/brB.pcap")" = "$k_vethB_rx_packets" ]' ||
+	echo "    tcpdump on brB did not record all vethB received in 60 s"
+wait_until 60 eval '[ "$(pcap_records "$work/brD.pcap")" = "$k_vethD_rx_packets" ]' ||
+	echo "    tcpdump on brD did not record all vethD received in 60 s"
 for pid in $tcpdumps; do
 	kill -TERM "$pid"
 	wait "$pid"
@@ -236,11 +258,11 @@ check "after the normal exits: no XDP program in the namespace" none_attached
 ip netns exec "$ns" "$bin/ixy-fwd" xdp:vethB xdp:vethC >"$work/kill.out" 2>&1 &
 victim=$!
 pids="$victim"
-check "ixy-fwd attached its programs again" wait_for 10 eval 'is_attached vethB && is_attached vethC'
+check "ixy-fwd attached its programs again" wait_for 30 eval 'is_attached vethB && is_attached vethC'
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null
 pids=""
-check "after SIGKILL: no XDP program in the namespace (the BPF links died with the process)" wait_for 5 none_attached
+check "after SIGKILL: no XDP program in the namespace (the BPF links died with the process)" wait_for 30 none_attached
 
 echo "== 3. Refusals: one line, exit status 1, nothing changed, no program left"
 # refuse WHAT WORDS COMMAND...: the command, run in the namespace, exits 1 with one line on stderr, an error that holds WORDS; the
@@ -313,7 +335,7 @@ check "... and the caller's packet goes out on queue 0" grep -qx "queue0 tx=1" "
 ip netns exec "$ns" "$bin/ixy-pcap" xdp:vethD "$work/first.pcap" >"$work/first.out" 2>&1 &
 first=$!
 pids="$first"
-check "a first ixy-pcap attached its program to vethD" wait_for 10 is_attached vethD
+check "a first ixy-pcap attached its program to vethD" wait_for 30 is_attached vethD
 refuse "an XDP program attached already" "has an XDP program attached already" \
 	"$bin/ixy-pcap" xdp:vethD "$work/r.pcap"
 # The first ixy-pcap's socket has vethD's only queue: the kernel refuses a second socket there (bind) before the
@@ -395,10 +417,11 @@ ip netns exec "$ns" "$xdp_open" --send 512 xdp:vethS 1 1 <"$work/hold" >"$work/d
 drain=$!
 pids="$pids $drain"
 exec 7>"$work/hold"
-wait_for 10 grep -q "^sent" "$work/drain.out"
+wait_for 30 grep -q "^sent" "$work/drain.out"
 before_t=$(kernel vethT rx packets)
 ip -n "$ns" link set vethS up
-sleep 0.5
+# (until the kernel reports it operational: "state UP", not a fixed 0.5 s)
+wait_until 60 eval 'ip -n "$ns" link show dev vethS | grep -q "state UP"' || echo "    vethS not operational in 60 s"
 exec 7>&-
 wait "$drain"
 status=$?

@@ -49,7 +49,7 @@ ip netns exec "$ns" tcpdump -i vethD -Q in -w "$work/vethD.pcap" --immediate-mod
 	2>"$work/tcpdump.err" &
 tcpdump=$!
 pids="$pids $tcpdump"
-wait_for 10 grep -qs "listening on" "$work/tcpdump.err" || echo "tcpdump did not start: $(cat "$work/tcpdump.err")"
+wait_for 30 grep -qs "listening on" "$work/tcpdump.err" || echo "tcpdump did not start: $(cat "$work/tcpdump.err")"
 fwd_env=()
 fwd_args=(--queues 2 --poll)
 if [ "$tsan" = --tsan ]; then
@@ -60,8 +60,12 @@ ip netns exec "$ns" "${fwd_env[@]}" "$fwd_bin" "${fwd_args[@]}" xdp:vethB xdp:ve
 fwd=$!
 pids="$pids $fwd"
 check "ixy-fwd attached its program to vethB and vethC" wait_for 30 eval 'is_attached vethB && is_attached vethC'
-sleep 0.5
+# Both devices opened (their sockets bound, the fill rings filled): the line each prints then, not a fixed wait.
+wait_for 30 eval '[ "$(grep -c "^ixy: xdp:veth[BC]: AF_XDP on " "$work/fwd.err")" = 2 ]' ||
+	echo "    ixy-fwd did not say it opened both devices in 30 s"
 before_b=$(kernel vethB rx packets)
+before_b_drop=$(kernel vethB rx dropped)
+before_d=$(kernel vethD rx packets)
 # Two senders at once, flows 0-31 and 32-63, bounded by count and time.
 for sender in 0 1; do
 	ip netns exec "$ns" timeout 60 python3 "$src/test/xdp/xdp_flows.py" send vethA $((sender * FLOWS / 2)) \
@@ -73,17 +77,24 @@ for pid in $senders; do
 	wait "$pid"
 	sender_status="$sender_status $?"
 done
-sleep 1 # what was sent drains through ixy-fwd
+sent=$(add "$(sed -n 's/^sent=//p' "$work/sender0.out")" "$(sed -n 's/^sent=//p' "$work/sender1.out")")
+# What was sent drains through ixy-fwd: stopped before, it leaves frames in its RX rings, counted nowhere. (A fixed
+# 1 s, then 0.5 s for tcpdump, were guesses a busy machine can exceed.) Drained: vethB received all that was sent, and
+# each is at vethD or was dropped at ixy-fwd's sockets (vethB's rx_dropped); then tcpdump has recorded what vethD got.
+drained() {
+	[ "$(kernel vethB rx packets)" = "$(add "$sent" "$before_b")" ] &&
+		[ "$(add "$(kernel vethD rx packets)" "$(kernel vethB rx dropped)")" = "$(add "$sent" "$before_d" "$before_b_drop")" ]
+}
+wait_until 60 drained || echo "    not drained through ixy-fwd in 60 s (a frame lost or dropped for a full TX queue)"
 kill -TERM "$fwd"
 wait "$fwd"
 fwd_status=$?
-sleep 0.5
-wait_for 10 eval '[ "$(stat -c %s "$work/vethD.pcap")" = "$(sleep 0.3; stat -c %s "$work/vethD.pcap")" ]'
+wait_until 60 eval '[ "$(pcap_records "$work/vethD.pcap")" = "$(kernel vethD rx packets)" ]' ||
+	echo "    tcpdump did not record all vethD received in 60 s"
 kill -TERM "$tcpdump"
 wait "$tcpdump"
 pids=""
 
-sent=$(add "$(sed -n 's/^sent=//p' "$work/sender0.out")" "$(sed -n 's/^sent=//p' "$work/sender1.out")")
 to_b=$(($(kernel vethB rx packets) - before_b))
 d_rx=$(kernel vethD rx packets)
 recorded=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured$/\1/p' "$work/tcpdump.err")

@@ -59,6 +59,29 @@ wait_for() { # wait_for SECONDS COMMAND...: until the command succeeds
 		sleep 0.1
 	done
 }
+# wait_until SECONDS COMMAND...: until the command succeeds, for at most SECONDS of the clock (for a command that
+# takes a while itself, where wait_for's SECONDS * 10 tries could last minutes)
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+# pcap_records FILE: the number of whole records in the pcap file (a record still being written is not counted)
+pcap_records() {
+	python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+order = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">", b"\x4d\x3c\xb2\xa1": "<", b"\xa1\xb2\x3c\x4d": ">"}.get(data[:4])
+records, at = 0, 24
+while order and at + 16 <= len(data):
+    at += 16 + struct.unpack(order + "I", data[at + 8:at + 12])[0]
+    records += at <= len(data)
+print(records if order else -1)
+PY
+}
 add() { # their sum, or "?..." if one is not a number
 	local total=0 n
 	for n; do
