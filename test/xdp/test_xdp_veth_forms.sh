@@ -50,13 +50,16 @@ run() {
 	local tcpdump=$!
 	pids="$pids $tcpdump"
 	wait_for 10 grep -qs "listening on" "$work/$name.tcpdump" || echo "tcpdump did not start"
-	ip netns exec "$ns" "$bin/ixy-pcap" --poll --queues 2 --report xdp:vethB - >"$work/$name.pcap.out" 2>"$work/$name.pcap.err" &
+	ip netns exec "$ns" "$bin/ixy-pcap" --poll --queues 2 --report xdp:vethB "$work/$name.ixy.pcap" >"$work/$name.pcap.out" 2>"$work/$name.pcap.err" &
 	local pcap=$!
 	pids="$pids $pcap"
 	check "$name: ixy-pcap attached its program to vethB" wait_for 10 is_attached vethB
 	ip netns exec "$ns" timeout 30 "$bin/ixy-pktgen" "$@" xdp:vethA >"$work/$name.gen.out" 2>"$work/$name.gen.err"
 	status=$?
-	sleep 0.5 # what was sent reaches ixy-pcap
+	# What was sent reaches ixy-pcap: its file (flushed each second) holds every frame and end marker, at most 60 s
+	# (a lost frame fails the report's checks below, after the wait).
+	wait_until 60 eval '[ "$(pcap_records "$work/$name.ixy.pcap")" -ge $((COUNT + ${checker[1]} * 3)) ]' ||
+		echo "    ixy-pcap's file has $(pcap_records "$work/$name.ixy.pcap") records after 60 s"
 	kill -TERM "$pcap"
 	wait "$pcap"
 	status="$status $?"
