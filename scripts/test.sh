@@ -47,10 +47,11 @@ stage() {   # stage NAME COMMAND...: runs a command, records a failure
 	local name=$1
 	shift
 	echo "== $name"
+	local began=$SECONDS
 	if "$@"; then
-		echo "== $name: ok"
+		echo "== $name: ok ($(((SECONDS - began) / 60)) min $(((SECONDS - began) % 60)) s)"
 	else
-		echo "== $name: FAILED"
+		echo "== $name: FAILED ($(((SECONDS - began) / 60)) min $(((SECONDS - began) % 60)) s)"
 		failed+=("$name")
 	fi
 }
@@ -146,4 +147,4 @@ if [ ${#failed[@]} -gt 0 ]; then
 	echo "FAILED stages: ${failed[*]}"
 	exit 1
 fi
-echo "all stages passed"
+echo "all stages passed ($((SECONDS / 60)) min)"
