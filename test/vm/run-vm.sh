@@ -275,10 +275,11 @@ extra=
 devices
 env_words=
 for env in "${envs[@]}"; do env_words="$env_words ixy_env=$env"; done
-# no_timer_check: under TCG on a loaded host the guest kernel's boot-time test of the IO-APIC timer can miss its ticks
-# and panic ("IO-APIC + timer doesn't work!", seen in vm_igb_fwd_rss2 at a load average of 14); QEMU's timer works,
-# the test only measured the host's load (kernel-parameters.txt: "no_timer_check: disables the code which tests for
-# broken timer IRQ sources").
+# no_timer_check: the kernel skips its boot check that the timer ticked 4 times while it busy-waited 10 ticks
+# (arch/x86/kernel/apic/io_apic.c). Under TCG on a loaded host the busy wait can end before the emulated timer ticks,
+# and the kernel panics ("IO-APIC + timer doesn't work!"; with the IOMMU "timer doesn't work through
+# Interrupt-remapped IO-APIC"): seen in vm_igb_fwd_rss2 at a load average of 14 and twice in a row in
+# vm_vfio_confine at 18. QEMU's timer works; the check only measured the host's load.
 qemu_args+=(-append "console=ttyS0 quiet panic=-1 no_timer_check $kernel_iommu ixy_scenario=$scenario ixy_mode=$mode ixy_packets=$packets \
 ixy_soak=$soak_s ixy_mac_a=$mac_a ixy_mac_b=$mac_b ixy_nics=$nic_a,$nic_b,$nic_c,$nic_d ixy_kinds=$nics ixy_vfio=$vfio \
 ixy_not_nics=$not_nics $extra$env_words")

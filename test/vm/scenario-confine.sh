@@ -18,9 +18,15 @@ tx_rc=$?
 marker "vm_confine tx exit $tx_rc"
 sed 's/^/    /' /tmp/confine-tx.log
 
+# The sender starts once vm_confine rx has armed B's RX ring (its line "confine: rx: ready"; up to 60 s under load);
+# vm_confine rx then receives until the NIC has reported a packet in the secret buffer.
 run_app vm_confine rx $NIC_B $access >/tmp/confine-rx.log 2>&1 &
 rx_pid=$!
-sleep 2
+for _ in $(seq 600); do
+	grep -q "^confine: rx: ready$" /tmp/confine-rx.log && break
+	kill -0 $rx_pid 2>/dev/null || break
+	sleep 0.1
+done
 run_app ixy-pktgen $NIC_A >/tmp/confine-pktgen.log 2>&1 &
 pktgen_pid=$!
 wait $rx_pid

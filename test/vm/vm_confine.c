@@ -5,15 +5,22 @@
 //
 //   vm_confine tx <pci> vfio|sysfs   sends a marker frame, a frame from the secret buffer, a marker frame again. The
 //                                    host's record of the wire shows whether the secret left (check_confine.py).
-//   vm_confine rx <pci> vfio|sysfs   waits for traffic, then lets the driver put the secret buffer into an RX
-//                                    descriptor and receives for 3 s: prints whether the secret memory changed.
+//   vm_confine rx <pci> vfio|sysfs   prints "confine: rx: ready" once the NIC's RX ring is armed (the scenario
+//                                    starts the sender then), waits for traffic, then lets the driver put the secret
+//                                    buffer into an RX descriptor and receives until the NIC reports a packet in it
+//                                    (at most 60 s): prints whether the secret memory changed.
 //
 // Both print one line per finding, "confine: ...", and one for the scenario's checks: "confine-tx page=0x..." (the
 // page of the secret frame's device address, as the kernel logs an IOMMU fault) and "confine-rx page=0x... posted=0|1
 // received=N in_buffer=N changed=N" (whether the driver put the secret buffer into an RX descriptor; packets received
 // after that, and how many of them the NIC reported in that buffer; bytes of the secret memory that changed). The
-// secret buffer is a fake struct pkt_buf at the start of the
-// memory; the drivers only read its buf_addr_phy, size and mempool (to give it back), like any buffer's.
+// secret buffer is a fake struct pkt_buf at the start of the memory; the drivers only read its buf_addr_phy, size and
+// mempool (to give it back), like any buffer's.
+//
+// The receive ends on what it waits for, not after a fixed time: the first traffic may be frames that "vm_confine tx"
+// sent to this NIC before it had a driver (QEMU holds them until the RX ring is armed, then delivers them at once),
+// and under load the sender may start seconds later; a ring of 256 descriptors needs up to 256 packets before the NIC
+// reaches the secret buffer.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +138,9 @@ static int confine_rx(struct ixy_device* dev, bool vfio) {
 	uint8_t* region = secret_region(vfio, &dma, &device_addr);
 	struct pkt_buf* bufs[32];
 	uint32_t n = 0;
-	for (int i = 0; i < 300 && n == 0; i++) { // up to 30 s for the first packet
+	printf("confine: rx: ready\n");
+	fflush(stdout);
+	for (int i = 0; i < 600 && n == 0; i++) { // up to 60 s for the first packet
 		n = ixy_rx_batch(dev, 0, bufs, 32);
 		if (n == 0) {
 			usleep(100000);
@@ -154,7 +163,7 @@ static int confine_rx(struct ixy_device* dev, bool vfio) {
 	uint64_t received = 0, fake_received = 0, start = monotonic_time_ns();
 	// posted: the fake buffer was in the pool, and the driver took it from there for an RX descriptor.
 	bool pooled = in_pool(pool, fake), posted = false;
-	while (monotonic_time_ns() - start < 3000000000ull) {
+	while (fake_received == 0 && monotonic_time_ns() - start < 60000000000ull) {
 		n = ixy_rx_batch(dev, 0, bufs, 32);
 		posted = posted || (pooled && !in_pool(pool, fake));
 		for (uint32_t i = 0; i < n; i++) {
