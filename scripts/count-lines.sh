@@ -31,7 +31,7 @@ fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h sr
 options            250 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        2409 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2415 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]

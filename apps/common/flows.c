@@ -137,18 +137,25 @@ static bool spec_ipv6(const struct packet_spec* spec) {
 	return spec->src_family == 6 || spec->dst_family == 6;
 }
 
-// The number of values in a range, at most max.
+// The number of values in a range, at most max: last - first + 1, subtracted byte by byte with borrow over the
+// whole address (an IPv6 range may cross any byte, e.g. fd00::ffff:ffff:ffff:ffff-fd00:0:0:1::1 has 3 values).
 static uint32_t ip_range_length(const struct ip_range* r, bool ipv4, uint32_t max) {
-	int from = ipv4 ? 0 : 8, to = ipv4 ? 4 : 16;
-	if (!ipv4 && memcmp(r->first, r->last, 8) != 0) {
-		return max; // the upper 64 bits differ
+	int len = ipv4 ? 4 : 16;
+	uint8_t diff[16];
+	int borrow = 0;
+	for (int i = len - 1; i >= 0; i--) {
+		int d = r->last[i] - r->first[i] - borrow;
+		borrow = d < 0;
+		diff[i] = (uint8_t)(d + (borrow ? 256 : 0));
 	}
-	uint64_t first = 0, last = 0;
-	for (int i = from; i < to; i++) {
-		first = first << 8 | r->first[i];
-		last = last << 8 | r->last[i];
+	uint64_t low = 0;
+	for (int i = 0; i < len; i++) {
+		if (i < len - 4 && diff[i] != 0) {
+			return max; // 2^32 apart or more
+		}
+		low = low << 8 | diff[i];
 	}
-	return last - first >= max ? max : (uint32_t)(last - first + 1);
+	return low >= max ? max : (uint32_t)(low + 1);
 }
 
 static uint32_t max_u32(uint32_t a, uint32_t b) {

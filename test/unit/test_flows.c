@@ -210,6 +210,19 @@ static void test_walk(void) {
 	spec_default(&spec);
 	CHECK(parse_port_range("1000-1999", &spec.dst_port) == NULL);
 	CHECK_EQ(spec_flows(&spec, 1024), 1000);
+	// An IPv6 range across the 64-bit halves that is short: 3 values, and the flows walk only those (the review's
+	// case: counted as 1024 long, flow 3 got fd00:0:0:1::2, beyond the end).
+	spec_default(&spec);
+	CHECK(parse_ip_range("fd00::ffff:ffff:ffff:ffff-fd00:0:0:1::1", &spec.src_ip, &spec.src_family) == NULL);
+	CHECK_EQ(spec_flows(&spec, 1024), 3);
+	for (uint32_t flow = 0; flow < 6; flow++) {
+		spec_flow(&spec, flow, &f);
+		static const uint8_t upper[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
+		bool low_half = flow % 3 == 0; // fd00::ffff:ffff:ffff:ffff, then fd00:0:0:1::, fd00:0:0:1::1
+		CHECK(memcmp(f.src_ip, upper, 7) == 0 && f.src_ip[7] == (low_half ? 0 : 1));
+		CHECK(f.src_ip[15] == (low_half ? 0xff : (uint8_t)(flow % 3 - 1)) &&
+		      f.src_ip[8] == (low_half ? 0xff : 0));
+	}
 }
 
 int main(void) {
