@@ -21,21 +21,28 @@ for file in virtio_packed virtio; do
 	"$cc" -std=c11 -O2 -D_GNU_SOURCE -I"$repo/include" -I"$repo/src" -S "$repo/src/driver/$file.c" -o "$out/$file.s"
 done
 failed=0
-# expect FILE FUNCTION PATTERN WHAT: the function's assembly has at least one instruction matching PATTERN.
+# expect FILE FUNCTION MIN PATTERN WHAT: the function's assembly has at least MIN instructions matching PATTERN. MIN
+# is every such access the function makes (inlined helpers included, GCC 12 -O2): one of them made plain fails.
 expect() {
 	n=$(awk -v f="$2:" '$0 == f { inside = 1 } inside { print } inside && /^\t\.size\t/ { exit }' "$out/$1.s" |
-		grep -cE "$3" || true)
-	if [ "$n" -gt 0 ]; then
-		echo "ok: $2: $n $4"
+		grep -cE "$4" || true)
+	if [ "$n" -ge "$3" ]; then
+		echo "ok: $2: $n $5 (at least $3)"
 	else
-		echo "FAILED: $2 ($1.c) has no $4"
+		echo "FAILED: $2 ($1.c) has $n $5, expected at least $3"
 		failed=1
 	fi
 }
-expect virtio_packed packed_rx_batch '^	(ldar|ldapr)	x' "8 byte acquire load"
-expect virtio_packed packed_rx_batch '^	stlr	x' "8 byte release store"
-expect virtio_packed packed_tx_batch '^	(ldar|ldapr)	x' "8 byte acquire load"
-expect virtio_packed packed_tx_batch '^	stlrh	' "16 bit release store"
-expect virtio virtio_rx_version_1 '^	(ldar|ldapr)h	' "16 bit acquire load"
-expect virtio publish_and_notify '^	stlrh	' "16 bit release store"
+# packed RX: the 8 byte word of each used descriptor (in order), the 16 bit flags (any order, the event area, the
+# batch's look ahead); the refill's 8 byte stores (in order) and the 16 bit flags (any order).
+expect virtio_packed packed_rx_batch 1 '^	(ldar|ldapr)	x' "8 byte acquire loads"
+expect virtio_packed packed_rx_batch 4 '^	(ldar|ldapr)h	' "16 bit acquire loads"
+expect virtio_packed packed_rx_batch 2 '^	stlr	x' "8 byte release stores"
+expect virtio_packed packed_rx_batch 1 '^	stlrh	' "16 bit release stores"
+# packed TX: the 8 byte word (in order) and the 16 bit flags (any order) of sent descriptors; the flags of offered ones.
+expect virtio_packed packed_tx_batch 1 '^	(ldar|ldapr)	x' "8 byte acquire loads"
+expect virtio_packed packed_tx_batch 1 '^	(ldar|ldapr)h	' "16 bit acquire loads"
+expect virtio_packed packed_tx_batch 2 '^	stlrh	' "16 bit release stores"
+expect virtio virtio_rx_version_1 1 '^	(ldar|ldapr)h	' "16 bit acquire loads"
+expect virtio publish_and_notify 2 '^	stlrh	' "16 bit release stores"
 exit $failed

@@ -6,9 +6,9 @@
 # 1. An idle app sleeps: ixy-pcap xdp:vethB (its default --wait 1000) with no traffic for IDLE seconds sleeps in its
 #    waiter on the AF_XDP socket (poll), then a burst of BURST frames from vethA wakes it and it captures all of them.
 #    Checked: its waiter line (key=value) says slept>0 and polls_only=0; captured = BURST, none dropped; and the CPU
-#    time it used (utime + stime, /proc/<pid>/stat) while idle is below half the idle period. That bound is coarse on
-#    purpose: a polling app uses about all of it (a whole CPU), a sleeping one about nothing; half leaves room for a
-#    machine busy with other work (the test never asserts a wall-clock time, only CPU time used while idle).
+#    time it used (utime + stime, /proc/<pid>/stat) while idle is below 10 % of the idle period, the issue's bound: a
+#    polling app uses about all of it (a whole CPU), a sleeping one about nothing (0 of 502 ticks when measured), so
+#    the bound holds on a busy machine too (the test never asserts a wall-clock time, only CPU time used while idle).
 # 2. ixy-fwd --queues 2 between two veths of two queues each, idle: each queue's waiter sleeps (slept>0,
 #    polls_only=0 on both waiter lines).
 # 3. ixy-pktgen --count 100 over AF_XDP to ixy-pcap, three times: its totals count what left (tx_packets=100 =
@@ -22,7 +22,10 @@ bin=$1
 src=$2
 . "$src/test/xdp/veth_lib.sh" ixy-xdp-wait "$src" ip python3
 IDLE=5
-BURST=10000
+# BURST fits in ixy-pcap's AF_XDP rings (4096 descriptors): on a loaded machine ixy-pcap may get its CPU late after
+# the wake, and a larger burst then overflows the ring whatever the waiter does (seen: 2761 of 10000 dropped at a
+# load average of 14). A waiter that is not woken by the socket shows as no wake-up below.
+BURST=2000
 hz=$(getconf CLK_TCK)
 # cpu_ticks PID: the CPU time the process used so far, user and system, in clock ticks (fields 14 and 15 of its
 # stat, counted after the command name, which may hold blanks).
@@ -57,8 +60,8 @@ t1=$(now_ticks)
 used=$((cpu1 - cpu0))
 idle=$((t1 - t0))
 echo "    idle: ixy-pcap used $used of $idle clock ticks ($hz a second)"
-check "idle: ixy-pcap used less than half the idle period's CPU time ($used < $idle / 2 ticks)" \
-	eval '[ $((2 * used)) -lt "$idle" ]'
+check "idle: ixy-pcap used less than 10 % of the idle period's CPU time ($used < $idle / 10 ticks)" \
+	eval '[ $((10 * used)) -lt "$idle" ]'
 in_ns python3 "$src/test/xdp/xdp_flows.py" send vethA 0 1 "$BURST" 60 >"$work/send.out"
 sed 's/^/    sender: /' "$work/send.out"
 # It stops by itself after BURST packets; if some were lost it waits for more: stop it then.
@@ -73,6 +76,8 @@ check "ixy-pcap stopped by itself after $BURST packets (exit status 0)" eq "$sta
 check "ixy-pcap captured the whole burst after the idle time: captured=$BURST rx_dropped=0" \
 	eq "$(count pcap vethB captured) $(count pcap vethB rx_dropped)" "$BURST 0"
 check "ixy-pcap's waiter slept (slept > 0)" positive "$(waiter_key "$work/pcap.out" slept)"
+check "the burst woke ixy-pcap's waiter through its socket (interrupts/xdp:vethB/0 > 0)" \
+	positive "$(grep -o 'interrupts/xdp:vethB/0=[0-9]*' "$work/pcap.out" | head -1 | cut -d= -f2)"
 check "ixy-pcap's waiter can sleep on AF_XDP (polls_only=0)" eq "$(waiter_key "$work/pcap.out" polls_only)" 0
 
 echo "== 2. ixy-fwd --queues 2 xdp:vethD xdp:vethE, idle"
@@ -99,8 +104,8 @@ for i in 1 2; do
 	check "ixy-fwd queue waiter $i slept (slept > 0) and can sleep (polls_only=0)" eval \
 		'positive "$(waiter_key "$work/fwd.out" slept $i)" && [ "$(waiter_key "$work/fwd.out" polls_only $i)" = 0 ]'
 done
-check "idle: ixy-fwd's two threads used less than half of one CPU ($used < $idle / 2 ticks)" \
-	eval '[ $((2 * used)) -lt "$idle" ]'
+check "idle: ixy-fwd's two threads used less than 10 % of one CPU ($used < $idle / 10 ticks)" \
+	eval '[ $((10 * used)) -lt "$idle" ]'
 
 echo "== 3. ixy-pktgen --count 100 xdp:vethA (3 runs) -> ixy-pcap xdp:vethB: tx_packets counts what left"
 # With an XDP program on vethB (ixy-pcap's, in the veth driver's own mode) the kernel hands vethA's frames to vethB's
