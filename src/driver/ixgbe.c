@@ -198,7 +198,8 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
 	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : ADV_RXD_STAT_EOP;
 	while (received < wanted && index < end) {
-		uint32_t status = queue->descriptors[index].wb.status_error;
+		// Acquire: the length and the frame are read after the status that says the NIC wrote them.
+		uint32_t status = __atomic_load_n(&queue->descriptors[index].wb.status_error, __ATOMIC_ACQUIRE);
 		if (!(status & ADV_RXD_STAT_DD)) {
 			break;
 		}
@@ -236,8 +237,10 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 // NIC sets DD on each sent one, and DD on the last of a batch means the whole batch is done (7.2.3.5).
 static void tx_clean(struct ixgbe_tx_queue* queue, uint32_t ring_size) {
 	// clean_index stays a multiple of TX_CLEAN_BATCH, which divides every ring size (64 .. 4096): no batch wraps.
-	while (((queue->tx_index - queue->clean_index) & (ring_size - 1)) >= TX_CLEAN_BATCH &&
-	       (queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status & ADV_TXD_STAT_DD)) {
+	while (
+	    ((queue->tx_index - queue->clean_index) & (ring_size - 1)) >= TX_CLEAN_BATCH &&
+	    (__atomic_load_n(&queue->descriptors[queue->clean_index + TX_CLEAN_BATCH - 1].wb.status, __ATOMIC_ACQUIRE) &
+	     ADV_TXD_STAT_DD)) {
 		pkt_buf_free_batch(&queue->bufs[queue->clean_index], TX_CLEAN_BATCH);
 		queue->clean_index = (queue->clean_index + TX_CLEAN_BATCH) & (ring_size - 1);
 	}

@@ -1546,8 +1546,11 @@ static void tx_send_packet(struct model_ixgbe* nic, uint32_t q, uint32_t last) {
 		first = false;
 		// write back (7.2.3.5): DD in the descriptors with RS, unless the head is written back instead
 		if ((cmd & TXD_CMD_RS) && !head_writeback) {
-			uint32_t done[4] = {0, 0, 0, TXD_STA_DD};
-			memcpy(seam_dma_virt(ring->base + (uintptr_t)index * DESC_SIZE), done, sizeof(done));
+			// The status dword last, with release, as the driver reads it with acquire (ThreadSanitizer
+			// sees the order then: the model's thread is the NIC's DMA, the driver's thread polls DD).
+			uint32_t* done = seam_dma_virt(ring->base + (uintptr_t)index * DESC_SIZE);
+			memset(done, 0, 3 * sizeof(uint32_t));
+			__atomic_store_n(&done[3], TXD_STA_DD, __ATOMIC_RELEASE);
 			nic->queues[q].counts.counters.dma_writes++;
 		}
 		ring->head = (ring->head + 1) % ring->size;
@@ -1847,8 +1850,11 @@ static enum model_rx_result rx_deliver(struct model_ixgbe* nic, uint32_t q, cons
 		written += chunk;
 		uint32_t status = RXD_STAT_DD | (written == total ? RXD_STAT_EOP : 0);
 		// PKT_LEN is the number of bytes in this descriptor's buffer; VLAN tag 0
-		uint32_t wb[4] = {pkt_info, 0, status, chunk};
-		memcpy(seam_dma_virt(desc), wb, sizeof(wb));
+		uint32_t wb[2] = {pkt_info, 0};
+		uint32_t* words = seam_dma_virt(desc);
+		memcpy(words, wb, sizeof(wb));
+		words[3] = chunk;
+		__atomic_store_n(&words[2], status, __ATOMIC_RELEASE); // the status last (see the TX write-back)
 		nic->queues[q].counts.counters.dma_writes += 2;
 		owned_remove(ring, buffer);
 		ring->head = (ring->head + 1) % ring->size;
