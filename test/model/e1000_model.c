@@ -15,7 +15,7 @@
 #define EERD_DONE 0x10u
 #define ICR_TXDW 0x01u // 13.4.17
 #define ICR_RXT0 0x80u
-#define RCTL_EN 0x2u     // 13.4.22
+#define RCTL_EN 0x2u // 13.4.22
 #define RCTL_SECRC (1u << 26)
 #define RCTL_BSEX (1u << 25)
 #define TCTL_EN 0x2u // 13.4.33
@@ -60,11 +60,11 @@ static uint32_t* reg(struct model_e1000* nic, uint32_t r) {
 // Registers of 13.4 the driver may touch without being logged: general, interrupts, RX/TX control and queues,
 // statistics, filters.
 static bool known(uint32_t r) {
-	static const uint32_t single[] = {0x0, 0x8, 0x10, 0x14, 0x18, 0x20, 0x28, 0x2C, 0x30, 0x38, 0xC0, 0xC4,
-					  0xC8, 0xD0, 0xD8, 0x100, 0x170, 0x178, 0x400, 0x410, 0xE00, 0x1000,
-					  0x2160, 0x2168, 0x2800, 0x2804, 0x2808, 0x2810, 0x2818, 0x2820, 0x282C,
-					  0x2C00, 0x3800, 0x3804, 0x3808, 0x3810, 0x3818, 0x3820, 0x3828, 0x382C,
-					  0x5000, 0x5800, 0x5808};
+	static const uint32_t single[] = {0x0,    0x8,    0x10,   0x14,   0x18,   0x20,   0x28,   0x2C,   0x30,
+					  0x38,   0xC0,   0xC4,   0xC8,   0xD0,   0xD8,   0x100,  0x170,  0x178,
+					  0x400,  0x410,  0xE00,  0x1000, 0x2160, 0x2168, 0x2800, 0x2804, 0x2808,
+					  0x2810, 0x2818, 0x2820, 0x282C, 0x2C00, 0x3800, 0x3804, 0x3808, 0x3810,
+					  0x3818, 0x3820, 0x3828, 0x382C, 0x5000, 0x5800, 0x5808};
 	for (size_t i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
 		if (single[i] == r) {
 			return true;
@@ -93,7 +93,7 @@ static uint32_t mdic(struct model_e1000* nic, uint32_t v) {
 	if (op == 1) {
 		uint16_t data = (uint16_t)v;
 		if (addr == 0) {
-			data &= (uint16_t)~(0x8000u | 0x0200u); // reset and restart auto-negotiation self-clear
+			data &= (uint16_t) ~(0x8000u | 0x0200u); // reset and restart auto-negotiation self-clear
 		}
 		if (addr != 1 && addr != 2 && addr != 3 && addr != 17) {
 			nic->phy[addr] = data;
@@ -203,8 +203,8 @@ static void tx_process(struct model_e1000* nic) {
 		memcpy(&len, d + 8, 2);
 		uint8_t cmd = d[11];
 		if (cmd & TXD_CMD_DEXT) {
-			model_violation(nic->name, "TX descriptor %u: DEXT set, the model knows legacy descriptors only",
-					head);
+			model_violation(nic->name,
+					"TX descriptor %u: DEXT set, the model knows legacy descriptors only", head);
 		} else if (len == 0 || len > TX_MAX_LEN) {
 			model_violation(nic->name, "TX descriptor %u: length %u outside 1..%u (3.3.3)", head, len,
 					TX_MAX_LEN);
@@ -263,64 +263,65 @@ static void e1000_write32(void* model, uint32_t r, uint32_t v) {
 		nic->unknown++;
 		if (!nic->unknown_logged[r / 4]) {
 			nic->unknown_logged[r / 4] = true;
-			fprintf(stderr, "e1000 model %s: write of unmodelled register 0x%05x = 0x%x\n", nic->name, r, v);
+			fprintf(stderr, "e1000 model %s: write of unmodelled register 0x%05x = 0x%x\n", nic->name, r,
+				v);
 		}
 	}
 	switch (r) {
-	case M_E1000_CTRL:
-		if (v & CTRL_RST) {
-			load_defaults(nic);
-			*reg(nic, r) = v & ~CTRL_RST;
-		} else {
+		case M_E1000_CTRL:
+			if (v & CTRL_RST) {
+				load_defaults(nic);
+				*reg(nic, r) = v & ~CTRL_RST;
+			} else {
+				*reg(nic, r) = v;
+			}
+			return;
+		case M_E1000_STATUS: // read only
+			return;
+		case M_E1000_EERD:
+			if (v & EERD_START) {
+				uint32_t addr = (v >> 8) & 0xFF;
+				uint32_t data = addr < 64 ? nic->eeprom[addr] : 0xFFFF;
+				*reg(nic, r) = data << 16 | addr << 8 | EERD_DONE;
+			} else {
+				*reg(nic, r) = v;
+			}
+			return;
+		case 0x20: // MDIC
+			*reg(nic, r) = mdic(nic, v);
+			return;
+		case 0xC8: // ICS
+			*reg(nic, M_E1000_ICR) |= v;
+			return;
+		case M_E1000_IMS:
+			*reg(nic, M_E1000_IMS) |= v;
+			return;
+		case M_E1000_IMC:
+			*reg(nic, M_E1000_IMS) &= ~v;
+			return;
+		case M_E1000_RDT:
+		case M_E1000_TDT: {
+			uint32_t count = ring_count(nic, r == M_E1000_RDT ? M_E1000_RDLEN : M_E1000_TDLEN);
+			if (v >= count) {
+				model_violation(nic->name, "%s = %u beyond a ring of %u descriptors",
+						r == M_E1000_RDT ? "RDT" : "TDT", v, count);
+				return;
+			}
 			*reg(nic, r) = v;
-		}
-		return;
-	case M_E1000_STATUS: // read only
-		return;
-	case M_E1000_EERD:
-		if (v & EERD_START) {
-			uint32_t addr = (v >> 8) & 0xFF;
-			uint32_t data = addr < 64 ? nic->eeprom[addr] : 0xFFFF;
-			*reg(nic, r) = data << 16 | addr << 8 | EERD_DONE;
-		} else {
-			*reg(nic, r) = v;
-		}
-		return;
-	case 0x20: // MDIC
-		*reg(nic, r) = mdic(nic, v);
-		return;
-	case 0xC8: // ICS
-		*reg(nic, M_E1000_ICR) |= v;
-		return;
-	case M_E1000_IMS:
-		*reg(nic, M_E1000_IMS) |= v;
-		return;
-	case M_E1000_IMC:
-		*reg(nic, M_E1000_IMS) &= ~v;
-		return;
-	case M_E1000_RDT:
-	case M_E1000_TDT: {
-		uint32_t count = ring_count(nic, r == M_E1000_RDT ? M_E1000_RDLEN : M_E1000_TDLEN);
-		if (v >= count) {
-			model_violation(nic->name, "%s = %u beyond a ring of %u descriptors", r == M_E1000_RDT ? "RDT" : "TDT",
-					v, count);
+			if (r == M_E1000_TDT) {
+				tx_process(nic);
+			}
 			return;
 		}
-		*reg(nic, r) = v;
-		if (r == M_E1000_TDT) {
+		case M_E1000_TCTL:
+			*reg(nic, r) = v;
 			tx_process(nic);
-		}
-		return;
-	}
-	case M_E1000_TCTL:
-		*reg(nic, r) = v;
-		tx_process(nic);
-		return;
-	default:
-		if (r >= STATS_FIRST && r <= STATS_LAST) {
-			return; // read only
-		}
-		*reg(nic, r) = v;
+			return;
+		default:
+			if (r >= STATS_FIRST && r <= STATS_LAST) {
+				return; // read only
+			}
+			*reg(nic, r) = v;
 	}
 }
 

@@ -192,29 +192,33 @@ static void test_rx_beyond_tail(void) {
 	CHECK_NO_NEW_VIOLATIONS();
 }
 
-// (b) TX: with the device paused, the driver offers 4 packets; the device sets DD in descriptors it was never offered
-// (behind them, all the rest of the ring). The driver must not take those as sent: no buffer comes back to the pool
-// until the device really sends, and then exactly the 4 do.
+// (b) TX: with the device paused, the driver offers OFFERED packets; the device sets DD in every descriptor it was
+// never offered (the rest of the ring). The driver must not take any as sent until the device really sends: no
+// buffer comes back to the pool. Then the device sends the OFFERED: the driver frees what it can vouch for by DD on
+// offered descriptors only (whole batches of its own, at most OFFERED), never a buffer of a descriptor not offered.
+#define OFFERED 40
 static void test_tx_dd_never_offered(void) {
 	model_test_begin(__func__);
 	struct ixy_device* dev = open_nic();
 	struct mempool* pool = memory_allocate_mempool(64, 0);
 	CHECK(pool != NULL);
 	if (!dev || !pool) {
+		memory_free_mempool(pool);
 		close_nic(dev);
 		return;
 	}
 	model_e1000_pause_tx(nic, true);
-	struct pkt_buf* bufs[4];
-	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, 4), 4);
-	for (uint32_t i = 0; i < 4; i++) {
+	struct pkt_buf* bufs[OFFERED];
+	CHECK_EQ(pkt_buf_alloc_batch(pool, bufs, OFFERED), OFFERED);
+	for (uint32_t i = 0; i < OFFERED; i++) {
 		bufs[i]->size = FRAME_LEN;
 		model_test_frame(bufs[i]->data, FRAME_LEN, dst_mac, i);
 	}
 	uint32_t first = model_e1000_reg(nic, M_E1000_TDT);
-	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 4), 4);
+	CHECK_EQ(ixy_tx_batch(dev, 0, bufs, OFFERED), OFFERED);
 	uint32_t free_after_offer = pool->free_stack_top;
-	for (uint32_t i = 4; i < RING; i++) {
+	CHECK_EQ(free_after_offer, 64 - OFFERED);
+	for (uint32_t i = OFFERED; i < RING; i++) {
 		uint8_t* d = model_e1000_tx_descriptor(nic, (first + i) % RING);
 		if (d) {
 			d[12] |= M_E1000_TXD_DD;
@@ -223,10 +227,15 @@ static void test_tx_dd_never_offered(void) {
 	for (int call = 0; call < 3; call++) {
 		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
 	}
-	CHECK_EQ(pool->free_stack_top, free_after_offer);
+	CHECK_EQ(pool->free_stack_top, free_after_offer); // nothing sent yet: nothing freed
 	CHECK_EQ(model_e1000_tx_count(nic), 0);
 	model_e1000_pause_tx(nic, false);
-	CHECK_EQ(model_e1000_tx_count(nic), 4);
+	CHECK_EQ(model_e1000_tx_count(nic), OFFERED);
+	for (int call = 0; call < 3; call++) {
+		CHECK_EQ(ixy_tx_batch(dev, 0, bufs, 0), 0);
+	}
+	uint32_t freed = pool->free_stack_top - free_after_offer;
+	CHECK(freed > 0 && freed <= OFFERED);
 	close_nic(dev); // the driver's close frees what it still holds
 	CHECK_EQ(pool->free_stack_top, 64);
 	memory_free_mempool(pool);
@@ -241,6 +250,7 @@ static void test_tx_length_limit(void) {
 	struct mempool* pool = memory_allocate_mempool(4, 16384 + 64);
 	CHECK(pool != NULL);
 	if (!dev || !pool) {
+		memory_free_mempool(pool);
 		close_nic(dev);
 		return;
 	}
