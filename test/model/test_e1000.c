@@ -275,6 +275,7 @@ int main(void) {
 	test_round_trip_and_stats();
 	hostile_rx("rx length 0", 0, false);
 	hostile_rx("rx length beyond the buffer", 4000, false);
+	hostile_rx("rx length one beyond a 2048 byte buffer", 2049, false);
 	hostile_rx("rx length 0xffff", 0xFFFF, false);
 	hostile_rx("rx DD without EOP", 0, true);
 	test_rx_beyond_tail();
