@@ -43,6 +43,7 @@ struct model_e1000 {
 	uint32_t* regs;
 	uint16_t eeprom[64];
 	uint16_t phy[32];
+	bool is_82574; // the 82574L (8086:10D3): EERD with DONE at bit 1 and ADDR at 15:2 (82574 datasheet 10.2.2.4)
 	unsigned unknown;
 	bool unknown_logged[REGS];
 	bool tx_paused;
@@ -60,11 +61,12 @@ static uint32_t* reg(struct model_e1000* nic, uint32_t r) {
 // Registers of 13.4 the driver may touch without being logged: general, interrupts, RX/TX control and queues,
 // statistics, filters.
 static bool known(uint32_t r) {
-	static const uint32_t single[] = {0x0,    0x8,    0x10,   0x14,   0x18,   0x20,   0x28,   0x2C,   0x30,
-					  0x38,   0xC0,   0xC4,   0xC8,   0xD0,   0xD8,   0x100,  0x170,  0x178,
-					  0x400,  0x410,  0xE00,  0x1000, 0x2160, 0x2168, 0x2800, 0x2804, 0x2808,
-					  0x2810, 0x2818, 0x2820, 0x282C, 0x2C00, 0x3800, 0x3804, 0x3808, 0x3810,
-					  0x3818, 0x3820, 0x3828, 0x382C, 0x5000, 0x5800, 0x5808};
+	static const uint32_t single[] = {0x0,    0x8,    0x10,   0x14,   0x18,   0x20,   0x28,   0x2C,
+					  0x30,   0x38,   0xC0,   0xC4,   0xC8,   0xD0,   0xD8,   0x100,
+					  0x170,  0x178,  0x400,  0x410,  0xE00,  0x1000, 0x2160, 0x2168,
+					  0x2800, 0x2804, 0x2808, 0x2810, 0x2818, 0x2820, 0x282C, 0x2C00,
+					  0x3800, 0x3804, 0x3808, 0x3810, 0x3818, 0x3820, 0x3828, 0x382C,
+					  0x5000, 0x5800, 0x5808, 0x2828, 0x3840}; // the last two: 82574L RXDCTL, TARC0
 	for (size_t i = 0; i < sizeof(single) / sizeof(single[0]); i++) {
 		if (single[i] == r) {
 			return true;
@@ -280,9 +282,10 @@ static void e1000_write32(void* model, uint32_t r, uint32_t v) {
 			return;
 		case M_E1000_EERD:
 			if (v & EERD_START) {
-				uint32_t addr = (v >> 8) & 0xFF;
+				uint32_t shift = nic->is_82574 ? 2 : 8;
+				uint32_t addr = (v >> shift) & (nic->is_82574 ? 0x3FFFu : 0xFFu);
 				uint32_t data = addr < 64 ? nic->eeprom[addr] : 0xFFFF;
-				*reg(nic, r) = data << 16 | addr << 8 | EERD_DONE;
+				*reg(nic, r) = data << 16 | addr << shift | (nic->is_82574 ? 0x2u : EERD_DONE);
 			} else {
 				*reg(nic, r) = v;
 			}
@@ -338,12 +341,13 @@ static void e1000_destroy(void* model) {
 
 // PCI configuration space (the 8254x SDM, 4.1: PCI header): vendor and device ID, class 020000.
 static void e1000_config_space(void* model, uint8_t config[256]) {
-	(void)model;
+	const struct model_e1000* nic = model;
+	uint16_t device = nic->is_82574 ? MODEL_82574L_DEVICE_ID : MODEL_82540EM_DEVICE_ID;
 	memset(config, 0, 256);
 	config[0] = 0x86;
 	config[1] = 0x80;
-	config[2] = (uint8_t)MODEL_82540EM_DEVICE_ID;
-	config[3] = (uint8_t)(MODEL_82540EM_DEVICE_ID >> 8);
+	config[2] = (uint8_t)device;
+	config[3] = (uint8_t)(device >> 8);
 	config[0x0B] = 0x02; // network controller, Ethernet
 	config[0x12] = 0xBC; // BAR0: a 32 bit memory BAR (bit 0 clear) at 0xFEBC0000 (4.1: memory register base)
 	config[0x13] = 0xFE;
@@ -358,13 +362,14 @@ static const struct model_pci_ops e1000_ops = {
 
 // ---- the test's side ----
 
-struct model_e1000* model_e1000_add(const char* pci_addr) {
+static struct model_e1000* add(const char* pci_addr, bool is_82574) {
 	struct model_e1000* nic = calloc(1, sizeof(*nic));
 	uint32_t* regs = calloc(1, MODEL_BAR0_SIZE);
 	if (!nic || !regs || !pci_addr) {
 		model_usage_error("model_e1000_add: out of memory or no address");
 	}
 	nic->regs = regs;
+	nic->is_82574 = is_82574;
 	snprintf(nic->name, sizeof(nic->name), "%s", pci_addr);
 	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, (uint8_t)(pci_addr[strlen(pci_addr) - 1] - '0')};
 	for (int i = 0; i < 3; i++) {
@@ -376,8 +381,17 @@ struct model_e1000* model_e1000_add(const char* pci_addr) {
 	}
 	nic->eeprom[63] = (uint16_t)(0xBABA - sum);
 	load_defaults(nic);
-	nic->pci = model_pci_add(pci_addr, 0x8086, MODEL_82540EM_DEVICE_ID, 0x020000, &e1000_ops, nic);
+	nic->pci = model_pci_add(pci_addr, 0x8086, is_82574 ? MODEL_82574L_DEVICE_ID : MODEL_82540EM_DEVICE_ID,
+				 0x020000, &e1000_ops, nic);
 	return nic;
+}
+
+struct model_e1000* model_e1000_add(const char* pci_addr) {
+	return add(pci_addr, false);
+}
+
+struct model_e1000* model_e1000_add_82574(const char* pci_addr) {
+	return add(pci_addr, true);
 }
 
 uint32_t model_e1000_reg(const struct model_e1000* nic, uint32_t r) {

@@ -7,7 +7,8 @@
 //   up (full duplex, 1000 Mb/s) once out of reset, EERD (5.3.1 / 13.4.4: START, DONE, ADDR 15:8, DATA 31:16) reading
 //   an EEPROM whose words 0-2 hold the MAC address, RAL0/RAH0 loaded from that EEPROM at every reset, ICR clear on
 //   read, IMS/IMC setting and clearing the mask (read at IMS), RCTL/TCTL enables, the statistics registers clear on
-//   read (13.7). Registers it does not know keep what was written and are logged once (model_e1000_unknown).
+//   read (13.7), the PHY behind MDIC (13.4.5). Registers it does not know keep what was written and are logged once
+//   (model_e1000_unknown).
 // - Receive (3.2): legacy descriptors, 16 bytes: buffer address, length, checksum, status (DD bit 0, EOP bit 1),
 //   errors, special. A frame the test injects goes to the descriptor at RDH if RDH != RDT, in one buffer of
 //   RCTL.BSIZE bytes; the model writes length and DD|EOP and advances RDH; without a free descriptor it is missed
@@ -18,8 +19,9 @@
 //   inside the ring, every buffer in DMA memory, a TX length of 0 or above 16288 bytes (3.3.3).
 // - A hostile device on request: descriptors written with any length and status (model_e1000_rx_write).
 //
-// Left out: the 82574L (other EERD layout), the PHY (MDIC is a plain register), interrupts beyond ICR's bits,
-// checksum offload, context descriptors, VLAN, filters (every frame is accepted), flow control, RDTR/RADV timers.
+// Left out: the 82574L beyond its EERD layout (model_e1000_add_82574), the PHY beyond MDIC reads and writes at address
+// 1 (link up at 1000 Mb/s full duplex, reset and restart of auto-negotiation self-clearing), interrupts beyond ICR's
+// bits, checksum offload, context descriptors, VLAN, filters (every frame is accepted), flow control, RDTR/RADV timers.
 #ifndef IXY_TEST_E1000_MODEL_H
 #define IXY_TEST_E1000_MODEL_H
 
@@ -29,6 +31,7 @@
 #include "model.h"
 
 #define MODEL_82540EM_DEVICE_ID 0x100E
+#define MODEL_82574L_DEVICE_ID 0x10D3
 
 // Registers (13.4, byte offsets into BAR0), as the tests need them.
 #define M_E1000_CTRL 0x0000
@@ -61,6 +64,10 @@ struct model_e1000;
 
 // Adds an 82540EM at pci_addr with MAC 02:00:00:00:00:<function> in its EEPROM.
 struct model_e1000* model_e1000_add(const char* pci_addr);
+// The same as an 82574L (8086:10D3) as far as this model goes: only the EERD layout differs (DONE bit 1, ADDR 15:2);
+// its legacy descriptors, rings and statistics are the 8254x's; TARC0 and RXDCTL are plain registers. Nothing else
+// of the 82574L is modelled.
+struct model_e1000* model_e1000_add_82574(const char* pci_addr);
 // A register as the device holds it (no read side effects).
 uint32_t model_e1000_reg(const struct model_e1000* nic, uint32_t reg);
 // Number of accesses to registers the model does not know (each logged once to stderr).

@@ -11,22 +11,27 @@
 #include "e1000_model.h"
 #include "model_test.h"
 
-#define NIC_ADDR "0000:07:00.0"
+#define NIC_ADDR "0000:07:00.3" // MAC address in its EEPROM: 02:00:00:00:00:03
 #define RING 64
 #define FRAME_LEN 124
 
 static const uint8_t dst_mac[6] = {0x02, 0, 0, 0, 0, 0};
 
 static struct model_e1000* nic;
+static bool as_82574; // the device the tests open: an 82540EM, or (for the round trip again) an 82574L
 
 static struct ixy_device* open_nic(void) {
-	nic = model_e1000_add(NIC_ADDR);
+	nic = as_82574 ? model_e1000_add_82574(NIC_ADDR) : model_e1000_add(NIC_ADDR);
 	struct ixy_device* dev = model_test_open(NIC_ADDR, RING);
 	if (dev) {
 		CHECK(model_e1000_reg(nic, M_E1000_RCTL) & 0x2);
 		CHECK(model_e1000_reg(nic, M_E1000_TCTL) & 0x2);
 		CHECK_EQ(model_e1000_reg(nic, M_E1000_RDLEN), RING * 16);
 		CHECK_EQ(model_e1000_reg(nic, M_E1000_TDLEN), RING * 16);
+		uint8_t mac[6] = {0};
+		static const uint8_t eeprom_mac[6] = {0x02, 0, 0, 0, 0, 0x03};
+		CHECK_EQ(ixy_get_mac_addr(dev, mac), 0);
+		CHECK(memcmp(mac, eeprom_mac, 6) == 0);
 	}
 	return dev;
 }
@@ -273,6 +278,9 @@ static void test_tx_length_limit(void) {
 
 int main(void) {
 	test_round_trip_and_stats();
+	as_82574 = true;
+	test_round_trip_and_stats();
+	as_82574 = false;
 	hostile_rx("rx length 0", 0, false);
 	hostile_rx("rx length beyond the buffer", 4000, false);
 	hostile_rx("rx length one beyond a 2048 byte buffer", 2049, false);
