@@ -247,7 +247,12 @@ static uint32_t e1000_read32(void* model, uint32_t r) {
 		}
 	}
 	uint32_t v = *reg(nic, r);
-	if (r == M_E1000_ICR || (r >= STATS_FIRST && r <= STATS_LAST)) {
+	bool pair_low = r == GORCL || r == GOTCL || r == TORL || r == TORL + 8;
+	bool pair_high = r == GORCL + 4 || r == GOTCL + 4 || r == TORL + 4 || r == TORL + 12;
+	if (pair_high) {
+		*reg(nic, r - 4) = 0; // 13.7: a 64 bit counter clears when its high half is read (the low one first)
+		*reg(nic, r) = 0;
+	} else if (r == M_E1000_ICR || (!pair_low && r >= STATS_FIRST && r <= STATS_LAST)) {
 		*reg(nic, r) = 0; // clear on read (13.4.17, 13.7)
 	} else if (r == 0x10) {
 		v |= EECD_EE_PRES;
