@@ -35,7 +35,7 @@ other-apps        2415 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]
-e1000              545 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e1000_interrupts.[ch]
+e1000              546 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e1000_interrupts.[ch]
                        src/driver/e1000_trace.c
 "
 

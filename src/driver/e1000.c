@@ -242,7 +242,8 @@ static void tx_clean(struct e1000_tx_queue* queue, uint32_t ring_size) {
 }
 
 // Queues up to num_bufs packets for sending (SDM 3.3), one legacy descriptor each (3.3.3). Returns how many it took;
-// the rest stay with the caller. A packet the NIC cannot send (empty, or longer than its buffer) ends the batch.
+// the rest stay with the caller. A packet the NIC cannot send (empty, longer than its buffer or E1000_TX_MAX_LEN) ends
+// the batch.
 static uint32_t e1000_tx_batch(struct ixy_device* ixy, uint16_t queue_id __attribute__((unused)),
 			       struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct e1000_device* dev = IXY_TO_DRIVER(struct e1000_device, ixy);
@@ -255,8 +256,9 @@ static uint32_t e1000_tx_batch(struct ixy_device* ixy, uint16_t queue_id __attri
 	wanted = num_bufs < wanted ? num_bufs : wanted;
 	while (sent < wanted) {
 		struct pkt_buf* buf = bufs[sent];
-		uint32_t size = buf->size; // size - 1 wraps around for an empty packet
-		if (size - 1 >= buf->mempool->buf_size - offsetof(struct pkt_buf, data)) {
+		// size - 1 wraps around for an empty packet; a longer one than 3.3.3 allows would spill into CSO/CMD
+		uint32_t size = buf->size;
+		if (size - 1 >= buf->mempool->buf_size - offsetof(struct pkt_buf, data) || size > E1000_TX_MAX_LEN) {
 			break;
 		}
 		volatile struct e1000_tx_desc* desc = &queue->descriptors[index];

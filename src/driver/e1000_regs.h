@@ -139,6 +139,7 @@ struct e1000_tx_desc {
 #define E1000_TXD_CMD_IFCS (1u << 25) // Insert FCS: the NIC appends the CRC
 #define E1000_TXD_CMD_RS (1u << 27)   // Report Status: the NIC sets DD when done
 #define E1000_TXD_STAT_DD 0x01u       // Descriptor Done
+#define E1000_TX_MAX_LEN 16288u       // SDM 3.3.3: the most one legacy descriptor's buffer may hold (the 82540EM)
 
 _Static_assert(sizeof(struct e1000_rx_desc) == 16 && sizeof(struct e1000_tx_desc) == 16, "descriptors: 16 bytes");
 
