@@ -33,15 +33,19 @@ for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 EOF2
 delay_ms=3
-# The stand-in: receives on nic_port for 4.5 s, checks every frame, relays it to sink_port delay_ms later, reports
-# what it saw. host_ends starts only once the relay has bound nic_port and taken its start time: the relay writes a
+# The stand-in: receives on nic_port until host_ends has ended (SIGTERM), checks every frame, relays it to sink_port
+# delay_ms later, reports what it saw. (It used to stop after 4.5 s: where the CPUs were busy, host_ends read its
+# last marks later than that, and NIC B's drops at the end of run 4 were those of no socket, 0, less those at its
+# begin.) host_ends starts only once the relay has bound nic_port and taken its start time: the relay writes a
 # line into the fifo "ready" (its descriptor 3) then. (A fixed wait of 0.3 s was not enough where Python started
 # slowly, a fresh machine or busy CPUs: the relay bound its port after host_ends had begun to send, and the first
 # frames it read had been due, and stamped, before its start: "1 bad".) The relay starts 0.5 s late on purpose, so
 # that a test that does not wait for it fails every time: its first frame would not be the source's first.
 mkfifo "$dir/ready"
 python3 - "$nic_port" "$sink_port" "$delay_ms" >"$dir/relay.txt" 3>"$dir/ready" <<'EOF2' &
-import collections, os, socket, struct, sys, time
+import collections, os, signal, socket, struct, sys, time
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 time.sleep(0.5)
 nic = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 nic.bind(("127.0.0.1", int(sys.argv[1])))
@@ -56,10 +60,10 @@ last_seq = last_stamp = -1
 seen = []  # (arrival, stamp) of every frame
 relayed = 0
 oldest = 0  # the largest age (its send time to the relay's send) of a frame sent on
-end = time.monotonic() + 4.5
+end = time.monotonic() + 50  # only if the script is gone: it sends SIGTERM once host_ends has ended
 os.write(3, b"ready\n")
 os.close(3)
-while time.monotonic() < end:
+while not stop and time.monotonic() < end:
     now = time.monotonic()
     while held and held[0][0] <= now:
         frame = held.popleft()[1]
@@ -144,7 +148,9 @@ ends=$!
 wait $ends
 ends=
 test_end=$(date +%s%N)
+kill -TERM $relay
 wait $relay
+relay=
 read -r good bad worst windows oldest relayed first_seq <"$dir/relay.txt"
 cat "$dir/out.txt"
 echo "relay: $good good frames, $bad bad; stamps span at least $worst of the arrival time in each of $windows windows of 200 ms; oldest $oldest ns; $relayed sent on; first sequence number $first_seq"
@@ -153,8 +159,11 @@ echo "relay: $good good frames, $bad bad; stamps span at least $worst of the arr
 awk -v w="$worst" 'BEGIN { exit !(w >= 0.5) }' ||
 	fail "in a window of 200 ms the stamps span $worst of the time the relay received them over: not stamped as sent"
 # 5 kpps for about 1.4 s, then 2.5 kpps for 1.2 s: 10000 frames; allow a wide margin for a loaded machine, but not
-# an unpaced source.
-[ "$good" -ge 2000 ] && [ "$good" -le 14000 ] || fail "$good frames in 2.6 s at 5 and 2.5 kpps"
+# an unpaced source: at most 5 kpps (and 10 %) over the time host_ends ran, however long a busy machine made that
+# (not 14000, the count of a fixed 2.8 s: marks read late leave the source longer at 5 kpps).
+most=$(((test_end - test_start) / 1000000 * 55 / 10 + 64))
+[ "$good" -ge 2000 ] && [ "$good" -le "$most" ] ||
+	fail "$good frames in $(((test_end - test_start) / 1000000)) ms at 5 and 2.5 kpps (at most $most)"
 first=$(awk '$3 == "first" { print $2 }' "$dir/out.txt")
 second=$(awk '$3 == "second" { print $2 }' "$dir/out.txt")
 [ -n "$first" ] && [ -n "$second" ] || fail "input lines not copied"
