@@ -42,7 +42,7 @@ delay_ms=3
 # frames it read had been due, and stamped, before its start: "1 bad".) The relay starts 0.5 s late on purpose, so
 # that a test that does not wait for it fails every time: its first frame would not be the source's first.
 mkfifo "$dir/ready"
-python3 - "$nic_port" "$sink_port" "$delay_ms" >"$dir/relay.txt" 3>"$dir/ready" <<'EOF2' &
+python3 - "$nic_port" "$sink_port" "$delay_ms" "$source_port" >"$dir/relay.txt" 3>"$dir/ready" <<'EOF2' &
 import collections, os, signal, socket, struct, sys, time
 stop = []
 signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
@@ -71,7 +71,7 @@ while not stop and time.monotonic() < end:
         relayed += 1
         oldest = max(oldest, time.monotonic_ns() - struct.unpack("=Q", frame[50:58])[0])
     try:
-        frame = nic.recv(2048)
+        frame, sender = nic.recvfrom(2048)
     except socket.timeout:
         continue
     words = struct.unpack("!10H", frame[14:34])
@@ -85,8 +85,9 @@ while not stop and time.monotonic() < end:
     ok = ok and frame[42:46] == b"\0\0\0\0" and seq > last_seq and stamp >= last_stamp and start <= stamp <= time.monotonic_ns()
     if not ok and bad < 3:  # the first bad frames, for the log
         sys.stderr.write("relay: bad frame: length %d seq %d after %d, stamp %d after %d, relay start %d, now %d, "
-                         "header sum %#x, bytes 42..45 %s\n" % (len(frame), seq, last_seq, stamp, last_stamp, start,
-                                                                time.monotonic_ns(), total, frame[42:46].hex()))
+                         "header sum %#x, bytes 42..45 %s, from port %d (host_ends: %s)\n" % (
+                             len(frame), seq, last_seq, stamp, last_stamp, start, time.monotonic_ns(), total,
+                             frame[42:46].hex(), sender[1], sys.argv[4]))
     last_seq, last_stamp = seq, stamp
     good, bad = good + ok, bad + (not ok)
     seen.append((time.monotonic_ns(), stamp))
