@@ -40,10 +40,11 @@
 // /proc/net/udp for NIC B's port): either NIC B had no free receive buffer (QEMU stops reading the socket then: the
 // forwarder's loss) or QEMU's main loop did not read it in time (QEMU's); the counter cannot tell which. sent -
 // refused - dropped reached NIC B. sink_dropped: what the sink's own socket dropped (host_ends did not read it in
-// time): left NIC C, never counted by the sink.
-// A line containing "latency path <where>" sets where the source sends: "nic" (NIC B's port, the start), "direct"
-// (the sink's own port: the measuring path alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub
-// joins to a netdev sending to the sink, with no NIC and no guest in between).
+// time): left NIC C, never counted by the sink. A socket that closed during the run (QEMU ended) took its count with
+// it: dropped counts only the drops of the socket bound at the end, if any. A line containing "latency path <where>"
+// sets where the source sends: "nic" (NIC B's port, the start), "direct" (the sink's own port: the measuring path
+// alone, no QEMU) or "hub" (<hub port>: a QEMU netdev that QEMU's hub joins to a netdev sending to the sink, with no
+// NIC and no guest in between).
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -164,6 +165,13 @@ static uint64_t socket_drops(uint16_t port) {
 	return drops;
 }
 
+// The drops of a port since a run began, from the counts at its begin and end. A count below the one at the begin is
+// another socket's (the one of the begin closed, and the port is unbound, 0, or bound anew): only its own drops count,
+// not the difference, which would wrap to nearly 2^64.
+static uint64_t drops_since(uint64_t end, uint64_t begin) {
+	return end >= begin ? end - begin : end;
+}
+
 // What the marks of the guest's console say to do.
 struct control {
 	double overload_kpps; // the command line's rate
@@ -239,8 +247,8 @@ static void control_line(struct control* c, const char* line, uint64_t count, ui
 		       (unsigned long long)histogram_percentile(h, 999900), (unsigned long long)h->max);
 		printf("nic_b %s run %u: sent %llu refused %llu dropped %llu sink_dropped %llu\n", name, run,
 		       (unsigned long long)(sent - c->begin_sent), (unsigned long long)(refused - c->begin_refused),
-		       (unsigned long long)(socket_drops(c->ports[0]) - c->begin_drops),
-		       (unsigned long long)(socket_drops(c->ports[1]) - c->begin_sink_drops));
+		       (unsigned long long)drops_since(socket_drops(c->ports[0]), c->begin_drops),
+		       (unsigned long long)drops_since(socket_drops(c->ports[1]), c->begin_sink_drops));
 		double kpps = seconds > 0 ? (double)(count - c->begin_count) / seconds / 1000.0 : 0;
 		if (c->measuring_max && kpps > c->max_kpps) {
 			c->max_kpps = kpps;
