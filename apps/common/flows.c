@@ -141,7 +141,7 @@ static bool spec_ipv6(const struct packet_spec* spec) {
 // whole address (an IPv6 range may cross any byte, e.g. fd00::ffff:ffff:ffff:ffff-fd00:0:0:1::1 has 3 values).
 static uint32_t ip_range_length(const struct ip_range* r, bool ipv4, uint32_t max) {
 	int len = ipv4 ? 4 : 16;
-	uint8_t diff[16];
+	uint8_t diff[16] = {0};
 	int borrow = 0;
 	for (int i = len - 1; i >= 0; i--) {
 		int d = r->last[i] - r->first[i] - borrow;
