@@ -52,9 +52,11 @@ network() {
 	ns ip link set fwdrss-ab up
 	ns ip link set fwdrss-cd up
 	tcpdumps=()
+	# 'not igmp': a bridge that comes up sends the host kernel's own IGMPv3 reports (from its MAC, to 224.0.0.22) for
+	# a second or two, out of every port; a tcpdump that listens at once (below) records them as frames the guest got.
 	for i in 0 1 2 3; do
 		ip netns exec "$tap_ns" tcpdump -i "${tap_names[$i]}" -Q "${tap_dirs[$i]}" -s 0 -B 65536 -U -w "$out/${tap_files[$i]}.pcap" \
-			2>"$out/${tap_files[$i]}.tcpdump" &
+			'not igmp' 2>"$out/${tap_files[$i]}.tcpdump" &
 		tcpdumps+=($!) # tcpdump's own (ip netns exec execs it)
 	done
 	# Each tcpdump says "listening on" once it captures (not a fixed 1 s, which a busy machine can exceed); up to 60 s.
