@@ -26,6 +26,7 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "../checksum.h"
 #include "common/flows.h"
 #include "common/packet.h"
 #include "common/signals.h"
@@ -125,27 +126,6 @@ void* __wrap_calloc(size_t count, size_t size) {
 }
 
 // ---- the wire
-
-static uint32_t ones_sum(const uint8_t* p, uint32_t len, uint32_t sum) {
-	for (uint32_t i = 0; i < len; i++) {
-		sum += i % 2 ? p[i] : (uint32_t)p[i] << 8;
-	}
-	while (sum >> 16) {
-		sum = (sum & 0xffff) + (sum >> 16);
-	}
-	return sum;
-}
-
-// The UDP checksum over IPv6 (RFC 8200 8.1), computed here over the whole datagram and its pseudo header.
-static bool udp6_ok(const uint8_t* frame, uint32_t l3, uint32_t size) {
-	uint32_t l4 = l3 + 40, length = size - l4;
-	uint8_t pseudo[40] = {0};
-	memcpy(pseudo, frame + l3 + 8, 32);
-	pseudo[34] = (uint8_t)(length >> 8);
-	pseudo[35] = (uint8_t)length;
-	pseudo[39] = 17;
-	return ones_sum(frame + l4, length, ones_sum(pseudo, 40, 0)) == 0xffff && (frame[l4 + 6] | frame[l4 + 7]) != 0;
-}
 
 struct wire {
 	uint64_t frames, bad_header, bad_seq, bytes;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../checksum.h"
 #include "common/flows.h"
 #include "common/packet.h"
 
@@ -12,31 +13,6 @@ static const uint8_t nic_mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 
 static uint32_t be16(const uint8_t* p) {
 	return (uint32_t)p[0] << 8 | p[1];
-}
-
-// RFC 1071 over len bytes: the folded ones' complement sum (0xffff for data that carries its correct checksum).
-static uint32_t ones_sum(const uint8_t* p, uint32_t len, uint32_t sum) {
-	for (uint32_t i = 0; i < len; i++) {
-		sum += i % 2 ? p[i] : (uint32_t)p[i] << 8;
-	}
-	while (sum >> 16) {
-		sum = (sum & 0xffff) + (sum >> 16);
-	}
-	return sum;
-}
-
-// The UDP checksum over IPv6 (RFC 8200 8.1): pseudo header (addresses, upper-layer length, next header 17) and the
-// datagram sum to 0xffff, and the field is not 0.
-static bool udp6_ok(const uint8_t* frame, uint32_t l3, uint32_t size) {
-	uint32_t l4 = l3 + 40, length = size - l4;
-	uint8_t pseudo[40] = {0};
-	memcpy(pseudo, frame + l3 + 8, 32);
-	pseudo[34] = (uint8_t)(length >> 8);
-	pseudo[35] = (uint8_t)length;
-	pseudo[39] = 17;
-	uint32_t sum = ones_sum(pseudo, 40, 0);
-	sum = ones_sum(frame + l4, length, sum);
-	return sum == 0xffff && be16(frame + l4 + 6) != 0;
 }
 
 static void test_parsers(void) {

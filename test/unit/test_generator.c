@@ -6,6 +6,7 @@
 #include <ixy/ixy.h>
 
 #include "../check.h"
+#include "../checksum.h"
 #include "common/generator.h"
 #include "common/packet.h"
 #include "seam.h"
@@ -211,27 +212,6 @@ static uint32_t frames_tx(struct ixy_device* dev, uint16_t queue, struct pkt_buf
 
 static uint32_t be16(const uint8_t* p) {
 	return (uint32_t)p[0] << 8 | p[1];
-}
-
-static uint32_t ones_sum(const uint8_t* p, uint32_t len, uint32_t sum) {
-	for (uint32_t i = 0; i < len; i++) {
-		sum += i % 2 ? p[i] : (uint32_t)p[i] << 8;
-	}
-	while (sum >> 16) {
-		sum = (sum & 0xffff) + (sum >> 16);
-	}
-	return sum;
-}
-
-// RFC 8200 8.1, computed here over the whole datagram.
-static bool udp6_ok(const uint8_t* frame, uint32_t l3, uint32_t size) {
-	uint32_t l4 = l3 + 40, length = size - l4;
-	uint8_t pseudo[40] = {0};
-	memcpy(pseudo, frame + l3 + 8, 32);
-	pseudo[34] = (uint8_t)(length >> 8);
-	pseudo[35] = (uint8_t)length;
-	pseudo[39] = 17;
-	return ones_sum(frame + l4, length, ones_sum(pseudo, 40, 0)) == 0xffff && be16(frame + l4 + 6) != 0;
 }
 
 // Flows with IPv4 addresses that differ (--src-ip and --dst-ip ranges, --vlan) and sizes that change from frame to
