@@ -8,6 +8,9 @@
 # Every .c and .h file of apps/, include/ixy/ and src/ is named on exactly one line; a file on none fails the count,
 # and so does a README.md whose first screen does not give the two sums.
 # Prints "paper <n> <file>" per file, "feature <name> <n> <file>..." per feature, then a line of the sums.
+#   count-lines.sh --files paper|<feature>   prints that line's files, one per line, and counts nothing: the one list
+#                                            the paper-only build (CMakeLists.txt, IXY_PAPER_ONLY) and the coverage of
+#                                            the paper's scenario (scripts/coverage-paper.sh) read.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -39,6 +42,23 @@ e1000              546 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e10
                        src/driver/e1000_trace.c
 "
 
+features_lines() { # one feature per line: a line that starts with a name; lines starting with blanks continue it
+	echo "$features" | awk 'NF && $0 !~ /^ / { if (l) print l; l = $0; next } NF { l = l " " $0 } END { print l }'
+}
+if [ "${1:-}" = --files ]; then
+	[ $# -eq 2 ] || { echo "usage: count-lines.sh [--files paper|<feature>]" >&2; exit 2; }
+	if [ "$2" = paper ]; then
+		list=$paper
+	else
+		list=$(features_lines | awk -v n="$2" '$1 == n { $1 = ""; $2 = ""; print }')
+		[ -n "$list" ] || { echo "count-lines: no line of the ledger is named '$2'" >&2; exit 2; }
+	fi
+	for p in $list; do
+		for f in $p; do echo "$f"; done # a pattern becomes its files
+	done
+	exit 0
+fi
+
 if ! command -v cloc >/dev/null 2>&1; then
 	echo "count-lines: cloc is missing; install it with: apt-get install -y cloc" >&2
 	exit 2
@@ -64,8 +84,7 @@ for f in $paper; do
 done
 features_n=0
 # One feature per line that starts with a name; lines that start with blanks continue its file list.
-echo "$features" | awk 'NF && $0 !~ /^ / { if (l) print l; l = $0; next } NF { l = l " " $0 } END { print l }' \
-	>"$tmp/features"
+features_lines >"$tmp/features"
 while read -r name ceiling patterns; do
 	files=
 	for p in $patterns; do
