@@ -18,21 +18,25 @@ BUDGET=1000
 PAPER_CEILING=1175
 # The paper's path in reading order: the app, then down the floors to the driver.
 paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/common/signals.c include/ixy/ixy.h
-	include/ixy/memory.h src/device.c src/pci.h src/pci.c src/memory.c src/dma_provider.c src/mempool.c src/stats.c src/log.h
-	src/driver/driver.h src/driver/ixgbe.c"
+	include/ixy/memory.h src/device.c src/entries.h src/paper_entries.c src/no_queue.c src/pci.h src/pci.c
+	src/dma_provider.h src/memory.c src/mempool.c src/stats.c src/log.h src/driver/driver.h src/driver/delay.h
+	src/driver/ixgbe.c"
+# The register and descriptor names the paper's driver includes: compiled with the paper's files, but counted apart,
+# as the original counts its ixgbe_type.h apart (data from the datasheet, not code to read).
+paper_registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
 # name, ceiling, files (shell patterns), in the order of the book's chapters.
 features="
 other-drivers     2410 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
                        src/driver/virtio_transport.h src/driver/virtio_queue.[ch] src/driver/virtio_packed.c
-registers          417 src/driver/[iv]*_regs.h src/driver/intel_adv_desc.h src/driver/virtio_spec.h
+registers          417 src/driver/igb_regs.h src/driver/virtio_regs.h src/driver/virtio_spec.h
 vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
 af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
-                       src/driver/injected_failure.h src/driver/delay.h
+fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
 options            250 apps/common/options.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
+entries             40 src/feature_entries.c src/driver/ixgbe_features.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
 other-apps        2415 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
@@ -48,7 +52,7 @@ features_lines() { # one feature per line: a line that starts with a name; lines
 if [ "${1:-}" = --files ]; then
 	[ $# -eq 2 ] || { echo "usage: count-lines.sh [--files paper|<feature>]" >&2; exit 2; }
 	if [ "$2" = paper ]; then
-		list=$paper
+		list="$paper $paper_registers"
 	else
 		list=$(features_lines | awk -v n="$2" '$1 == n { $1 = ""; $2 = ""; print }')
 		[ -n "$list" ] || { echo "count-lines: no line of the ledger is named '$2'" >&2; exit 2; }
@@ -82,6 +86,10 @@ for f in $paper; do
 	echo "$f" >>"$tmp/listed"
 	paper_n=$((paper_n + n))
 done
+n=$(code_lines $paper_registers)
+echo "paper-registers $n" $paper_registers "(counted apart)"
+echo $paper_registers | tr ' ' '\n' >>"$tmp/listed"
+registers_n=$n
 features_n=0
 # One feature per line that starts with a name; lines that start with blanks continue its file list.
 features_lines >"$tmp/features"
@@ -111,5 +119,5 @@ done
 # The README's first screen gives both sums.
 grep -q "\*\*$paper_n code lines\*\*" README.md && grep -q "\*\*$((paper_n + features_n))\*\*" README.md ||
 	problem "README.md does not say **$paper_n code lines** (the paper's path) and **$((paper_n + features_n))** (all)"
-echo "paper=$paper_n budget=$BUDGET features=$features_n total=$((paper_n + features_n))"
+echo "paper=$paper_n budget=$BUDGET paper-registers=$registers_n features=$features_n total=$((paper_n + features_n))"
 exit $fail

@@ -14,32 +14,13 @@
 #include "checks.h"
 #include "driver/virtio_spec.h"
 #include "driver/xdp.h"
+#include "trace.h"
 #include "vfio.h"
 
 #define PCI_BASE_CLASS_NETWORK 0x02 // the class code's base class of a network controller (PCI 3.0, appendix D)
 
-bool check_xdp_name(const char* s) {
-	size_t prefix = strlen(XDP_NAME_PREFIX);
-	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
-		return false;
-	}
-	// An interface name as the kernel takes it (net/core/dev.c dev_valid_name): 1 to 15 bytes, not "." or "..",
-	// no '/', ':' or white space.
-	const char* ifname = s + prefix;
-	size_t len = strlen(ifname);
-	if (len == 0 || len >= IF_NAMESIZE || strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (ifname[i] == '/' || ifname[i] == ':' || isspace((unsigned char)ifname[i])) {
-			return false;
-		}
-	}
-	return true;
-}
-
 bool ixy_valid_pci_addr(const char* s) {
-	if (check_xdp_name(s)) {
+	if (xdp_claims(s)) {
 		return true;
 	}
 	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
@@ -109,7 +90,7 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 // The device is a network controller and driver drives it.
 static bool check_device(const struct ixy_config* config, const struct check_plan* plan) {
 	const char* pci_addr = config->pci_addr;
-	const struct pci_ids* ids = &plan->ids;
+	const struct pci_ids* ids = &plan->take.ids;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
@@ -118,11 +99,11 @@ static bool check_device(const struct ixy_config* config, const struct check_pla
 	if (!plan->driver) {
 		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
 			  ids->vendor_id, ids->device_id);
-		for (const struct ixy_driver* const* d = plan->drivers; *d; d++) {
-			for (size_t i = 0; i < (*d)->num_device_ids; i++) {
-				fprintf(stderr, " %04x:%04x", (*d)->vendor_id, (*d)->device_ids[i]);
+		for (const struct driver_entry* e = plan->take.drivers; e->driver; e++) {
+			for (size_t i = 0; i < e->driver->num_device_ids; i++) {
+				fprintf(stderr, " %04x:%04x", e->driver->vendor_id, e->driver->device_ids[i]);
 			}
-			fprintf(stderr, " (%s)\n", (*d)->name);
+			fprintf(stderr, " (%s)\n", e->driver->name);
 		}
 		return false;
 	}
@@ -151,7 +132,7 @@ static bool check_xdp_taking(const struct ixy_config* config, struct check_plan*
 }
 
 static bool check_pci_taking(const struct ixy_config* config, struct check_plan* plan) {
-	if (!check_device(config, plan) || failsafe_check_device(config, plan->kernel_driver) != 0) {
+	if (!check_device(config, plan) || failsafe_check_device(config, plan->take.kernel_driver) != 0) {
 		return false;
 	}
 	if (access_of_process() == &xdp_memory_access) {
@@ -165,9 +146,9 @@ static bool check_pci_taking(const struct ixy_config* config, struct check_plan*
 	// to it (no kernel driver to unbind); any other one through sysfs after ixy_init unbinds its kernel driver. An
 	// AF_XDP device checked before it takes its way.
 	const struct pci_access* access = &pci_sysfs_access;
-	if (strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0) {
+	if (strcmp(plan->take.kernel_driver, VFIO_PCI_DRIVER) == 0) {
 		access = &vfio_access;
-		plan->kernel_driver[0] = '\0';
+		plan->take.kernel_driver[0] = '\0';
 	}
 	if (access_check(config->pci_addr, access, plan->access == &xdp_memory_access ? NULL : plan->access) != 0) {
 		return false;
@@ -178,6 +159,7 @@ static bool check_pci_taking(const struct ixy_config* config, struct check_plan*
 }
 
 bool check_taking(const struct ixy_config* config, struct check_plan* plan) {
+	plan->driver = plan->take.entry ? plan->take.entry->driver : NULL;
 	if (plan->driver == &xdp_driver ? !check_xdp_taking(config, plan) : !check_pci_taking(config, plan)) {
 		return false;
 	}
@@ -198,7 +180,8 @@ bool check_memory(const struct check_plan* plan) {
 		return true; // ordinary memory: no huge pages, nothing locked but the UMEM the kernel pins
 	}
 	uint64_t pages = plan->huge_pages + plan->umem_huge_pages + plan->app_huge_pages;
-	return failsafe_check_memory(who, pages, plan->access && plan->access->iommu) == 0;
+	bool iommu = plan->access && plan->access->dma && plan->access->dma->iommu;
+	return failsafe_check_memory(who, pages, iommu) == 0;
 }
 
 bool check_mixed(const struct check_plan* plan) {
@@ -211,9 +194,43 @@ bool check_mixed(const struct check_plan* plan) {
 	return access_choose(plan->pci_addr, plan->access) == 0;
 }
 
-bool check_init(const struct ixy_config* config, struct check_plan* plan) {
-	return check_taking(config, plan) && check_memory(plan) && access_choose(config->pci_addr, plan->access) == 0;
+bool check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages,
+		   const struct driver_entry drivers[]) {
+	struct check_plan plan = {.take.drivers = drivers, .app_huge_pages = app_huge_pages, .whole_app = true};
+	for (size_t i = 0; i < num_configs; i++) {
+		struct ixy_config config;
+		if (!check_config(&configs[i], &config) || find_driver(config.pci_addr, &plan.take) != 0 ||
+		    !check_taking(&config, &plan)) {
+			return false;
+		}
+	}
+	return check_memory(&plan) && check_mixed(&plan);
 }
+
+// ixy_init's checks (struct take_entry, entries.h): of the request, then of the device, before it is touched.
+static bool check_request(struct ixy_config* config) {
+	struct ixy_config app_config = *config;
+	if (!check_config(&app_config, config)) {
+		return false;
+	}
+	ixy_trace_request(config->trace);
+	return true;
+}
+
+// check_taking and check_memory; then the device's way becomes the process's way to its devices (access.h), and
+// take says how to take the device: its access, and the kernel driver to unbind.
+static bool check_init(const struct ixy_config* config, struct take_plan* take) {
+	struct check_plan plan = {.take = *take};
+	if (!check_taking(config, &plan) || !check_memory(&plan) || access_choose(config->pci_addr, plan.access) != 0) {
+		return false;
+	}
+	*take = plan.take;
+	take->access = plan.access;
+	return true;
+}
+
+const struct take_entry checked_taking = {
+    .check_config = check_request, .check_device = check_init, .give_back = failsafe_give_back};
 
 void ixy_give_back(struct ixy_device* dev) {
 	if (!dev) {

@@ -18,7 +18,6 @@
 
 #include "../log.h"
 #include "../pci.h"
-#include "../trace.h" // ixy_trace_bar: the register trace for students
 
 #ifdef IXY_SEAM
 #include "seam_io.h" // test/seam: the functions of a software device model, behind the tracing accessors
@@ -47,17 +46,32 @@ static inline void clear_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
 	set_reg32(bar, reg, get_reg32(bar, reg) & ~flags);
 }
 
+// What features add to a driver's init (ixgbe's: src/feature_entries.c), NULL in the paper-only build.
+struct driver_features {
+	// The register trace (src/trace.h): told where the registers are.
+	void (*trace)(const char* pci_addr, uint8_t* bar, size_t bar_size);
+	// Receive side scaling over config->rx_queues queues, after the RX queues are set up. False with a message.
+	bool (*setup_rss)(uint8_t* bar, const struct ixy_config* config);
+	// An interrupt per RX queue (through VFIO, ixy/interrupts.h), before RX starts; *interrupts stays NULL where
+	// the device polls. 0, or -1 with a message.
+	int (*setup_interrupts)(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
+				struct ixy_interrupts** interrupts);
+};
+
 struct ixy_driver {
 	const char* name;
 	uint16_t vendor_id;
 	const uint16_t* device_ids;
-	size_t num_device_ids;
+	size_t num_device_ids; // 0: it drives a kernel interface, not a PCI device (AF_XDP), and claims its name
 	// Called with a config ixy_init checked and the device taken (through sysfs or VFIO), bus mastering enabled.
 	// The driver owns pci from then on: its close() (or a failing init) ends bus mastering and closes it. Returns
 	// NULL with a message, leaving nothing allocated.
-	struct ixy_device* (*init)(const struct ixy_config* config, struct pci_device* pci);
+	struct ixy_device* (*init)(const struct ixy_config* config, struct pci_device* pci,
+				   const struct driver_features* features);
 	// At most how many huge pages init allocates: ixy_init checks that they are free before it touches the device.
 	uint32_t (*huge_pages_needed)(const struct ixy_config* config);
+	// For a driver without PCI IDs: whether a name is one of its devices (AF_XDP: "xdp:<ifname>").
+	bool (*claims)(const char* name);
 };
 
 extern const struct ixy_driver ixgbe_driver, igb_driver, e1000_driver;

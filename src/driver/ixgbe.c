@@ -12,10 +12,7 @@
 #include <stdlib.h>
 
 #include "driver.h"
-#include "injected_failure.h"
-#include "ixgbe_interrupts.h"
 #include "ixgbe_regs.h"
-#include "intel_rss.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
 // buffer holds 3 KB after its 64 byte header: more than any frame the MAC accepts with jumbo frames off (1522 bytes).
@@ -443,7 +440,9 @@ static void ixgbe_close(struct ixy_device* ixy) {
 	free(dev);
 }
 
-static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
+// features: the register trace, RSS and interrupts (driver.h), NULL in the paper-only build.
+static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci,
+				     const struct driver_features* features) {
 	size_t bar_size = pci->bar0_size;
 	struct ixgbe_device* dev = aligned_alloc(IXY_CACHE_LINE, sizeof(*dev)); // (its queues are cache line aligned)
 	uint8_t* bar = dev ? pci->bar0 : NULL;                                  // mapped by ixy_init (pci_map_bar0)
@@ -457,7 +456,9 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	memset(dev, 0, sizeof(*dev)); // (as calloc would)
 	dev->pci = pci;
 	dev->bar = bar;
-	ixy_trace_bar(pci->addr, &ixgbe_reg_names, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	if (features) {
+		features->trace(pci->addr, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	}
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci->addr,
 	    .driver_name = "ixgbe",
@@ -474,12 +475,12 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX (and RSS, intel_rss.c),
-	// TX, interrupts (ixgbe_interrupts.c), and RX started last. (injected_failure: a test hook.)
-	bool ok = reset_device(dev) && !injected_failure(config, "reset") && init_link(dev) && init_rx(dev) &&
-		  !injected_failure(config, "memory") && intel_setup_rss(dev->bar, config, &intel_rss_82599) &&
-		  init_tx(dev) && !injected_failure(config, "queue") &&
-		  ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
+	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX, TX, and RX started last.
+	// Where features take part: RSS after RX, interrupts before RX starts.
+	bool ok = reset_device(dev) && init_link(dev) && init_rx(dev) &&
+		  (!features || features->setup_rss(dev->bar, config)) && init_tx(dev) &&
+		  (!features || features->setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0) &&
+		  start_rx(dev);
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);
 		ixgbe_close(&dev->ixy); // stops the NIC and frees what init allocated
@@ -498,5 +499,9 @@ static uint32_t ixgbe_huge_pages_needed(const struct ixy_config* config) {
 	return config->rx_queues * (1 + pool) + config->tx_queues;
 }
 
-const struct ixy_driver ixgbe_driver = {
-    "ixgbe", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), ixgbe_init, ixgbe_huge_pages_needed};
+const struct ixy_driver ixgbe_driver = {.name = "ixgbe",
+					.vendor_id = 0x8086,
+					.device_ids = nic_ids,
+					.num_device_ids = sizeof(nic_ids) / sizeof(nic_ids[0]),
+					.init = ixgbe_init,
+					.huge_pages_needed = ixgbe_huge_pages_needed};
