@@ -19,7 +19,7 @@ PAPER_CEILING=1175
 # The paper's path in reading order: the app, then down the floors to the driver.
 paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/common/signals.c include/ixy/ixy.h
 	include/ixy/memory.h src/device.c src/entries.h src/paper_entries.c src/no_queue.c src/pci.h src/pci.c
-	src/dma_provider.h src/memory.c src/mempool.c src/stats.c src/log.h src/driver/driver.h src/driver/delay.h
+	src/dma_provider.h src/memory.c src/mempool.c src/stats.c src/log.h src/driver/driver.h src/driver/plain/reg_io.h src/driver/delay.h
 	src/driver/ixgbe.c"
 # The register and descriptor names the paper's driver includes: compiled with the paper's files, but counted apart,
 # as the original counts its ixgbe_type.h apart (data from the datasheet, not code to read).
@@ -35,7 +35,7 @@ af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
 options            250 apps/common/options.[ch]
-trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
+trace              281 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
 entries             40 src/feature_entries.c src/driver/ixgbe_features.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
 other-apps        2415 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]

@@ -1,9 +1,9 @@
 // What a driver gets from the core and gives it.
 //
-// Gets: register access and delays (below), the PCI device it drives (pci.h), DMA memory and packet buffers
+// Gets: register access and delays (reg_io.h), the PCI device it drives (pci.h), DMA memory and packet buffers
 // (ixy/memory.h), and messages (log.h). Production builds compile register accesses to plain volatile loads and stores
-// (one instruction each). Test builds define IXY_SEAM: then register accesses and delays go to a software device model
-// (test/model), which checks what the driver does against the datasheet and keeps a virtual clock.
+// (one instruction each). In test builds register accesses and delays go to a software device model (test/model),
+// which checks what the driver does against the datasheet and keeps a virtual clock.
 //
 // Gives: a struct ixy_driver with the PCI IDs it handles and its init function. A driver's device struct embeds
 // struct ixy_device as its first member `ixy`; IXY_TO_DRIVER gets it back.
@@ -19,24 +19,10 @@
 #include "../log.h"
 #include "../pci.h"
 
-#ifdef IXY_SEAM
-#include "seam_io.h" // test/seam: the functions of a software device model, behind the tracing accessors
-#elif defined(IXY_TRACE)
-#include "trace_io.h" // cmake -DIXY_TRACE=ON: accessors that print each access while IXY_TRACE=1 (src/trace.h)
-#else
-static inline void set_reg32(uint8_t* bar, uint32_t reg, uint32_t value) {
-	// The compiler barrier keeps earlier memory writes (descriptors) before the register write.
-	__asm__ volatile("" : : : "memory");
-	*((volatile uint32_t*)(bar + reg)) = value;
-}
-
-static inline uint32_t get_reg32(const uint8_t* bar, uint32_t reg) {
-	__asm__ volatile("" : : : "memory");
-	return *((volatile uint32_t*)(bar + reg));
-}
-
-#include "delay.h" // ixy_usleep: the full time, also when a signal interrupts it
-#endif
+// set_reg32, get_reg32 and ixy_usleep: the build's, from the folder CMake puts on the include path: plain/ (one
+// volatile load or store), traced/ (cmake -DIXY_TRACE=ON: they print each access while IXY_TRACE=1, src/trace.h), or
+// test/seam/ in test builds (a software device model behind the tracing accessors).
+#include "reg_io.h"
 
 static inline void set_flags32(uint8_t* bar, uint32_t reg, uint32_t flags) {
 	set_reg32(bar, reg, get_reg32(bar, reg) | flags);
