@@ -20,10 +20,10 @@ The floors, top to bottom, each a pattern of paths (a file no pattern matches is
   5 API                 include/ixy/, the public headers
   4 dispatch            src/device.c and the rest of the device API (stats.c, interrupts.c, sandbox.c, no_queue.c,
                         the queue refusal ixy/ixy.h's inline wrappers call), the tables naming drivers and features
-                        for device.c (src/*_entries.c), and the checks ixy_init makes before it takes a device
+                        for device.c (src/entries.h, src/*_entries.c), and the checks ixy_init makes before it takes a device
                         (checks.c, failsafe.c)
   3 drivers             src/driver/: the drivers, their register and descriptor headers, their register names for
-                        the trace (*_trace.c)
+                        the trace (*_trace.c), their register accessors (plain/reg_io.h, traced/reg_io.h)
   2 pci, vfio           the ways to devices, each a struct pci_access: sysfs (pci*.c/h, with pci_interrupts.h),
                         VFIO (vfio*.c/h), AF_XDP's ordinary memory (xdp_memory.c/h: it defines a struct pci_access
                         for the devices' DMA memory, so it is a way, not memory) and the process's choice of one
@@ -50,11 +50,11 @@ FLOORS = [
     (0, "log", re.compile(r"^src/log\.h$")),
     (1, "memory", re.compile(r"^src/(memory|mempool|dma\w*|rss|trace)\.[ch]$")),
     (2, "pci, vfio", re.compile(r"^src/(pci\w*|vfio\w*|access|xdp_memory)\.[ch]$")),
-    (3, "drivers", re.compile(r"^src/driver/[^/]+\.[ch]$")),
+    (3, "drivers", re.compile(r"^src/driver/([^/]+|plain/reg_io|traced/reg_io)\.[ch]$")),
     (
         4,
         "dispatch",
-        re.compile(r"^src/(device|stats|interrupts|sandbox|no_queue)\.c$|^src/(checks|failsafe|\w+_entries)\.[ch]$"),
+        re.compile(r"^src/(device|stats|interrupts|sandbox|no_queue)\.c$|^src/(checks|failsafe|\w*entries)\.[ch]$"),
     ),
     (5, "API", re.compile(r"^include/ixy/[^/]+\.h$")),
     (6, "app helpers", re.compile(r"^apps/common/[^/]+\.[ch]$")),
