@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include <ixy/checks.h>
+#include <ixy/settings.h>
 
 #include "common/generator.h"
 #include "common/options.h"

@@ -76,11 +76,8 @@ struct ixy_device {
 	uint32_t (*tx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
 	// Adds the counters since the last call to *stats.
 	void (*read_stats)(struct ixy_device* dev, struct device_stats* stats);
-	int (*set_promisc)(struct ixy_device* dev, bool enabled);
-	// Link speed in Mbit/s, 0 when the link is down.
-	uint32_t (*get_link_speed)(const struct ixy_device* dev);
-	int (*get_mac_addr)(const struct ixy_device* dev, uint8_t mac[6]);
-	int (*set_mac_addr)(struct ixy_device* dev, const uint8_t mac[6]);
+	// Promiscuous mode, link speed and MAC address, which no app of ixy changes (ixy/settings.h); NULL: none.
+	const struct ixy_settings* settings;
 	// Stops all DMA of the device and gives the buffers its rings hold back to their pools. Afterwards only close.
 	void (*stop)(struct ixy_device* dev);
 	// Stops the device if it is not stopped yet, then frees its memory and the struct itself.
@@ -141,22 +138,6 @@ static inline uint32_t ixy_tx_batch(struct ixy_device* dev, uint16_t queue, stru
 
 static inline void ixy_read_stats(struct ixy_device* dev, struct device_stats* stats) {
 	dev->read_stats(dev, stats);
-}
-
-static inline int ixy_set_promisc(struct ixy_device* dev, bool enabled) {
-	return dev->set_promisc(dev, enabled);
-}
-
-static inline uint32_t ixy_get_link_speed(const struct ixy_device* dev) {
-	return dev->get_link_speed(dev);
-}
-
-static inline int ixy_get_mac_addr(const struct ixy_device* dev, uint8_t mac[6]) {
-	return dev->get_mac_addr(dev, mac);
-}
-
-static inline int ixy_set_mac_addr(struct ixy_device* dev, const uint8_t mac[6]) {
-	return dev->set_mac_addr(dev, mac);
 }
 
 // Stops the device: no DMA after this returns, and every buffer it held is back in its pool.

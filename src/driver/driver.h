@@ -42,6 +42,8 @@ struct driver_features {
 	// the device polls. 0, or -1 with a message.
 	int (*setup_interrupts)(uint8_t* bar, struct pci_device* pci, const struct ixy_config* config,
 				struct ixy_interrupts** interrupts);
+	// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+	const struct ixy_settings* settings;
 };
 
 struct ixy_driver {

@@ -12,6 +12,8 @@
 // e1000_rx_batch() and e1000_tx_batch(); then e1000_stop().
 #include <stdlib.h>
 
+#include <ixy/settings.h>
+
 #include "../trace.h" // ixy_trace_bar: the register trace for students
 #include "driver.h"
 #include "e1000_interrupts.h"
@@ -406,6 +408,12 @@ static const struct e1000_model* find_model(const struct ixy_config* config, str
 	return NULL;
 }
 
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings e1000_settings = {.set_promisc = e1000_set_promisc,
+						   .get_link_speed = e1000_get_link_speed,
+						   .get_mac_addr = e1000_get_mac_addr,
+						   .set_mac_addr = e1000_set_mac_addr};
+
 static struct ixy_device* e1000_init(const struct ixy_config* config, struct pci_device* pci,
 				     const struct driver_features* features) {
 	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
@@ -433,10 +441,7 @@ static struct ixy_device* e1000_init(const struct ixy_config* config, struct pci
 	    .rx_batch = e1000_rx_batch,
 	    .tx_batch = e1000_tx_batch,
 	    .read_stats = e1000_read_stats,
-	    .set_promisc = e1000_set_promisc,
-	    .get_link_speed = e1000_get_link_speed,
-	    .get_mac_addr = e1000_get_mac_addr,
-	    .set_mac_addr = e1000_set_mac_addr,
+	    .settings = &e1000_settings,
 	    .stop = e1000_stop,
 	    .close = e1000_close,
 	};

@@ -11,6 +11,8 @@
 // igb_rx_batch() and igb_tx_batch(), which differ from ixgbe's only in register names; then igb_stop().
 #include <stdlib.h>
 
+#include <ixy/settings.h>
+
 #include "../trace.h" // ixy_trace_bar: the register trace for students
 #include "driver.h"
 #include "injected_failure.h"
@@ -427,6 +429,12 @@ static bool write_phy_reg(struct igb_device* dev, uint32_t reg, uint16_t value) 
 	       !(get_reg32(dev->bar, IGB_MDIC) & IGB_MDIC_ERROR);
 }
 
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings igb_settings = {.set_promisc = igb_set_promisc,
+						 .get_link_speed = igb_get_link_speed,
+						 .get_mac_addr = igb_get_mac_addr,
+						 .set_mac_addr = igb_set_mac_addr};
+
 static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_device* pci,
 				   const struct driver_features* features) {
 	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
@@ -459,10 +467,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .rx_batch = igb_rx_batch,
 	    .tx_batch = igb_tx_batch,
 	    .read_stats = igb_read_stats,
-	    .set_promisc = igb_set_promisc,
-	    .get_link_speed = igb_get_link_speed,
-	    .get_mac_addr = igb_get_mac_addr,
-	    .set_mac_addr = igb_set_mac_addr,
+	    .settings = &igb_settings,
 	    .stop = igb_stop,
 	    .close = igb_close,
 	};

@@ -11,8 +11,7 @@
 // ixgbe_tx_batch(); then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
 #include <stdlib.h>
 
-#include "driver.h"
-#include "ixgbe_regs.h"
+#include "ixgbe.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
 // buffer holds 3 KB after its 64 byte header: more than any frame the MAC accepts with jumbo frames off (1522 bytes).
@@ -30,48 +29,6 @@
 
 // The PCI device IDs of the NICs this driver takes (vendor 0x8086; ixgbe_regs.h lists them).
 static const uint16_t nic_ids[] = {IXGBE_DEVICE_IDS};
-
-// All rings of a device have the same number of descriptors, ixgbe_device.ring_size.
-//
-// A queue may be another thread's than its neighbour's (ixy-fwd --queues): each queue's state starts a cache line of
-// its own (_Alignas), so that two threads never write the same line (driver.h, IXY_CACHE_LINE). Only the queue's
-// thread writes it; what the statistics reader writes lives in the device (rx_dropped_read).
-struct ixgbe_rx_queue {
-	// the ring: NIC reads buffer addresses, writes back status (_Alignas: the queue starts a cache line)
-	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_rx_desc* descriptors;
-	struct dma_memory ring_memory;
-	struct mempool* mempool;   // buffers for this queue's descriptors
-	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
-	uint16_t rx_index;         // next descriptor to look at for a received packet
-	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
-	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length); only grows
-};
-// One line: the packet path touches one line of queue state per batch.
-_Static_assert(sizeof(struct ixgbe_rx_queue) == IXY_CACHE_LINE, "an RX queue's state is one cache line");
-
-struct ixgbe_tx_queue {
-	// the ring: NIC reads packet addresses, writes back DD (_Alignas: as an RX queue, TX queue i + 1 may be
-	// another thread's)
-	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_tx_desc* descriptors;
-	struct dma_memory ring_memory;
-	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
-	uint16_t clean_index;  // oldest descriptor not yet cleaned
-	uint16_t tx_index;     // next descriptor to fill
-};
-_Static_assert(sizeof(struct ixgbe_tx_queue) == IXY_CACHE_LINE, "a TX queue's state is one cache line");
-
-struct ixgbe_device {
-	struct ixy_device ixy;
-	struct pci_device* pci; // ixy.pci_addr points to its address
-	uint8_t* bar;           // BAR0: the NIC's registers
-	uint16_t ring_size;     // descriptors per ring, a power of two: any index & (ring_size - 1) lies in the ring
-	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
-	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
-	// rx_queues[i].dropped at the last read_stats. The reader's, on lines of their own (_Alignas): its writes do
-	// not take a queue's line away from the thread that forwards it.
-	_Alignas(IXY_CACHE_LINE) uint64_t rx_dropped_read[IXY_MAX_QUEUES];
-	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
-};
 
 // Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. On timeout warns that the
 // NIC did not do `what` and returns false; the caller decides whether that is fatal.
@@ -124,50 +81,11 @@ static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 
 // 4.6.7: RXEN may only be set while the receive data path is halted (SECRXCTRL.RX_DIS): the 82599's RX DMA can
 // hang otherwise (specification update). Waits up to 1 s for the path to drain, then enables anyway, as Linux does.
-static void enable_receiver(struct ixgbe_device* dev) {
+void ixgbe_enable_receiver(struct ixgbe_device* dev) {
 	set_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
 	wait_for_reg(dev, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY, 1000, "SECRX_RDY");
 	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	clear_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
-}
-
-// 8.2.3.7.1: FCTRL may only change while the receiver is off.
-static int ixgbe_set_promisc(struct ixy_device* ixy, bool enabled) {
-	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	bool receiving = get_reg32(dev->bar, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN;
-	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	// Promiscuous: accept all unicast (UPE) and all multicast (MPE) frames.
-	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL) & ~(IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
-	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE : fctrl);
-	if (receiving) {
-		enable_receiver(dev);
-	}
-	return 0;
-}
-
-// LINKS.SPEED (8.2.3.22.20) is 01b for 100 Mb/s, 10b for 1 Gb/s, 11b for 10 Gb/s.
-static uint32_t ixgbe_get_link_speed(const struct ixy_device* ixy) {
-	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
-	static const uint32_t speed_mbit[4] = {0, 100, 1000, 10000};
-	uint32_t links = get_reg32(dev->bar, IXGBE_LINKS);
-	return (links & IXGBE_LINKS_UP) ? speed_mbit[(links & IXGBE_LINKS_SPEED_MASK) >> IXGBE_LINKS_SPEED_SHIFT] : 0;
-}
-
-// Receive address entry 0 holds the NIC's own MAC address (8.2.3.7.9, 8.2.3.7.10), lowest byte first.
-static int ixgbe_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
-	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
-	uint64_t addr = get_reg32(dev->bar, IXGBE_RAL0) | (uint64_t)get_reg32(dev->bar, IXGBE_RAH0) << 32;
-	for (int i = 0; i < 6; i++) {
-		mac[i] = (uint8_t)(addr >> (8 * i));
-	}
-	return 0;
-}
-
-static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
-	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	set_reg32(dev->bar, IXGBE_RAL0, mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24);
-	set_reg32(dev->bar, IXGBE_RAH0, mac[4] | mac[5] << 8 | IXGBE_RAH_AV);
-	return 0;
 }
 
 // Gives descriptors first .. end - 1 of an RX ring to the NIC with the buffers in the ring's table, in read format
@@ -352,7 +270,7 @@ static bool start_rx(struct ixgbe_device* dev) {
 		}
 		set_reg32(dev->bar, IXGBE_RDT(i), dev->ring_size - 1u);
 	}
-	enable_receiver(dev);
+	ixgbe_enable_receiver(dev);
 	return true;
 }
 
@@ -467,10 +385,7 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	    .rx_batch = ixgbe_rx_batch,
 	    .tx_batch = ixgbe_tx_batch,
 	    .read_stats = ixgbe_read_stats,
-	    .set_promisc = ixgbe_set_promisc,
-	    .get_link_speed = ixgbe_get_link_speed,
-	    .get_mac_addr = ixgbe_get_mac_addr,
-	    .set_mac_addr = ixgbe_set_mac_addr,
+	    .settings = features ? features->settings : NULL, // promiscuous mode, link speed, MAC (ixgbe_settings.c)
 	    .stop = ixgbe_stop,
 	    .close = ixgbe_close,
 	};

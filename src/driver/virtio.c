@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include <ixy/interrupts.h>
+#include <ixy/settings.h>
 
 #include "../pci_interrupts.h"
 #include "../trace.h" // ixy_trace_bar: the register trace for students
@@ -1066,6 +1067,12 @@ static struct virtio_transport* open_transport(struct pci_device* pci, bool forc
 	return t ? t : virtio_legacy_open(pci);
 }
 
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings virtio_settings = {.set_promisc = virtio_set_promisc,
+						    .get_link_speed = virtio_get_link_speed,
+						    .get_mac_addr = virtio_get_mac_addr,
+						    .set_mac_addr = virtio_set_mac_addr};
+
 static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci,
 				      const struct driver_features* features) {
 	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
@@ -1088,10 +1095,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	    .rx_batch = virtio_rx_two_desc, // until start_device knows the layout
 	    .tx_batch = virtio_tx_two_desc,
 	    .read_stats = virtio_read_stats,
-	    .set_promisc = virtio_set_promisc,
-	    .get_link_speed = virtio_get_link_speed,
-	    .get_mac_addr = virtio_get_mac_addr,
-	    .set_mac_addr = virtio_set_mac_addr,
+	    .settings = &virtio_settings,
 	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};

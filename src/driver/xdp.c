@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include <ixy/interrupts.h>
+#include <ixy/settings.h>
 
 #include "../access.h"
 #include "driver.h"
@@ -887,6 +888,12 @@ static int attach(struct xdp_device* dev) {
 	return fd;
 }
 
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings xdp_settings = {.set_promisc = xdp_set_promisc,
+						 .get_link_speed = xdp_get_link_speed,
+						 .get_mac_addr = xdp_get_mac_addr,
+						 .set_mac_addr = xdp_set_mac_addr};
+
 // The device for config, its queues' sockets, program, map and link not open yet. NULL with a message if out of
 // memory.
 static struct xdp_device* new_device(const struct ixy_config* config) {
@@ -921,10 +928,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 				       .rx_batch = xdp_rx_batch,
 				       .tx_batch = xdp_tx_batch,
 				       .read_stats = xdp_read_stats,
-				       .set_promisc = xdp_set_promisc,
-				       .get_link_speed = xdp_get_link_speed,
-				       .get_mac_addr = xdp_get_mac_addr,
-				       .set_mac_addr = xdp_set_mac_addr,
+				       .settings = &xdp_settings,
 				       .stop = xdp_stop,
 				       .close = xdp_close};
 	return dev;

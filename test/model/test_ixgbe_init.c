@@ -7,6 +7,7 @@
 
 #include <ixy/checks.h>
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 #include "../check.h"
 #include "access.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 #include <ixy/memory.h>
 
 #include "../check.h"
