@@ -11,6 +11,7 @@
 #   count-lines.sh --files paper|<feature>   prints that line's files, one per line, and counts nothing: the one list
 #                                            the paper-only build (CMakeLists.txt, IXY_PAPER_ONLY) and the coverage of
 #                                            the paper's scenario (scripts/coverage-paper.sh) read.
+#   count-lines.sh --lines                   prints the names of the ledger's lines, paper first, one per line.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -50,8 +51,13 @@ e1000              555 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e10
 features_lines() { # one feature per line: a line that starts with a name; lines starting with blanks continue it
 	echo "$features" | awk 'NF && $0 !~ /^ / { if (l) print l; l = $0; next } NF { l = l " " $0 } END { print l }'
 }
+if [ "${1:-}" = --lines ]; then
+	echo paper
+	features_lines | awk '{ print $1 }'
+	exit 0
+fi
 if [ "${1:-}" = --files ]; then
-	[ $# -eq 2 ] || { echo "usage: count-lines.sh [--files paper|<feature>]" >&2; exit 2; }
+	[ $# -eq 2 ] || { echo "usage: count-lines.sh [--lines | --files paper|<feature>]" >&2; exit 2; }
 	if [ "$2" = paper ]; then
 		list="$paper $paper_registers"
 	else

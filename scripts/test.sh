@@ -101,7 +101,36 @@ stage "build (release, scripts/provision.sh --build)" scripts/provision.sh --bui
 stage "unit and model tests" ctest_in build-test -LE vm
 # The code lines of the teaching path (what runs when ixy-fwd forwards between two 82599s): no more than today.
 stage "line budget" scripts/count-lines.sh
+# What runs, measured (scripts/coverage-paper.sh): ixy-fwd's default run against the 82599 model, and the paper-only
+# build's model test (test_paper_fwd) once that exists, in gcov builds; per line of the ledger the lines executed.
+coverage_paper() {
+	local out
+	out=$(scripts/coverage-paper.sh build-coverage) || { echo "$out"; return 1; }
+	echo "$out"
+	echo "$out" | coverage_check
+}
+# coverage_check < the script's output: the default run executes lines of the paper (nothing more is asserted: the
+# numbers change as the code does); in the paper-only build the paper executes lines and no other line of the ledger
+# executes any (a file the build compiles that the ledger puts on a feature's line, or on none: "unlisted", fails).
+coverage_check() {
+	awk '$1 == "coverage" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		if (f["line"] == "paper") paper[f["scenario"]] = f["executed"]
+		else if (f["scenario"] == "paper-only" && f["executed"] > 0) {
+			print "coverage: the paper-only build executed " f["executed"] " lines of the line " f["line"]
+			bad = 1
+		}
+	}
+	END {
+		if (!(paper["default"] > 0)) { print "coverage: the default run executed no line of the paper"; bad = 1 }
+		if ("paper-only" in paper && !(paper["paper-only"] > 0)) {
+			print "coverage: the paper-only build executed no line of the paper"; bad = 1
+		}
+		exit bad
+	}'
+}
 if [ $quick = 0 ]; then
+	stage "coverage of the paper's scenario (scripts/coverage-paper.sh)" coverage_paper
 	stage "build (ASan+UBSan)" build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DIXY_SANITIZE=ON
 	stage "unit and model tests (ASan+UBSan)" ctest_in build-sanitize -LE vm
 	# clang beside gcc: its UBSan finds what gcc's does not (NULL + 0 in pointer arithmetic, ...) and its -Werror
