@@ -101,6 +101,14 @@ stage "build (release, scripts/provision.sh --build)" scripts/provision.sh --bui
 stage "unit and model tests" ctest_in build-test -LE vm
 # The code lines of the teaching path (what runs when ixy-fwd forwards between two 82599s): no more than today.
 stage "line budget" scripts/count-lines.sh
+# The paper's forwarder alone: libixy and ixy-fwd from the ledger's paper line only (no feature file compiled), and
+# its model test forwarding through that ixy-fwd against two modelled 82599s (test/model/test_paper_fwd.c).
+paper_only() {
+	cmake -S . -B build-paper -DIXY_PAPER_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+		cmake --build build-paper -j"$(nproc)" >/dev/null && [ -x build-paper/apps/ixy-fwd ] &&
+		ctest_in build-paper
+}
+stage "the paper's forwarder alone (cmake -DIXY_PAPER_ONLY=ON)" paper_only
 # What runs, measured (scripts/coverage-paper.sh): ixy-fwd's default run against the 82599 model, and the paper-only
 # build's model test (test_paper_fwd) once that exists, in gcov builds; per line of the ledger the lines executed.
 coverage_paper() {

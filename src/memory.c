@@ -91,11 +91,8 @@ static const struct dma_provider* provider = &hugetlbfs;
 static bool in_use; // DMA memory was allocated: the provider stays
 
 int memory_install_provider(const struct dma_provider* new_provider) {
-	if (in_use && new_provider != provider) {
-		return -1;
-	}
-	provider = new_provider;
-	return 0;
+	provider = in_use ? provider : new_provider;
+	return provider == new_provider ? 0 : -1;
 }
 
 bool memory_in_use(void) {
