@@ -99,18 +99,23 @@ static void rx_give_buffers(struct ixgbe_rx_queue* queue, size_t first, size_t e
 
 // Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
 // memory. First the packets are taken from their descriptors, then the descriptors taken get fresh buffers from one
-// batch allocation, then all go back to the NIC with one tail write.
+// batch allocation, then all go back to the NIC with one tail write. A worked example, a ring of 8 descriptors from
+// descriptor 5 on: docs/book/04-the-ixgbe-driver.md, "Receive, step by step".
 static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_rx_queue* queue = &dev->rx_queues[queue_id];
 	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
 	size_t first = queue->rx_index, index = first, received = 0;
-	// A call stops at the ring's end, so that no index wraps (the next call starts at 0). It never looks at all
-	// ring_size descriptors (the NIC fills at most ring_size - 1): a NIC that keeps setting DD cannot keep it here.
+	// end: one past the last descriptor this call may look at. A call stops at the ring's end, so that no index
+	// wraps (the next call starts at 0). A call from 0 stops one earlier: the tail is then ring_size - 1 (the last
+	// call or start_rx wrote it), a descriptor the NIC cannot have filled. So no call looks at all ring_size
+	// descriptors, and a NIC that keeps setting DD cannot keep it here.
 	size_t end = dev->ring_size - (first == 0);
 	// Only as many packets as the pool can replace: the rest wait in their descriptors until the app frees buffers.
 	size_t wanted = num_bufs < queue->mempool->free_stack_top ? num_bufs : queue->mempool->free_stack_top;
-	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
+	// frame_end_bit: the status bit a descriptor needs to be taken as a packet. EOP (end of packet: the frame ends
+	// in this descriptor), or 0 while the rest of a frame that spans descriptors is dropped: then no descriptor is
+	// taken, up to and including the one with EOP (the else branch below sets it back to EOP there).
 	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : ADV_RXD_STAT_EOP;
 	while (received < wanted && index < end) {
 		// Acquire: the length and the frame are read after the status that says the NIC wrote them.
@@ -130,12 +135,16 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
 			__atomic_store_n(&queue->dropped, queue->dropped + (frame_end_bit != 0), __ATOMIC_RELAXED);
 			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
-			// needing a fresh buffer stay one run, for one batch allocation.
+			// needing a fresh buffer stay one run, for one batch allocation. So far ring_bufs[first ..
+			// index - received - 1] hold the reused buffers and ring_bufs[index - received .. index - 1]
+			// the buffers the app got (stale pointers): buf overwrites the first of those, and with
+			// index++ below the run moves up by one, to end at this descriptor.
 			ring_bufs[index - received] = buf;
 		}
 		index++;
 	}
-	// Fresh buffers for the run of taken descriptors; the pool has them (received <= wanted).
+	// Fresh buffers for the run of taken descriptors, the last `received` before index; the pool has them
+	// (received <= wanted). Then descriptors first .. index - 1 go back to the NIC, each with ring_bufs[i].
 	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[index - received], received);
 	rx_give_buffers(queue, first, index);
 	if (index != first) {
