@@ -1,7 +1,8 @@
 // Refusals before anything is touched: a malformed PCI address, queue counts or a ring size out of range, a device
 // that is not a network controller or not one of ixy's NICs, IXY_VIRTIO_LEGACY=1 for a NIC without the legacy
-// interface, a device reached another way than the process's others, too little DMA memory. ixy_init and
-// ixy_check_configs (device.c) ask these; failsafe.c answers what they ask of the machine (in use, root, huge pages).
+// interface, a device reached another way than the process's others, too little DMA memory. ixy_init (device.c,
+// through the take entry, checked_taking) and ixy_check_configs (feature_entries.c) ask these; failsafe.c answers
+// what they ask of the machine (in use, root, huge pages).
 // At the end, the way back: ixy_give_back, for an app that gives up after it took a device.
 #include <ctype.h>
 #include <net/if.h>
