@@ -31,13 +31,14 @@ af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
                        src/driver/injected_failure.h src/driver/delay.h
-options            250 apps/common/options.[ch]
+options            183 apps/common/options.[ch] apps/common/parse.[ch]
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        2415 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2502 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]
+                       apps/common/pktgen_options.[ch]
 e1000              546 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e1000_interrupts.[ch]
                        src/driver/e1000_trace.c
 "
