@@ -15,9 +15,9 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUDGET=1000
-PAPER_CEILING=1175
+PAPER_CEILING=1172
 # The paper's path in reading order: the app, then down the floors to the driver.
-paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/common/signals.c include/ixy/ixy.h
+paper="apps/ixy-fwd.c apps/fwd.h apps/fwd_paper.c apps/common/rates.h apps/common/signals.h apps/common/signals.c include/ixy/ixy.h
 	include/ixy/memory.h src/device.c src/pci.h src/pci.c src/memory.c src/dma_provider.c src/mempool.c src/stats.c src/log.h
 	src/driver/driver.h src/driver/ixgbe.c"
 # name, ceiling, files (shell patterns), in the order of the book's chapters.
@@ -28,10 +28,10 @@ registers          417 src/driver/[iv]*_regs.h src/driver/intel_adv_desc.h src/d
 vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
 af-xdp            1153 src/driver/xdp*.[ch] src/xdp_memory.[ch]
-many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
+many-cores         463 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/no_queue.c
                        src/driver/injected_failure.h src/driver/delay.h
-options            183 apps/common/options.[ch] apps/common/parse.[ch]
+options            241 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
 trace              281 src/trace.[ch] src/driver/trace_io.h src/driver/[iv]*_trace.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
 other-apps        2502 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]

@@ -5,8 +5,9 @@
 // Each app has a table of its own options (struct option, for libc's getopt_long), made of the entries below, and
 // arg_options reads them into a struct app_options. The first argument that is not an option ends them. Every option
 // but --help belongs to a feature, which takes its value from struct app_options:
-//   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep, or sleep on idle NICs reached
-//                         through VFIO at most <ms> (1 to 60000) at a time (a stop ends a sleep within 100 ms)
+//   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep (ixy-fwd's default), or sleep on idle
+//                         NICs reached through VFIO at most <ms> (1 to 60000) at a time (ixy-pcap's default: 1000; a
+//                         stop ends a sleep within 100 ms)
 //   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (checked here; a device may allow fewer)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
 //   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
