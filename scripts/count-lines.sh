@@ -16,13 +16,13 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUDGET=1000
-PAPER_CEILING=1175
+PAPER_CEILING=1220
 # The paper's path in the book's reading order (chapters 1-4): the app and the device API, memory, PCI and taking a
 # device, the driver.
-paper="apps/ixy-fwd.c apps/fwd.h apps/common/rates.h apps/common/signals.h apps/common/signals.c include/ixy/ixy.h
-	src/no_queue.c src/stats.c include/ixy/memory.h src/dma_provider.h src/memory.c src/mempool.c src/device.c
-	src/entries.h src/paper_entries.c src/pci.h src/pci.c src/log.h src/driver/driver.h src/driver/plain/reg_io.h
-	src/driver/delay.h src/driver/ixgbe.h src/driver/ixgbe.c"
+paper="apps/ixy-fwd.c apps/fwd.h apps/fwd_paper.c apps/common/rates.h apps/common/signals.h apps/common/signals.c
+	include/ixy/ixy.h src/no_queue.c src/stats.c include/ixy/memory.h src/dma_provider.h src/memory.c src/mempool.c
+	src/device.c src/entries.h src/paper_entries.c src/pci.h src/pci.c src/log.h src/driver/driver.h
+	src/driver/plain/reg_io.h src/driver/delay.h src/driver/ixgbe.h src/driver/ixgbe.c"
 # The register and descriptor names the paper's driver includes: compiled with the paper's files, but counted apart,
 # as the original counts its ixgbe_type.h apart (data from the datasheet, not code to read).
 paper_registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
@@ -34,17 +34,18 @@ registers          417 src/driver/igb_regs.h src/driver/virtio_regs.h src/driver
 vfio               329 src/vfio.[ch] src/access.[ch]
 interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
 af-xdp            1176 src/driver/xdp*.[ch] src/xdp_memory.[ch]
-many-cores         452 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
+many-cores         463 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
-options            250 apps/common/options.[ch]
+options            241 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
 trace              281 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
 entries             28 src/feature_entries.c src/driver/ixgbe_features.c
 settings            59 include/ixy/settings.h src/driver/ixgbe_settings.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        2416 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2503 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]
+                       apps/common/pktgen_options.[ch]
 e1000              555 src/driver/e1000.c src/driver/e1000_regs.h src/driver/e1000_interrupts.[ch]
                        src/driver/e1000_trace.c
 "

@@ -1,0 +1,32 @@
+// The paper's ixy-fwd (the build with IXY_PAPER_ONLY): two PCI addresses, one queue each, polling; no feature.
+#include <stdio.h>
+
+#include "fwd.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter" // the steps it has nothing to do in
+
+static bool paper_parse(int argc, char* argv[], struct ixy_config configs[2], int* exit_code) {
+	if (argc != 3) {
+		fprintf(stderr, "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0)\n");
+		*exit_code = 2;
+		return false;
+	}
+	configs[0] = (struct ixy_config){.pci_addr = argv[1], .rx_queues = 1, .tx_queues = 1};
+	configs[1] = (struct ixy_config){.pci_addr = argv[2], .rx_queues = 1, .tx_queues = 1};
+	return true;
+}
+
+static bool paper_start(struct ixy_device* devs[2], struct fwd_counters counters[2]) {
+	return true;
+}
+
+static bool paper_idle(uint32_t received) {
+	return false; // it polls
+}
+
+static void paper_rates(uint64_t elapsed_ns) {}
+
+static void paper_stop(void) {}
+
+// Giving up is closing the first device (ixy_close takes NULL).
+const struct fwd_entry fwd_entry = {paper_parse, ixy_close, paper_start, paper_idle, paper_rates, paper_stop};
