@@ -77,5 +77,9 @@ static void features_stop(void) {
 }
 
 // The app gives up: the first NIC goes back to its kernel driver (ixy/checks.h).
-const struct fwd_entry fwd_entry = {features_parse, ixy_give_back,  features_start,
-				    features_idle,  features_rates, features_stop};
+const struct fwd_entry fwd_entry = {.parse = features_parse,
+				    .give_up = ixy_give_back,
+				    .start = features_start,
+				    .idle = features_idle,
+				    .rates = features_rates,
+				    .stop = features_stop};

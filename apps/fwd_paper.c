@@ -29,4 +29,9 @@ static void paper_rates(uint64_t elapsed_ns) {}
 static void paper_stop(void) {}
 
 // Giving up is closing the first device (ixy_close takes NULL).
-const struct fwd_entry fwd_entry = {paper_parse, ixy_close, paper_start, paper_idle, paper_rates, paper_stop};
+const struct fwd_entry fwd_entry = {.parse = paper_parse,
+				    .give_up = ixy_close,
+				    .start = paper_start,
+				    .idle = paper_idle,
+				    .rates = paper_rates,
+				    .stop = paper_stop};

@@ -115,22 +115,37 @@ coverage_paper() {
 	local out
 	out=$(scripts/coverage-paper.sh build-coverage) || { echo "$out"; return 1; }
 	echo "$out"
-	echo "$out" | coverage_check
+	echo "$out" | coverage_check "$(scripts/count-lines.sh --default-run | tr '\n' ' ')"
 }
-# coverage_check < the script's output: the default run executes lines of the paper (nothing more is asserted: the
-# numbers change as the code does); in the paper-only build the paper executes lines and no other line of the ledger
-# executes any (a file the build compiles that the ledger puts on a feature's line, or on none: "unlisted", fails).
+# coverage_check LISTED < the script's output: the default run executes lines of the paper, and of exactly the
+# ledger's lines LISTED beside it (count-lines.sh --default-run: what the default run executes and why); in the
+# paper-only build the paper executes lines and no other line of the ledger executes any (a file the build compiles
+# that the ledger puts on a feature's line, or on none: "unlisted", fails).
 coverage_check() {
-	awk '$1 == "coverage" {
+	awk -v listed="$1" 'BEGIN { n = split(listed, l, " "); for (i = 1; i <= n; i++) named[l[i]] = 1 }
+	$1 == "coverage" {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 		if (f["line"] == "paper") paper[f["scenario"]] = f["executed"]
-		else if (f["scenario"] == "paper-only" && f["executed"] > 0) {
+		else if (f["scenario"] == "default") {
+			ran[f["line"]] = f["executed"] > 0
+			if (ran[f["line"]] && !(f["line"] in named)) {
+				print "coverage: the default run executed " f["executed"] " lines of " f["line"] \
+				    ", which the ledger does not name (count-lines.sh, default_run)"
+				bad = 1
+			}
+		} else if (f["scenario"] == "paper-only" && f["executed"] > 0) {
 			print "coverage: the paper-only build executed " f["executed"] " lines of the line " f["line"]
 			bad = 1
 		}
 	}
 	END {
 		if (!(paper["default"] > 0)) { print "coverage: the default run executed no line of the paper"; bad = 1 }
+		for (name in named) {
+			if (!ran[name]) {
+				print "coverage: the ledger says the default run executes " name ", which executed nothing"
+				bad = 1
+			}
+		}
 		if ("paper-only" in paper && !(paper["paper-only"] > 0)) {
 			print "coverage: the paper-only build executed no line of the paper"; bad = 1
 		}
