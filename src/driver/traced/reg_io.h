@@ -1,7 +1,7 @@
 // Register accessors that trace (src/trace.h): driver.h includes these as "reg_io.h" instead of the plain ones
-// (../plain/reg_io.h) in builds configured with cmake -DIXY_TRACE=ON (CMake puts this folder on the include path); test builds (IXY_SEAM) always run them, with the device model below (test/seam/
-// trace_seam.c), so that the model tests check the lines these print. A trace line is printed only while IXY_TRACE=1
-// is set (ixy_trace_on).
+// (../plain/reg_io.h) in builds configured with cmake -DIXY_TRACE=ON (CMake puts this folder on the include path).
+// Test builds (IXY_SEAM) always run them, with the device model below (test/seam/trace_seam.c), so that the model
+// tests check the lines these print. A trace line is printed only while IXY_TRACE=1 is set (ixy_trace_on).
 #ifndef IXY_TRACE_IO_H
 #define IXY_TRACE_IO_H
 
