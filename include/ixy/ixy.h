@@ -111,8 +111,8 @@ struct ixy_config {
 	bool virtio_split;  // VirtIO (ch. 6), IXY_VIRTIO_SPLIT: split virtqueues even where packed ones are offered
 	bool trace;         // the register trace (ch. 13), IXY_TRACE: print every register access (-DIXY_TRACE=ON)
 	// Testing without hardware (chapter 9), for tests only, set by ixy_init (an app's value is ignored): the step
-	// at which the driver's init is to fail, from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL
-	// (src/driver/injected_failure.h).
+	// at which the init of igb, e1000 or VirtIO is to fail, from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this
+	// device, else NULL (src/driver/injected_failure.h).
 	const char* test_fail_step;
 };
 
