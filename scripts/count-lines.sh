@@ -31,14 +31,14 @@ paper_registers="src/driver/ixgbe_regs.h src/driver/intel_adv_desc.h"
 features="
 other-drivers     2421 src/driver/igb.c src/driver/virtio.c src/driver/virtio_legacy.c src/driver/virtio_modern.c
                        src/driver/virtio_transport.h src/driver/virtio_queue.[ch] src/driver/virtio_packed.c
-registers          417 src/driver/igb_regs.h src/driver/virtio_regs.h src/driver/virtio_spec.h
-vfio               329 src/vfio.[ch] src/access.[ch]
+registers          254 src/driver/igb_regs.h src/driver/virtio_regs.h src/driver/virtio_spec.h
+vfio               327 src/vfio.[ch] src/access.[ch]
 interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
 af-xdp            1176 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         463 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        441 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
+fail-safety        408 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
 options            245 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
-trace              281 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
+trace              280 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
 entries             28 src/feature_entries.c src/driver/ixgbe_features.c
 settings            59 include/ixy/settings.h src/driver/ixgbe_settings.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
