@@ -53,6 +53,7 @@ struct fwd_entry {
 	bool (*parse)(int argc, char* argv[], struct ixy_config configs[2], int* exit_code);
 	// The second device could not be taken: gives back the first (NULL: none was taken).
 	void (*give_up)(struct ixy_device* first);
+	// The steps below are NULL where a build has nothing to do in them (the paper's, apps/fwd_paper.c).
 	// Starts the other queues, waiters and the sandbox; counters: main's, queue 0's. False: stop at once.
 	bool (*start)(struct ixy_device* devs[2], struct fwd_counters counters[2]);
 	// After each round of main's loop, which received this many packets: whether it slept.

@@ -3,8 +3,6 @@
 
 #include "fwd.h"
 
-#pragma GCC diagnostic ignored "-Wunused-parameter" // the steps it has nothing to do in
-
 static bool paper_parse(int argc, char* argv[], struct ixy_config configs[2], int* exit_code) {
 	if (argc != 3) {
 		fprintf(stderr, "usage: ixy-fwd <pci1> <pci2>   (PCI addresses like 0000:03:00.0)\n");
@@ -16,22 +14,5 @@ static bool paper_parse(int argc, char* argv[], struct ixy_config configs[2], in
 	return true;
 }
 
-static bool paper_start(struct ixy_device* devs[2], struct fwd_counters counters[2]) {
-	return true;
-}
-
-static bool paper_idle(uint32_t received) {
-	return false; // it polls
-}
-
-static void paper_rates(uint64_t elapsed_ns) {}
-
-static void paper_stop(void) {}
-
 // Giving up is closing the first device (ixy_close takes NULL).
-const struct fwd_entry fwd_entry = {.parse = paper_parse,
-				    .give_up = ixy_close,
-				    .start = paper_start,
-				    .idle = paper_idle,
-				    .rates = paper_rates,
-				    .stop = paper_stop};
+const struct fwd_entry fwd_entry = {.parse = paper_parse, .give_up = ixy_close}; // (it polls: no idle step)

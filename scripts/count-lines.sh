@@ -17,7 +17,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 BUDGET=1000
-PAPER_CEILING=1225
+PAPER_CEILING=1255
 # The paper's path in the book's reading order (chapters 1-4): the app and the device API, memory, PCI and taking a
 # device, the driver.
 paper="apps/ixy-fwd.c apps/fwd.h apps/fwd_paper.c apps/common/rates.h apps/common/signals.h apps/common/signals.c
@@ -36,10 +36,10 @@ vfio               327 src/vfio.[ch] src/access.[ch]
 interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interrupts.h src/driver/i*_interrupts.[ch]
 af-xdp            1176 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         463 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
-fail-safety        408 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
+fail-safety        382 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
 options            245 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
 trace              280 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
-entries             28 src/feature_entries.c src/driver/ixgbe_features.c
+entries             29 src/feature_entries.c src/driver/ixgbe_features.c
 settings            59 include/ixy/settings.h src/driver/ixgbe_settings.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
 other-apps        2503 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
@@ -147,8 +147,9 @@ for f in $(find apps include/ixy src -name '*.[ch]' | sort); do
 done
 [ "$paper_n" -le "$PAPER_CEILING" ] || problem "the paper's path has $paper_n code lines, above its $PAPER_CEILING"
 # The README's first screen gives both sums.
-grep -q "\*\*$paper_n code lines\*\*" README.md && grep -q "\*\*$((paper_n + features_n))\*\*" README.md ||
-	problem "README.md does not say **$paper_n code lines** (the paper's path) and **$((paper_n + features_n))** (all)"
+total_n=$((paper_n + registers_n + features_n)) # all of ixy: the paper's register names too
+grep -q "\*\*$paper_n code lines\*\*" README.md && grep -q "\*\*$total_n\*\*" README.md ||
+	problem "README.md does not say **$paper_n code lines** (the paper's path) and **$total_n** (all)"
 echo "$default_run" | awk 'NF { name = $1; $1 = ""; printf "default-run %-16s%s\n", name, $0 }'
-echo "paper=$paper_n budget=$BUDGET paper-registers=$registers_n features=$features_n total=$((paper_n + features_n))"
+echo "paper=$paper_n budget=$BUDGET paper-registers=$registers_n features=$features_n total=$total_n"
 exit $fail

@@ -21,17 +21,7 @@
 #define PCI_BASE_CLASS_NETWORK 0x02 // the class code's base class of a network controller (PCI 3.0, appendix D)
 
 bool ixy_valid_pci_addr(const char* s) {
-	if (xdp_claims(s)) {
-		return true;
-	}
-	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
-	const char* pattern = "xxxx:xx:xx.x";
-	for (size_t i = 0; s && i <= strlen(pattern); i++) {
-		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
-			return false;
-		}
-	}
-	return s && s[11] <= '7'; // the function number is 0..7
+	return xdp_claims(s) || pci_addr_shape(s);
 }
 
 // Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1, but
@@ -59,7 +49,7 @@ bool check_sandbox_probe(void) {
 	return read_environment().sandbox_probe;
 }
 
-bool check_config(const struct ixy_config* app_config, struct ixy_config* config) {
+void check_config(const struct ixy_config* app_config, struct ixy_config* config) {
 	struct environment env = read_environment();
 	*config = *app_config;
 	config->force |= env.force;
@@ -67,25 +57,10 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 	config->virtio_split |= env.virtio_split;
 	config->trace |= env.trace;
 	const char* pci_addr = config->pci_addr;
-	if (!ixy_valid_pci_addr(pci_addr)) {
-		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0, or "
-			  "xdp:<interface>",
-			  pci_addr ? pci_addr : "(null)");
-		return false;
-	}
-	size_t len = strlen(pci_addr);
+	size_t len = pci_addr ? strlen(pci_addr) : 0;
 	const char* fail = env.fail_init;
-	config->test_fail_step = fail && strncmp(fail, pci_addr, len) == 0 && fail[len] == ':' ? fail + len + 1 : NULL;
-	uint32_t ring = config->ring_size;
-	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES ||
-	    (ring != 0 && (ring < 64 || ring > 4096 || (ring & (ring - 1)) != 0))) {
-		ixy_error(
-		    "%s: %u RX / %u TX queues of %u descriptors requested: at most %d queues each, with a ring size "
-		    "that is a power of two from 64 to 4096 (0: the default)",
-		    pci_addr, config->rx_queues, config->tx_queues, ring, IXY_MAX_QUEUES);
-		return false;
-	}
-	return true;
+	config->test_fail_step =
+	    len && fail && strncmp(fail, pci_addr, len) == 0 && fail[len] == ':' ? fail + len + 1 : NULL;
 }
 
 // The device is a network controller and driver drives it.
@@ -200,7 +175,8 @@ bool check_configs(const struct ixy_config configs[], size_t num_configs, uint32
 	struct check_plan plan = {.take.drivers = drivers, .app_huge_pages = app_huge_pages, .whole_app = true};
 	for (size_t i = 0; i < num_configs; i++) {
 		struct ixy_config config;
-		if (!check_config(&configs[i], &config) || find_driver(config.pci_addr, &plan.take) != 0 ||
+		check_config(&configs[i], &config);
+		if (!check_request(&config, drivers) || find_driver(config.pci_addr, &plan.take) != 0 ||
 		    !check_taking(&config, &plan)) {
 			return false;
 		}
@@ -208,14 +184,11 @@ bool check_configs(const struct ixy_config configs[], size_t num_configs, uint32
 	return check_memory(&plan) && check_mixed(&plan);
 }
 
-// ixy_init's checks (struct take_entry, entries.h): of the request, then of the device, before it is touched.
-static bool check_request(struct ixy_config* config) {
+// ixy_init's configuration (struct take_entry, entries.h): the environment's switches, and the trace asked for.
+static void configure(struct ixy_config* config) {
 	struct ixy_config app_config = *config;
-	if (!check_config(&app_config, config)) {
-		return false;
-	}
+	check_config(&app_config, config);
 	ixy_trace_request(config->trace);
-	return true;
 }
 
 // check_taking and check_memory; then the device's way becomes the process's way to its devices (access.h), and
@@ -231,7 +204,7 @@ static bool check_init(const struct ixy_config* config, struct take_plan* take) 
 }
 
 const struct take_entry checked_taking = {
-    .check_config = check_request, .check_device = check_init, .give_back = failsafe_give_back};
+    .configure = configure, .check_device = check_init, .give_back = failsafe_give_back};
 
 void ixy_give_back(struct ixy_device* dev) {
 	if (!dev) {

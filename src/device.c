@@ -9,7 +9,10 @@ struct ixy_device* ixy_init_config(const struct ixy_config* app_config) {
 	struct ixy_config config = *app_config;
 	struct take_plan plan = {.drivers = ixy_entries.drivers, .access = &pci_sysfs_access};
 	const struct take_entry* take = ixy_entries.take; // NULL in the paper-only build
-	if ((take && !take->check_config(&config)) || find_driver(config.pci_addr, &plan) != 0 ||
+	if (take) {
+		take->configure(&config);
+	}
+	if (!check_request(&config, plan.drivers) || find_driver(config.pci_addr, &plan) != 0 ||
 	    (take && !take->check_device(&config, &plan))) {
 		return NULL;
 	}

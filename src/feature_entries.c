@@ -4,7 +4,8 @@
 
 #include "checks.h"
 
-extern const struct driver_features ixgbe_features; // the register trace, RSS, interrupts (driver/ixgbe_features.c)
+extern const struct ixy_driver igb_driver, e1000_driver, virtio_driver; // (driver/igb.c, e1000.c, virtio.c)
+extern const struct driver_features ixgbe_features; // trace, RSS, interrupts, settings (driver/ixgbe_features.c)
 
 static const struct driver_entry drivers[] = {{&ixgbe_driver, &ixgbe_features},
 					      {&igb_driver, NULL},

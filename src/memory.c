@@ -109,8 +109,9 @@ int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory*
 		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
 		return -1;
 	}
-	in_use = true;
-	return provider->allocate(size, mem);
+	int rc = provider->allocate(size, mem);
+	in_use |= rc == 0;
+	return rc;
 }
 
 void memory_free_dma(struct dma_memory* mem) {

@@ -11,6 +11,7 @@
 #ifndef IXY_PCI_H
 #define IXY_PCI_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <linux/pci_regs.h> // PCI_COMMAND, PCI_BASE_ADDRESS_0 and their bits (PCI Local Bus spec 3.0, 6.1, 6.2)
 #include <stdbool.h>
@@ -98,6 +99,17 @@ struct pci_ids {
 	uint16_t device_id;
 	uint32_t class_code; // base class << 16 | sub class << 8 | programming interface
 };
+
+// Whether s has the shape of a PCI address, domain:bus:device.function with hex digits (0000:03:00.0), function 0..7.
+static inline bool pci_addr_shape(const char* s) {
+	const char* pattern = "xxxx:xx:xx.x"; // x: a hex digit
+	for (size_t i = 0; s && i <= strlen(pattern); i++) {
+		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
+			return false;
+		}
+	}
+	return s && s[11] <= '7';
+}
 
 // Reads vendor, device and class from config space. Touches nothing.
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids);

@@ -62,8 +62,7 @@ struct ixy_driver {
 	bool (*claims)(const char* name);
 };
 
-extern const struct ixy_driver ixgbe_driver, igb_driver, e1000_driver;
-extern const struct ixy_driver virtio_driver, xdp_driver; // xdp: a kernel interface through AF_XDP (xdp.h)
+extern const struct ixy_driver ixgbe_driver; // the paper's; the others: src/feature_entries.c
 
 #define IXY_TO_DRIVER(type, dev) ((type*)((char*)(dev)-offsetof(type, ixy)))
 

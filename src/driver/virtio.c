@@ -1089,7 +1089,7 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	const char* pci_addr = pci->addr;
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci_addr,
-	    .driver_name = virtio_driver.name,
+	    .driver_name = "virtio",
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
 	    .rx_batch = virtio_rx_two_desc, // until start_device knows the layout

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ixy/ixy.h>
+
 #include "../check.h"
 #include "gcov_window.h"
 #include "ixgbe_model.h"
@@ -82,6 +84,17 @@ int main(void) {
 	model_test_begin("paper_fwd");
 	nics[0] = model_ixgbe_add(PORT_A);
 	nics[1] = model_ixgbe_add(PORT_B);
+	// Requests ixy_init must refuse before it reads the device (check_request, src/entries.h): more queues than a
+	// driver has room for, a ring size that is no power of two, an address that is no PCI address's shape.
+	const struct ixy_config refused[] = {{.pci_addr = PORT_A, .rx_queues = IXY_MAX_QUEUES + 1, .tx_queues = 1},
+					     {.pci_addr = PORT_A, .rx_queues = 1, .tx_queues = 1, .ring_size = 100},
+					     {.pci_addr = "../" PORT_A, .rx_queues = 1, .tx_queues = 1},
+					     {.pci_addr = NULL, .rx_queues = 1, .tx_queues = 1}};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		CHECK(ixy_init_config(&refused[i]) == NULL);
+		CHECK(!model_pci_unbound(model_ixgbe_pci(nics[0])) && !model_pci_bar_mapped(model_ixgbe_pci(nics[0])));
+	}
+	CHECK_EQ(seam_dma_live_allocations(), 0);
 	model_ixgbe_record_tx(nics[0], true);
 	model_ixgbe_record_tx(nics[1], true);
 	main_thread = pthread_self();
