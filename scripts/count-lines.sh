@@ -73,20 +73,21 @@ if [ "${1:-}" = --files ]; then
 	exit 0
 fi
 
-# What ixy-fwd's default run (ixy-fwd <pci1> <pci2>, the full build) executes beside the paper's files, and why; the
-# paper-only build (cmake -DIXY_PAPER_ONLY=ON) runs none of it. Measured, not claimed: the coverage stage of
+# What ixy-fwd's default run (ixy-fwd <pci1> <pci2>, the full build) executes beside the paper's files, why, and what
+# turns it off: the paper-only build (cmake -DIXY_PAPER_ONLY=ON) runs none of it; in the full build each of these is a
+# check or a question asked once or once a round, and only the sandbox has an option that skips it. Measured, not claimed: the coverage stage of
 # scripts/test.sh (scripts/coverage-paper.sh) fails when a line of the ledger executes that is not named here, or one
 # named here executes nothing. name, then why and what turns it off.
 default_run="
-options          its command line is parsed strictly (every app's); ixy-fwd's features join through its entry
-entries          the full build's drivers and features join ixy_init and ixgbe's init through their tables
-fail-safety      both NICs are checked before either is taken (in use, root, huge pages); IXY_FORCE=1 relaxes one
-vfio             the process's way to its devices is chosen (sysfs, or VFIO for a NIC bound to vfio-pci)
-af-xdp           its driver is asked whether the name is its own (xdp:<ifname>)
-interrupts       ixgbe's init and each round ask whether to wait; they do with --wait <ms>
-many-cores       queue 0's counters and the queues' lines go through the queues' file; RSS stays off with one queue
-trace            ixgbe's init and ixy_init ask whether to trace; they do with IXY_TRACE=1
-least-privilege  root is dropped and the seccomp filter entered once the NICs run; --no-sandbox, --user <name>
+options          the command line is parsed strictly; features join main through fwd_entry. off: paper-only build
+entries          drivers and features join ixy_init and ixgbe_init through their tables. off: paper-only build
+fail-safety      both NICs are checked before either is taken (in use, root, huge pages). off: paper-only build
+vfio             the way to the NICs is chosen: sysfs, or VFIO for one bound to vfio-pci. off: paper-only build
+af-xdp           its driver is asked whether the name is its own (xdp:<ifname>). off: paper-only build
+interrupts       ixgbe_init and each round ask whether to wait (--wait <ms> waits). off: paper-only build
+many-cores       queue 0's counters pass the queues' file; RSS is off with one queue. off: paper-only build
+trace            ixy_init and ixgbe_init ask whether to trace (IXY_TRACE=1 traces). off: paper-only build
+least-privilege  root is dropped, the seccomp filter entered once the NICs run. off: --no-sandbox (filter only)
 "
 if [ "${1:-}" = --default-run ]; then
 	echo "$default_run" | awk 'NF { print $1 }'

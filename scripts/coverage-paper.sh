@@ -7,8 +7,8 @@
 # Scenarios:
 #   default     ixy-fwd's default run (no option but --no-sandbox and the two addresses; the test prints why the
 #               sandbox is left out) forwarding both ways until SIGTERM: test_ixgbe_fwd_app, IXY_TEST_FWD_DEFAULT_ONLY=1
-#   paper-only  the model test test_paper_fwd of a build with -DIXY_PAPER_ONLY=ON (the paper's files only), when that
-#               build configures and has the target; otherwise one line says it is skipped
+#   paper-only  the model test test_paper_fwd of a build with -DIXY_PAPER_ONLY=ON (the paper's files only); a build
+#               that does not configure or lacks the target fails the script
 # Lines are gcov's executable lines (lines with code, not cloc's code lines), counted once per file and line however
 # many objects (a header's inline functions) hold them: executed if any ran it. A file of the ledger that the
 # scenario's program does not contain (the test seam stands in for src/pci.c and src/memory.c) counts 0 of 0.
@@ -100,12 +100,16 @@ IXY_TEST_FWD_DEFAULT_ONLY=1 "$build/test/model/test_ixgbe_fwd_app" >"$tmp/defaul
 grep '^note: ' "$tmp/default.log" || true
 measure default "$build"
 
-# Scenario paper-only: test_paper_fwd in a build of the paper's files only, once that build exists.
+# Scenario paper-only: test_paper_fwd in a build of the paper's files only. Both must exist: a build that does not
+# configure, or lacks the test, fails the script.
 if ! cmake -S . -B "$paper_build" -DCMAKE_BUILD_TYPE=Debug -DIXY_COVERAGE=ON -DIXY_PAPER_ONLY=ON \
 	>"$tmp/configure.log" 2>&1; then
-	echo "skipped: scenario paper-only: an IXY_PAPER_ONLY=ON build does not configure"
+	cat "$tmp/configure.log" >&2
+	echo "coverage-paper: the IXY_PAPER_ONLY=ON build does not configure" >&2
+	exit 1
 elif ! cmake --build "$paper_build" --target help 2>/dev/null | grep -qw test_paper_fwd; then
-	echo "skipped: scenario paper-only: the IXY_PAPER_ONLY=ON build has no target test_paper_fwd"
+	echo "coverage-paper: the IXY_PAPER_ONLY=ON build has no target test_paper_fwd" >&2
+	exit 1
 else
 	build "$paper_build" test_paper_fwd -DIXY_PAPER_ONLY=ON
 	find "$paper_build" -name '*.gcda' -delete
