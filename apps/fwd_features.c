@@ -4,7 +4,8 @@
 //   reached through VFIO and AF_XDP devices (ixy/interrupts.h);
 //   --ring sets the descriptors per ring of both NICs;
 //   --queues n forwards queue i of each device to queue i of the other in a thread of its own (fwd_queues.h), printing
-//   a line per queue before each device's rates and totals;
+//   each second the lines of both devices' queues before the devices' rates, and at the end the queues' lines before
+//   the devices' totals;
 //   --user and --no-sandbox are about the least privilege the app keeps once its devices run (ixy/sandbox.h).
 // Both devices and their DMA memory are checked before the first is taken (ixy/checks.h).
 #include <ixy/checks.h>

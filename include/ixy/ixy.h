@@ -1,7 +1,8 @@
 // The ixy device API: open a NIC by PCI address, receive and transmit batches of packets, read statistics.
 //
-// ixy_init() reads the PCI IDs of the device, picks the driver (ixgbe, igb or VirtIO) and returns a struct ixy_device
-// whose function pointers lead straight into that driver: an app is one call away from the descriptor rings.
+// ixy_init() reads the PCI IDs of the device, picks the driver (the paper-only build has ixgbe alone; the full build
+// also igb, e1000, VirtIO and AF_XDP) and returns a struct ixy_device whose function pointers lead straight into that
+// driver: an app is one call away from the descriptor rings.
 #ifndef IXY_IXY_H
 #define IXY_IXY_H
 
@@ -118,11 +119,13 @@ struct ixy_config {
 
 #define IXY_DEFAULT_RING_SIZE 512
 
-// Opens the device with rx_queues and tx_queues queues, in promiscuous mode (both drivers switch it on; VirtIO only
+// Opens the device with rx_queues and tx_queues queues, in promiscuous mode (every driver switches it on; VirtIO only
 // if the device has a control queue, and it warns if not). Returns NULL with a message on stderr if it cannot;
-// nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless
-// config.force (IXY_FORCE=1). The first device decides how the process reaches all of them: through VFIO if it is
-// bound to vfio-pci, else through sysfs; a later device reached the other way is refused.
+// nothing is left half-initialised. A malformed address, queue counts or a ring size out of range are refused in
+// every build. The full build's fail safety (ixy/checks.h) also refuses a NIC whose kernel interface is up or has an
+// IP address, unless config.force (IXY_FORCE=1); and there the first device decides how the process reaches all of
+// them: through VFIO if it is bound to vfio-pci, else through sysfs; a later device reached the other way is refused.
+// The paper-only build takes every NIC through sysfs, unbinding whatever kernel driver it has.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 
