@@ -3,7 +3,6 @@
 #ifndef IXY_APPS_FWD_H
 #define IXY_APPS_FWD_H
 
-#include <ixy/interrupts.h>
 #include <ixy/ixy.h> // also stdint.h
 
 // Packets per rx_batch call (the paper's evaluation uses 32: larger batches gain little and thrash the L1 cache).
@@ -46,21 +45,24 @@ static inline uint32_t forward(struct ixy_device* rx_dev, uint16_t rx_queue, str
 	return num_rx;
 }
 
-// ixy-fwd's queue i (queue 0 without --queues): both directions between queue i of each device, and a waiter that
-// sleeps while both of those RX queues are idle. With --queues, a thread of its own each (fwd_queues.h).
-struct fwd_queue {
-	_Alignas(64) struct fwd_counters counters[2]; // counters[d]: from devs[d]'s queue i to the other's (own line)
-	struct ixy_device** devs;
-	struct ixy_waiter* waiter;
-	uint16_t queue;
+// ixy-fwd's features (options, checks, queues, waiters, the sandbox) join its main() through this one table, which
+// CMake takes from fwd_paper.c (the paper's forwarder: none of them) or fwd_features.c. main() forwards queue 0 both
+// ways itself, into counters[2] of its own, and enters the features at these steps, in this order.
+struct fwd_entry {
+	// Reads the command line into configs[0..1]. False: the app ends with *exit_code (1 unless parse sets another).
+	bool (*parse)(int argc, char* argv[], struct ixy_config configs[2], int* exit_code);
+	// The second device could not be taken: gives back the first (NULL: none was taken).
+	void (*give_up)(struct ixy_device* first);
+	// The steps below are NULL where a build has nothing to do in them (the paper's, apps/fwd_paper.c).
+	// Starts the other queues, waiters and the sandbox; counters: main's, queue 0's. False: stop at once.
+	bool (*start)(struct ixy_device* devs[2], struct fwd_counters counters[2]);
+	// After each round of main's loop, which received this many packets: whether it slept.
+	bool (*idle)(uint32_t received);
+	// Each second, before the devices' rates.
+	void (*rates)(uint64_t elapsed_ns);
+	// At the end, before the devices' totals: adds the other queues' counts to main's counters, ends the rest.
+	void (*stop)(void);
 };
-
-// One round of queue i: both directions, then the waiter. Returns whether the waiter slept (the clock then moved on
-// more than the rounds say).
-static inline bool fwd_round(struct fwd_queue* q) {
-	uint32_t received = forward(q->devs[0], q->queue, q->devs[1], q->queue, &q->counters[0]);
-	received += forward(q->devs[1], q->queue, q->devs[0], q->queue, &q->counters[1]);
-	return ixy_waiter_round(q->waiter, received);
-}
+extern const struct fwd_entry fwd_entry;
 
 #endif

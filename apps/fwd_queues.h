@@ -1,5 +1,6 @@
-// Many cores (book chapter 11): ixy-fwd's queues, each with its waiter, and with --queues n > 1 a thread each.
-// ixy-fwd's main thread forwards queue 0 as the paper's forwarder does; everything else of the queues is here.
+// Many cores (book chapter 11): ixy-fwd's queues, with --wait each with its waiter, and with --queues n > 1 a thread
+// each. ixy-fwd's main thread forwards queue 0 as the paper's forwarder does; fwd_features.c brings it everything
+// else of the queues, which is here.
 //
 // Shared nothing: thread i forwards queue i of each device to queue i of the other with its own waiter (sleeping on
 // its two RX queues, ixy/interrupts.h) and counters, and every buffer it touches comes from the pools behind its RX
@@ -28,7 +29,24 @@
 
 #include "common/queue_rate.h"
 #include "common/signals.h" // stop_signal
-#include "fwd.h"            // struct fwd_queue, fwd_round
+#include "fwd.h"            // forward
+
+// ixy-fwd's queue i (queue 0 without --queues): both directions between queue i of each device, and a waiter that
+// sleeps while both of those RX queues are idle. With --queues, a thread of its own each (fwd_queues.h).
+struct fwd_queue {
+	_Alignas(64) struct fwd_counters counters[2]; // counters[d]: from devs[d]'s queue i to the other's (own line)
+	struct ixy_device** devs;
+	struct ixy_waiter* waiter;
+	uint16_t queue;
+};
+
+// One round of queue i: both directions, then the waiter. Returns whether the waiter slept (the clock then moved on
+// more than the rounds say).
+static inline bool fwd_round(struct fwd_queue* q) {
+	uint32_t received = forward(q->devs[0], q->queue, q->devs[1], q->queue, &q->counters[0]);
+	received += forward(q->devs[1], q->queue, q->devs[0], q->queue, &q->counters[1]);
+	return ixy_waiter_round(q->waiter, received);
+}
 
 static atomic_int fwd_phase; // set by the main thread only: 0 wait (for the sandbox), 1 forward, 2 stop
 static atomic_int fwd_signs; // each thread signs in when it runs and out when it has left its loop
@@ -68,35 +86,35 @@ static void fwd_wait_for_signs(int count) {
 	}
 }
 
-// Queues 1..n-1 (queue 0 is the main thread's, made in ixy-fwd.c), and each queue's waiter, on RX queue q of both
-// devices.
-static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
+// Queues 1..n-1 (queue 0 is the main thread's, made in fwd_features.c), and with wait (--wait) each queue's waiter,
+// on RX queue q of both devices.
+static bool fwd_waiters_create(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2], bool wait) {
 	bool ok = true;
 	for (uint16_t q = 0; q < n; q++) {
 		if (q > 0) {
 			queues[q] = (struct fwd_queue){.devs = devs, .queue = q};
 		}
-		queues[q].waiter = ixy_waiter_create();
-		for (int i = 0; i < 2 && ok; i++) {
+		queues[q].waiter = wait ? ixy_waiter_create() : NULL; // polling (the default): no waiter, and no line
+		for (int i = 0; i < 2 && ok && wait; i++) {
 			ok = queues[q].waiter && ixy_waiter_add(queues[q].waiter, devs[i], q) == 0;
 		}
-		if (ok) {
+		if (ok && wait) {
 			ixy_waiter_stop_on(queues[q].waiter, &stop_signal); // a stop ends its sleep within a slice
 		}
 	}
 	return ok;
 }
 
-// Makes queues 1..n-1 between devs[0] and devs[1], and every queue's waiter, then starts the threads of queues 1..n-1
-// and waits until each runs; pins the caller (queue 0's) if n > 1. The threads forward once fwd_queues_go says so.
-// False with a message if a waiter or a thread could not be made; fwd_queues_stop and fwd_queues_close then still
-// end what was made.
-static bool fwd_queues_start(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2]) {
+// Makes queues 1..n-1 between devs[0] and devs[1], and with wait every queue's waiter, then starts the threads of
+// queues 1..n-1 and waits until each runs; pins the caller (queue 0's) if n > 1. The threads forward once fwd_queues_go
+// says so. False with a message if a waiter or a thread could not be made; fwd_queues_stop and fwd_queues_close then
+// still end what was made.
+static bool fwd_queues_start(struct fwd_queue queues[], uint16_t n, struct ixy_device* devs[2], bool wait) {
 	atomic_store(&fwd_phase, 0);
 	atomic_store(&fwd_signs, 0);
 	fwd_running = 1;
 	memset(fwd_last_rx, 0, sizeof(fwd_last_rx));
-	if (!fwd_waiters_create(queues, n, devs)) {
+	if (!fwd_waiters_create(queues, n, devs, wait)) {
 		return false;
 	}
 	pthread_t thread;

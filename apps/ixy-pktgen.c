@@ -34,9 +34,10 @@
 #include <time.h>
 
 #include <ixy/checks.h>
+#include <ixy/settings.h>
 
 #include "common/generator.h"
-#include "common/options.h"
+#include "common/pktgen_options.h"
 #include "common/rates.h"
 #include "common/replay.h"
 #include "common/sender.h"
@@ -134,7 +135,7 @@ static const struct option options[] = {ARG_FLOWS,       ARG_PKTGEN, ARG_ADDRESS
 
 // What all queues share, read-only while they run.
 struct run {
-	const struct app_options* opt;
+	const struct pktgen_options* opt;
 	struct ixy_device* dev;
 	uint64_t start_ns;
 };
@@ -219,7 +220,7 @@ static uint16_t start_threads(struct queue_run* queues[], uint16_t n) {
 }
 
 // Queue q's generator on its own pool, with flows q, q + n, ... of the spec; NULL with a message.
-static struct queue_run* queue_create(const struct app_options* opt, uint16_t q, uint16_t n, const uint8_t mac[6],
+static struct queue_run* queue_create(const struct pktgen_options* opt, uint16_t q, uint16_t n, const uint8_t mac[6],
 				      uint32_t flows) {
 	struct queue_run* run = calloc(1, sizeof(*run));
 	if (!run) {
@@ -252,7 +253,7 @@ static void queue_free(struct queue_run* q) {
 }
 
 // Refuses what the addresses and queues cannot do (one line, exit 2), and sets the number of flows.
-static bool check_shape(struct app_options* opt) {
+static bool check_shape(struct pktgen_options* opt) {
 	const char* problem = spec_problem(&opt->spec);
 	struct packet_form form;
 	spec_form(&opt->spec, &form);
@@ -265,17 +266,17 @@ static bool check_shape(struct app_options* opt) {
 			form.min_size);
 		return false;
 	}
-	if (opt->replay && opt->queues > 1) {
+	if (opt->replay && opt->app.queues > 1) {
 		fprintf(stderr, "ixy-pktgen: --queues splits generated flows: not with --replay\n");
 		return false;
 	}
-	if (opt->flows_given && opt->flows < opt->queues) {
-		fprintf(stderr, "ixy-pktgen: --flows %u: fewer flows than --queues %u\n", opt->flows, opt->queues);
+	if (opt->flows_given && opt->flows < opt->app.queues) {
+		fprintf(stderr, "ixy-pktgen: --flows %u: fewer flows than --queues %u\n", opt->flows, opt->app.queues);
 		return false;
 	}
 	if (!opt->flows_given) {
 		uint32_t walked = spec_flows(&opt->spec, ARG_MAX_FLOWS);
-		opt->flows = walked > opt->queues ? walked : opt->queues;
+		opt->flows = walked > opt->app.queues ? walked : opt->app.queues;
 	}
 	return true;
 }
@@ -301,10 +302,10 @@ static void queue_totals(const char* pci, struct queue_run* queues[], uint16_t n
 }
 
 int main(int argc, char* argv[]) {
-	struct app_options opt = {
-	    .flows = 1, .queues = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
+	struct pktgen_options opt = {
+	    .app.queues = 1, .flows = 1, .sizes = {.mode = SIZE_FIXED, .min = 60, .max = 60, .state = 1}};
 	spec_default(&opt.spec);
-	int first = arg_options("ixy-pktgen", options, argc, argv, &opt);
+	int first = pktgen_arg_options("ixy-pktgen", options, argc, argv, &opt);
 	if (first < 0 || !arg_count("ixy-pktgen", argc, argv, first, 1, 1, "<pci>") ||
 	    !arg_pci_addrs("ixy-pktgen", &argv[first], 1)) {
 		return arg_exit(USAGE, first, argc);
@@ -329,7 +330,7 @@ int main(int argc, char* argv[]) {
 	if (opt.replay && replay_open(&replay, opt.replay, opt.loop, opt.replay_timing) != 0) {
 		return 1; // the file is refused before any device is taken
 	}
-	uint16_t n = (uint16_t)opt.queues;
+	uint16_t n = (uint16_t)opt.app.queues;
 	// One RX queue too, although nothing is received: it keeps the device configuration the same as in the other
 	// apps. What arrives fills the RX ring and is then dropped by the NIC (counted as RX dropped).
 	struct ixy_config config = {.pci_addr = argv[first], .rx_queues = 1, .tx_queues = n};
@@ -382,10 +383,10 @@ int main(int argc, char* argv[]) {
 	atomic_store(&phase, 0);
 	atomic_store(&signs, 0);
 	// Capabilities are dropped before the queues' threads start, so that these start without any (ixy/sandbox.h).
-	bool dropped = n == 1 || ixy_sandbox_drop_privileges(&opt.sandbox) == 0;
+	bool dropped = n == 1 || ixy_sandbox_drop_privileges(&opt.app.sandbox) == 0;
 	uint16_t threads = n > 1 && dropped ? start_threads(queues, n) : 0;
 	// The filter cannot be installed, or a thread did not start: stop and close
-	int locked_out = !dropped || threads != n - 1 || ixy_sandbox_enter(&opt.sandbox) != 0;
+	int locked_out = !dropped || threads != n - 1 || ixy_sandbox_enter(&opt.app.sandbox) != 0;
 	atomic_store(&phase, locked_out ? 2 : 1);
 	struct device_stats stats, stats_old;
 	stats_init(&stats, dev);

@@ -3,8 +3,8 @@
 //
 // A thread owns queue q of both ports, as each of ixy-fwd --queues' threads does (apps/fwd_queues.h), and is pinned
 // like them (CPU q modulo the CPUs the process may use, if more than one). Each of its rounds has the model put a
-// burst of FWD_BATCH_SIZE 60-byte frames into RX queue q of both ports and then runs apps/fwd.h's fwd_round on its
-// own struct fwd_queue: both directions, then its waiter (no interrupts: it never sleeps). A 1-thread run forwards
+// burst of FWD_BATCH_SIZE 60-byte frames into RX queue q of both ports and then runs apps/fwd_queues.h's fwd_round on
+// its own struct fwd_queue: both directions, then its waiter (no interrupts: it never sleeps). A 1-thread run forwards
 // queue 0 only; an n-thread run forwards queues 0 .. n - 1, a thread each, 1/n of the packets each. Runs alternate
 // 1, 2, (4,) 1, 2, ... so that all see the same load on a shared machine; a run counts the packets forwarded (both
 // directions) over the wall time from the moment its threads are told to go to the moment the last one ends, and the
@@ -31,7 +31,10 @@
 #include <ixy/ixy.h>
 
 #include "common/packet.h"
-#include "fwd.h"
+#pragma GCC diagnostic push // (only struct fwd_queue and fwd_round are used here, not the rest of the queues' file)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "fwd_queues.h"
+#pragma GCC diagnostic pop
 #include "ixgbe_model.h"
 
 #define PORT_A "0000:0b:00.0"

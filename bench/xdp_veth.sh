@@ -129,7 +129,7 @@ start_fwd() {
 	: >"$work/fwd.log"
 	case "$1" in
 		xdp)
-			ip netns exec "$ns" taskset -c "$2" "$build/apps/ixy-fwd" ${ring:+--ring "$ring"} xdp:vethB xdp:vethC \
+			ip netns exec "$ns" taskset -c "$2" "$build/apps/ixy-fwd" --wait 1000 ${ring:+--ring "$ring"} xdp:vethB xdp:vethC \
 				>"$work/fwd.log" 2>&1 &
 			fwd=$!
 			wait_for "$work/fwd.log" " RX: " ;;

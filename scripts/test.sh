@@ -101,7 +101,59 @@ stage "build (release, scripts/provision.sh --build)" scripts/provision.sh --bui
 stage "unit and model tests" ctest_in build-test -LE vm
 # The code lines of the teaching path (what runs when ixy-fwd forwards between two 82599s): no more than today.
 stage "line budget" scripts/count-lines.sh
+# The paper's forwarder alone: libixy and ixy-fwd from the ledger's paper line only (no feature file compiled), and
+# its model test forwarding through that ixy-fwd against two modelled 82599s (test/model/test_paper_fwd.c).
+paper_only() {
+	cmake -S . -B build-paper -DIXY_PAPER_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+		cmake --build build-paper -j"$(nproc)" >/dev/null && [ -x build-paper/apps/ixy-fwd ] &&
+		ctest_in build-paper
+}
+stage "the paper's forwarder alone (cmake -DIXY_PAPER_ONLY=ON)" paper_only
+# What runs, measured (scripts/coverage-paper.sh): ixy-fwd's default run against the 82599 model, and the paper-only
+# build's model test (test_paper_fwd), in gcov builds (both must run); per line of the ledger the lines executed.
+coverage_paper() {
+	local out
+	out=$(scripts/coverage-paper.sh build-coverage) || { echo "$out"; return 1; }
+	echo "$out"
+	echo "$out" | coverage_check "$(scripts/count-lines.sh --default-run | tr '\n' ' ')"
+}
+# coverage_check LISTED < the script's output: the default run executes lines of the paper, and of exactly the
+# ledger's lines LISTED beside it (count-lines.sh --default-run: what the default run executes and why); in the
+# paper-only build the paper executes lines and no other line of the ledger executes any (a file the build compiles
+# that the ledger puts on a feature's line, or on none: "unlisted", fails).
+coverage_check() {
+	awk -v listed="$1" 'BEGIN { n = split(listed, l, " "); for (i = 1; i <= n; i++) named[l[i]] = 1 }
+	$1 == "coverage" {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		if (f["line"] == "paper") paper[f["scenario"]] = f["executed"]
+		else if (f["scenario"] == "default") {
+			ran[f["line"]] = f["executed"] > 0
+			if (ran[f["line"]] && !(f["line"] in named)) {
+				print "coverage: the default run executed " f["executed"] " lines of " f["line"] \
+				    ", which the ledger does not name (count-lines.sh, default_run)"
+				bad = 1
+			}
+		} else if (f["scenario"] == "paper-only" && f["executed"] > 0) {
+			print "coverage: the paper-only build executed " f["executed"] " lines of the line " f["line"]
+			bad = 1
+		}
+	}
+	END {
+		if (!(paper["default"] > 0)) { print "coverage: the default run executed no line of the paper"; bad = 1 }
+		for (name in named) {
+			if (!ran[name]) {
+				print "coverage: the ledger says the default run executes " name ", which executed nothing"
+				bad = 1
+			}
+		}
+		if (!(paper["paper-only"] > 0)) {
+			print "coverage: the paper-only build executed no line of the paper"; bad = 1
+		}
+		exit bad
+	}'
+}
 if [ $quick = 0 ]; then
+	stage "coverage of the paper's scenario (scripts/coverage-paper.sh)" coverage_paper
 	stage "build (ASan+UBSan)" build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DIXY_SANITIZE=ON
 	stage "unit and model tests (ASan+UBSan)" ctest_in build-sanitize -LE vm
 	# clang beside gcc: its UBSan finds what gcc's does not (NULL + 0 in pointer arithmetic, ...) and its -Werror

@@ -2,9 +2,9 @@
 // (struct pci_access in pci.h: open a device, its DMA memory, its interrupts). One way, because DMA memory
 // serves every device and has either physical addresses (sysfs) or IO virtual addresses (VFIO).
 //
-// The choice is made in one place: ixy_init's checks make it (check_init, checks.c) when it takes the first device. DMA
-// memory allocated before that has physical addresses, so it makes the choice sysfs (access_of_memory, for
-// dma_provider.c).
+// The choice is made in one place: ixy_init's checks make it (check_init, checks.c) when it takes the first device, and
+// install the way's DMA memory (memory.c). DMA memory allocated before that has physical addresses: it made the
+// choice sysfs.
 #ifndef IXY_ACCESS_H
 #define IXY_ACCESS_H
 
@@ -13,13 +13,9 @@
 // Fails with a message if a device reached through `access` cannot join the devices reached through `other`, or,
 // if other is NULL, the process's way. Changes nothing.
 int access_check(const char* pci_addr, const struct pci_access* access, const struct pci_access* other);
-// access_check, then makes access the process's way if there is none yet.
+// access_check, then makes access the process's way if there is none yet, and installs its DMA memory.
 int access_choose(const char* pci_addr, const struct pci_access* access);
-// The process's way to its devices, or NULL before the choice.
+// The process's way to its devices: NULL before the choice, but sysfs once DMA memory was allocated before it.
 const struct pci_access* access_of_process(void);
-
-// The way DMA memory is allocated (dma_provider.c): the process's; memory made before the first device is taken has
-// physical addresses, so it makes sysfs the process's way if none is chosen yet.
-const struct pci_access* access_of_memory(void);
 
 #endif

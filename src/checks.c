@@ -1,7 +1,8 @@
 // Refusals before anything is touched: a malformed PCI address, queue counts or a ring size out of range, a device
 // that is not a network controller or not one of ixy's NICs, IXY_VIRTIO_LEGACY=1 for a NIC without the legacy
-// interface, a device reached another way than the process's others, too little DMA memory. ixy_init and
-// ixy_check_configs (device.c) ask these; failsafe.c answers what they ask of the machine (in use, root, huge pages).
+// interface, a device reached another way than the process's others, too little DMA memory. ixy_init (device.c,
+// through the take entry, checked_taking) and ixy_check_configs (feature_entries.c) ask these; failsafe.c answers
+// what they ask of the machine (in use, root, huge pages).
 // At the end, the way back: ixy_give_back, for an app that gives up after it took a device.
 #include <ctype.h>
 #include <net/if.h>
@@ -14,42 +15,13 @@
 #include "checks.h"
 #include "driver/virtio_spec.h"
 #include "driver/xdp.h"
+#include "trace.h"
 #include "vfio.h"
 
 #define PCI_BASE_CLASS_NETWORK 0x02 // the class code's base class of a network controller (PCI 3.0, appendix D)
 
-bool check_xdp_name(const char* s) {
-	size_t prefix = strlen(XDP_NAME_PREFIX);
-	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
-		return false;
-	}
-	// An interface name as the kernel takes it (net/core/dev.c dev_valid_name): 1 to 15 bytes, not "." or "..",
-	// no '/', ':' or white space.
-	const char* ifname = s + prefix;
-	size_t len = strlen(ifname);
-	if (len == 0 || len >= IF_NAMESIZE || strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (ifname[i] == '/' || ifname[i] == ':' || isspace((unsigned char)ifname[i])) {
-			return false;
-		}
-	}
-	return true;
-}
-
 bool ixy_valid_pci_addr(const char* s) {
-	if (check_xdp_name(s)) {
-		return true;
-	}
-	// domain:bus:device.function, e.g. 0000:03:00.0: x stands for a hex digit
-	const char* pattern = "xxxx:xx:xx.x";
-	for (size_t i = 0; s && i <= strlen(pattern); i++) {
-		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
-			return false;
-		}
-	}
-	return s && s[11] <= '7'; // the function number is 0..7
+	return xdp_claims(s) || pci_addr_shape(s);
 }
 
 // Every environment variable ixy reads, read here and nowhere else: each is a switch, on when its value is 1, but
@@ -77,7 +49,7 @@ bool check_sandbox_probe(void) {
 	return read_environment().sandbox_probe;
 }
 
-bool check_config(const struct ixy_config* app_config, struct ixy_config* config) {
+void check_config(const struct ixy_config* app_config, struct ixy_config* config) {
 	struct environment env = read_environment();
 	*config = *app_config;
 	config->force |= env.force;
@@ -85,31 +57,16 @@ bool check_config(const struct ixy_config* app_config, struct ixy_config* config
 	config->virtio_split |= env.virtio_split;
 	config->trace |= env.trace;
 	const char* pci_addr = config->pci_addr;
-	if (!ixy_valid_pci_addr(pci_addr)) {
-		ixy_error("malformed PCI address '%s': expected domain:bus:device.function, e.g. 0000:03:00.0, or "
-			  "xdp:<interface>",
-			  pci_addr ? pci_addr : "(null)");
-		return false;
-	}
-	size_t len = strlen(pci_addr);
+	size_t len = pci_addr ? strlen(pci_addr) : 0;
 	const char* fail = env.fail_init;
-	config->test_fail_step = fail && strncmp(fail, pci_addr, len) == 0 && fail[len] == ':' ? fail + len + 1 : NULL;
-	uint32_t ring = config->ring_size;
-	if (config->rx_queues > IXY_MAX_QUEUES || config->tx_queues > IXY_MAX_QUEUES ||
-	    (ring != 0 && (ring < 64 || ring > 4096 || (ring & (ring - 1)) != 0))) {
-		ixy_error(
-		    "%s: %u RX / %u TX queues of %u descriptors requested: at most %d queues each, with a ring size "
-		    "that is a power of two from 64 to 4096 (0: the default)",
-		    pci_addr, config->rx_queues, config->tx_queues, ring, IXY_MAX_QUEUES);
-		return false;
-	}
-	return true;
+	config->test_fail_step =
+	    len && fail && strncmp(fail, pci_addr, len) == 0 && fail[len] == ':' ? fail + len + 1 : NULL;
 }
 
 // The device is a network controller and driver drives it.
 static bool check_device(const struct ixy_config* config, const struct check_plan* plan) {
 	const char* pci_addr = config->pci_addr;
-	const struct pci_ids* ids = &plan->ids;
+	const struct pci_ids* ids = &plan->take.ids;
 	if (ids->class_code >> 16 != PCI_BASE_CLASS_NETWORK) {
 		ixy_error("PCI device %s (%04x:%04x) is not a network controller (class 0x%06x): refusing to touch it",
 			  pci_addr, ids->vendor_id, ids->device_id, ids->class_code);
@@ -118,11 +75,11 @@ static bool check_device(const struct ixy_config* config, const struct check_pla
 	if (!plan->driver) {
 		ixy_error("PCI device %s is a NIC (%04x:%04x) that no ixy driver supports. Supported:", pci_addr,
 			  ids->vendor_id, ids->device_id);
-		for (const struct ixy_driver* const* d = plan->drivers; *d; d++) {
-			for (size_t i = 0; i < (*d)->num_device_ids; i++) {
-				fprintf(stderr, " %04x:%04x", (*d)->vendor_id, (*d)->device_ids[i]);
+		for (const struct driver_entry* e = plan->take.drivers; e->driver; e++) {
+			for (size_t i = 0; i < e->driver->num_device_ids; i++) {
+				fprintf(stderr, " %04x:%04x", e->driver->vendor_id, e->driver->device_ids[i]);
 			}
-			fprintf(stderr, " (%s)\n", (*d)->name);
+			fprintf(stderr, " (%s)\n", e->driver->name);
 		}
 		return false;
 	}
@@ -151,7 +108,7 @@ static bool check_xdp_taking(const struct ixy_config* config, struct check_plan*
 }
 
 static bool check_pci_taking(const struct ixy_config* config, struct check_plan* plan) {
-	if (!check_device(config, plan) || failsafe_check_device(config, plan->kernel_driver) != 0) {
+	if (!check_device(config, plan) || failsafe_check_device(config, plan->take.kernel_driver) != 0) {
 		return false;
 	}
 	if (access_of_process() == &xdp_memory_access) {
@@ -165,9 +122,9 @@ static bool check_pci_taking(const struct ixy_config* config, struct check_plan*
 	// to it (no kernel driver to unbind); any other one through sysfs after ixy_init unbinds its kernel driver. An
 	// AF_XDP device checked before it takes its way.
 	const struct pci_access* access = &pci_sysfs_access;
-	if (strcmp(plan->kernel_driver, VFIO_PCI_DRIVER) == 0) {
+	if (strcmp(plan->take.kernel_driver, VFIO_PCI_DRIVER) == 0) {
 		access = &vfio_access;
-		plan->kernel_driver[0] = '\0';
+		plan->take.kernel_driver[0] = '\0';
 	}
 	if (access_check(config->pci_addr, access, plan->access == &xdp_memory_access ? NULL : plan->access) != 0) {
 		return false;
@@ -178,6 +135,7 @@ static bool check_pci_taking(const struct ixy_config* config, struct check_plan*
 }
 
 bool check_taking(const struct ixy_config* config, struct check_plan* plan) {
+	plan->driver = plan->take.entry ? plan->take.entry->driver : NULL;
 	if (plan->driver == &xdp_driver ? !check_xdp_taking(config, plan) : !check_pci_taking(config, plan)) {
 		return false;
 	}
@@ -198,7 +156,8 @@ bool check_memory(const struct check_plan* plan) {
 		return true; // ordinary memory: no huge pages, nothing locked but the UMEM the kernel pins
 	}
 	uint64_t pages = plan->huge_pages + plan->umem_huge_pages + plan->app_huge_pages;
-	return failsafe_check_memory(who, pages, plan->access && plan->access->iommu) == 0;
+	bool iommu = plan->access && plan->access->dma && plan->access->dma->iommu;
+	return failsafe_check_memory(who, pages, iommu) == 0;
 }
 
 bool check_mixed(const struct check_plan* plan) {
@@ -211,9 +170,41 @@ bool check_mixed(const struct check_plan* plan) {
 	return access_choose(plan->pci_addr, plan->access) == 0;
 }
 
-bool check_init(const struct ixy_config* config, struct check_plan* plan) {
-	return check_taking(config, plan) && check_memory(plan) && access_choose(config->pci_addr, plan->access) == 0;
+bool check_configs(const struct ixy_config configs[], size_t num_configs, uint32_t app_huge_pages,
+		   const struct driver_entry drivers[]) {
+	struct check_plan plan = {.take.drivers = drivers, .app_huge_pages = app_huge_pages, .whole_app = true};
+	for (size_t i = 0; i < num_configs; i++) {
+		struct ixy_config config;
+		check_config(&configs[i], &config);
+		if (!check_request(&config, drivers) || find_driver(config.pci_addr, &plan.take) != 0 ||
+		    !check_taking(&config, &plan)) {
+			return false;
+		}
+	}
+	return check_memory(&plan) && check_mixed(&plan);
 }
+
+// ixy_init's configuration (struct take_entry, entries.h): the environment's switches, and the trace asked for.
+static void configure(struct ixy_config* config) {
+	struct ixy_config app_config = *config;
+	check_config(&app_config, config);
+	ixy_trace_request(config->trace);
+}
+
+// check_taking and check_memory; then the device's way becomes the process's way to its devices (access.h), and
+// take says how to take the device: its access, and the kernel driver to unbind.
+static bool check_init(const struct ixy_config* config, struct take_plan* take) {
+	struct check_plan plan = {.take = *take};
+	if (!check_taking(config, &plan) || !check_memory(&plan) || access_choose(config->pci_addr, plan.access) != 0) {
+		return false;
+	}
+	*take = plan.take;
+	take->access = plan.access;
+	return true;
+}
+
+const struct take_entry checked_taking = {
+    .configure = configure, .check_device = check_init, .give_back = failsafe_give_back};
 
 void ixy_give_back(struct ixy_device* dev) {
 	if (!dev) {

@@ -71,21 +71,6 @@ static int check_not_in_use(const char* pci_addr, bool force) {
 	return 0;
 }
 
-// The kernel driver bound to the device: the last part of the link /sys/bus/pci/devices/<addr>/driver.
-static int read_kernel_driver(const char* pci_addr, char driver[IXY_DRIVER_NAME_MAX]) {
-	char path[PATH_MAX], target[PATH_MAX];
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
-	ssize_t len = readlink(path, target, sizeof(target) - 1); // -> ../../../bus/pci/drivers/<name>
-	driver[0] = '\0';
-	if (len < 0 && errno != ENOENT) {
-		ixy_error("PCI device %s: cannot read %s: %s", pci_addr, path, strerror(errno));
-		return -1;
-	}
-	target[len < 0 ? 0 : len] = '\0';
-	snprintf(driver, IXY_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
-	return 0;
-}
-
 // Reads a counter of the 2 MiB huge page pool (/sys/kernel/mm/hugepages/hugepages-2048kB/<name>); -1 if it cannot.
 static long huge_page_counter(const char* name) {
 	char path[PATH_MAX];
@@ -165,10 +150,7 @@ int failsafe_check_memory(const char* who, uint64_t pages, bool iommu) {
 	return iommu ? check_locked_memory(who, pages) : 0;
 }
 
-int failsafe_check_device(const struct ixy_config* config, char kernel_driver[IXY_DRIVER_NAME_MAX]) {
-	if (read_kernel_driver(config->pci_addr, kernel_driver) != 0) {
-		return -1;
-	}
+int failsafe_check_device(const struct ixy_config* config, const char* kernel_driver) {
 	// Handed over to vfio-pci by an administrator (scripts/setup-vfio.sh): no root needed, no kernel interface that
 	// could be in use, no hugetlbfs; the IOMMU's mappings lock memory.
 	if (strcmp(kernel_driver, VFIO_PCI_DRIVER) == 0) {

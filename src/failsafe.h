@@ -9,11 +9,11 @@
 
 #include <ixy/ixy.h>
 
-// Fails with a message unless this process may take the device. Stores the name of the device's kernel driver
-// ("" if none) in kernel_driver. A device bound to vfio-pci (reached through VFIO) passes. Any other: the process
+// Fails with a message unless this process may take the device, whose kernel driver is kernel_driver ("" if none,
+// pci_read_kernel_driver). A device bound to vfio-pci (reached through VFIO) passes. Any other: the process
 // runs as root, and the device's network interface is neither up nor has an IP address (someone uses it) unless
 // config->force (IXY_FORCE=1) says to take it anyway (then it warns). Touches no device.
-int failsafe_check_device(const struct ixy_config* config, char kernel_driver[IXY_DRIVER_NAME_MAX]);
+int failsafe_check_device(const struct ixy_config* config, const char* kernel_driver);
 // Fails with a message naming who unless pages huge pages of DMA memory can be had: they are free, and hugetlbfs is
 // mounted (sysfs, iommu false) or RLIMIT_MEMLOCK leaves room for them (VFIO, iommu true).
 int failsafe_check_memory(const char* who, uint64_t pages, bool iommu);

@@ -12,9 +12,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include <ixy/memory.h>
-
-#include "pci.h"
+#include "dma_provider.h"
+#include "log.h"
 
 #define HUGETLBFS_MAGIC 0x958458f6 // linux/magic.h
 
@@ -47,8 +46,8 @@ int memory_check_hugetlbfs(void) {
 	return 0;
 }
 
-// The sysfs way's DMA memory; memory_allocate_dma (dma_provider.c) rounded size up to whole huge pages.
-int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
+// The paper's DMA memory; memory_allocate_dma rounded size up to whole huge pages.
+static int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	if (memory_check_hugetlbfs() != 0) {
 		return -1;
 	}
@@ -80,8 +79,44 @@ int hugetlbfs_allocate(size_t size, struct dma_memory* mem) {
 	return 0;
 }
 
-void hugetlbfs_free(struct dma_memory* mem) {
+static void hugetlbfs_free(struct dma_memory* mem) {
 	if (munmap(mem->virt, mem->size) != 0) {
 		ixy_warn("munmap of DMA memory failed: %s", strerror(errno));
 	}
+}
+
+static const struct dma_provider hugetlbfs = {
+    .name = "hugetlbfs", .iommu = false, .allocate = hugetlbfs_allocate, .free = hugetlbfs_free};
+static const struct dma_provider* provider = &hugetlbfs;
+static bool in_use; // DMA memory was allocated: the provider stays
+
+int memory_install_provider(const struct dma_provider* new_provider) {
+	provider = in_use ? provider : new_provider;
+	return provider == new_provider ? 0 : -1;
+}
+
+bool memory_in_use(void) {
+	return in_use;
+}
+
+uintptr_t memory_device_address(const void* virt) {
+	return provider->iommu ? (uintptr_t)virt : virt_to_phys(virt);
+}
+
+int memory_allocate_dma(size_t size, bool require_contiguous, struct dma_memory* mem) {
+	size = (size + IXY_HUGE_PAGE_SIZE - 1) / IXY_HUGE_PAGE_SIZE * IXY_HUGE_PAGE_SIZE;
+	if (require_contiguous && size > IXY_HUGE_PAGE_SIZE) {
+		ixy_error("%zu bytes of physically contiguous DMA memory requested: at most one huge page", size);
+		return -1;
+	}
+	int rc = provider->allocate(size, mem);
+	in_use |= rc == 0;
+	return rc;
+}
+
+void memory_free_dma(struct dma_memory* mem) {
+	if (mem->virt) {
+		provider->free(mem);
+	}
+	*mem = (struct dma_memory){0};
 }

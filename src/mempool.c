@@ -4,7 +4,7 @@
 
 #include <ixy/memory.h>
 
-#include "pci.h" // memory_device_address
+#include "dma_provider.h" // memory_device_address
 #include "log.h"
 
 // 2 KiB of packet data plus the metadata line. Not a power of two on purpose: buffers 2048 or 4096 bytes apart all

@@ -60,6 +60,19 @@ int pci_write_address_to(const char* pci_addr, const char* path) {
 	return written == (ssize_t)strlen(pci_addr) ? 0 : -1;
 }
 
+int pci_read_kernel_driver(const char* pci_addr, char name[IXY_DRIVER_NAME_MAX]) {
+	char path[PATH_MAX], target[PATH_MAX];
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pci_addr);
+	ssize_t len = readlink(path, target, sizeof(target) - 1); // -> ../../../bus/pci/drivers/<name>
+	if (len < 0 && errno != ENOENT) {                         // no link: no driver
+		ixy_error("PCI device %s: cannot read %s: %s", pci_addr, path, strerror(errno));
+		return -1;
+	}
+	target[len < 0 ? 0 : len] = '\0';
+	snprintf(name, IXY_DRIVER_NAME_MAX, "%s", len < 0 ? "" : strrchr(target, '/') + 1);
+	return 0;
+}
+
 int pci_unbind_driver(const char* pci_addr) {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", pci_addr);
@@ -123,6 +136,6 @@ static struct pci_device* pci_open_sysfs(const char* pci_addr) {
 	return &dev->pci;
 }
 
-// The sysfs way, in the order of struct pci_access: no IOMMU, no interrupts.
+// The sysfs way: the paper's DMA memory (no .dma), no interrupts.
 const struct pci_access pci_sysfs_access = {
-    "sysfs", false, pci_open_sysfs, hugetlbfs_allocate, hugetlbfs_free, sysfs_config, sysfs_map_bar, sysfs_close, NULL};
+    .name = "sysfs", .open = pci_open_sysfs, .config = sysfs_config, .map_bar = sysfs_map_bar, .close = sysfs_close};

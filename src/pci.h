@@ -11,6 +11,7 @@
 #ifndef IXY_PCI_H
 #define IXY_PCI_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <linux/pci_regs.h> // PCI_COMMAND, PCI_BASE_ADDRESS_0 and their bits (PCI Local Bus spec 3.0, 6.1, 6.2)
 #include <stdbool.h>
@@ -19,8 +20,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include <ixy/memory.h>
+#include <ixy/ixy.h> // IXY_DRIVER_NAME_MAX
 
+#include "dma_provider.h"
 #include "log.h"
 
 struct pci_device;
@@ -28,12 +30,11 @@ struct pci_device;
 // A way to reach devices.
 struct pci_access {
 	const char* name; // "sysfs" or "VFIO"
-	bool iommu;       // the device's DMA goes through an IOMMU (DMA memory has IO virtual addresses)
 	// Takes the device (sysfs: after ixy_init unbound its kernel driver). NULL with a message.
 	struct pci_device* (*open)(const char* pci_addr);
-	// DMA memory for all devices reached this way; size is whole huge pages. allocate fills all fields of mem.
-	int (*allocate)(size_t size, struct dma_memory* mem);
-	void (*free)(struct dma_memory* mem);
+	// The DMA memory its devices need, installed when the process chooses this way (access.c); NULL: the paper's,
+	// hugetlbfs pages with physical addresses (memory.c).
+	const struct dma_provider* dma;
 	// Reads or writes len bytes of config space at offset.
 	int (*config)(struct pci_device* dev, void* buf, size_t len, uint32_t offset, bool write);
 	// Maps memory BAR `bar` with mmap; *size receives its length. NULL with a message.
@@ -58,12 +59,6 @@ struct pci_device {
 
 // The sysfs way (pci.c; its DMA memory: hugetlbfs, memory.c). The VFIO way is vfio_access (vfio.h).
 extern const struct pci_access pci_sysfs_access;
-// The address a device uses for virt, which lies in DMA memory (memory.c): its physical address, or behind an IOMMU
-// (VFIO) its IO virtual address, which ixy makes equal to virt. 0 on failure.
-uintptr_t memory_device_address(const void* virt);
-// The sysfs way's DMA memory: huge pages from hugetlbfs with physical addresses (memory.c).
-int hugetlbfs_allocate(size_t size, struct dma_memory* mem);
-void hugetlbfs_free(struct dma_memory* mem);
 
 // Maps BAR 0 into dev->bar0 if it is a memory BAR (ixgbe and igb have their registers there); VirtIO has an I/O BAR
 // there (bit 0 of the BAR register set, PCI Local Bus 3.0, 6.2.5.1) or none (the register reads 0), which it reaches
@@ -105,11 +100,24 @@ struct pci_ids {
 	uint32_t class_code; // base class << 16 | sub class << 8 | programming interface
 };
 
+// Whether s has the shape of a PCI address, domain:bus:device.function with hex digits (0000:03:00.0), function 0..7.
+static inline bool pci_addr_shape(const char* s) {
+	const char* pattern = "xxxx:xx:xx.x"; // x: a hex digit
+	for (size_t i = 0; s && i <= strlen(pattern); i++) {
+		if (pattern[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != pattern[i]) {
+			return false;
+		}
+	}
+	return s && s[11] <= '7';
+}
+
 // Reads vendor, device and class from config space. Touches nothing.
 int pci_read_ids(const char* pci_addr, struct pci_ids* ids);
 // Writes the device's address to a sysfs file such as .../driver/unbind or /sys/bus/pci/drivers/<name>/bind.
 int pci_write_address_to(const char* pci_addr, const char* path);
-// Unbinds the device's kernel driver; the caller knows there is one (failsafe_check_device read its name).
+// The name of the kernel driver bound to the device into name, "" if none.
+int pci_read_kernel_driver(const char* pci_addr, char name[IXY_DRIVER_NAME_MAX]);
+// Unbinds the device's kernel driver; the caller knows there is one (pci_read_kernel_driver read its name).
 int pci_unbind_driver(const char* pci_addr);
 
 #endif

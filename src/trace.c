@@ -43,7 +43,7 @@ void ixy_trace_bar(const char* pci_addr, const struct ixy_reg_names* names, cons
 	if (!requested || i == MAX_TRACED_BARS) {
 		return;
 	}
-#if !defined(IXY_TRACE) && !defined(IXY_SEAM) // plain register accessors (src/driver/driver.h): nothing to trace
+#if !defined(IXY_TRACE) && !defined(IXY_SEAM) // plain register accessors (src/driver/plain/reg_io.h): nothing to trace
 	static bool told;
 	if (!told) {
 		fprintf(stderr, "ixy: this build has no register trace; configure with -DIXY_TRACE=ON\n");

@@ -6,9 +6,9 @@
 // (IXY_TRACE_FIELD in their accessors), e.g.
 //   ixy: trace 0000:00:08.0 virtio-legacy STATUS[0x00012] <- 0x00000003
 //   ixy: trace 0000:01:00.0 virtio-modern QUEUE_DESC(0)[0x00020] <- 0x12a00000
-// Production builds have it only when configured with cmake -DIXY_TRACE=ON (src/driver/trace_io.h); the default
+// Production builds have it only when configured with cmake -DIXY_TRACE=ON (src/driver/traced/reg_io.h); the default
 // build has no trace code in its register accessors at all, and says so once if IXY_TRACE=1 is set. Test builds
-// always have it for ixgbe and igb (test/seam/seam_io.h reaches the device model through trace_io.h).
+// always have it for ixgbe and igb (test/seam/seam_io.h reaches the device model through traced/reg_io.h).
 #ifndef IXY_TRACE_H
 #define IXY_TRACE_H
 
@@ -42,7 +42,7 @@ void ixy_trace_access(const uint8_t* bar, uint32_t reg, uint32_t value, bool wri
 // The name of register reg in names ("RDT(3)", written to buf), or NULL if names has none.
 const char* ixy_trace_reg_name(const struct ixy_reg_names* names, uint32_t reg, char buf[32]);
 
-// For register accessors that are not the ones of src/driver/trace_io.h (the VirtIO transports): traces one access
+// For register accessors that are not the ones of src/driver/traced/reg_io.h (the VirtIO transports): traces one access
 // of `value` at `offset` of the structure registered as `key` with ixy_trace_bar, in builds with -DIXY_TRACE=ON;
 // nothing at all in others.
 #ifdef IXY_TRACE

@@ -322,11 +322,12 @@ static void vfio_free(struct dma_memory* mem) {
 	}
 }
 
+static const struct dma_provider vfio_dma = {
+    .name = "VFIO", .iommu = true, .allocate = vfio_allocate, .free = vfio_free};
+
 const struct pci_access vfio_access = {.name = "VFIO",
-				       .iommu = true,
+				       .dma = &vfio_dma,
 				       .open = vfio_open,
-				       .allocate = vfio_allocate,
-				       .free = vfio_free,
 				       .config = vfio_config,
 				       .map_bar = vfio_map_bar,
 				       .close = vfio_close,

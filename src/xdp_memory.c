@@ -1,10 +1,10 @@
 // The DMA memory of a process whose devices are all AF_XDP ones (xdp_memory.h), for the UMEM and the app's own
 // pools: ordinary pages, no physical addresses (no /proc/self/pagemap, no hugetlbfs), device address = virtual
-// address. A way to devices with only allocate and free. A process that also reaches PCI devices takes its way's DMA
-// memory for the UMEM instead (checks.c decides: ixy_check_configs picks the PCI way when any of the app's devices
-// is PCI); a PCI device cannot join once this memory was chosen (check_taking refuses it).
-// It sits with the other ways (pci.c, vfio.c), below the drivers: DMA memory (dma_provider.c) calls the allocate and
-// free of the process's way, and would call up into the AF_XDP driver (driver/xdp.c) if this were there.
+// address. A way to devices with only its DMA memory (a provider, dma_provider.h). A process that also reaches PCI
+// devices takes its way's DMA memory for the UMEM instead (checks.c decides: ixy_check_configs picks the PCI way when
+// any of the app's devices is PCI); a PCI device cannot join once this memory was chosen (check_taking refuses it). It
+// sits with the other ways (pci.c, vfio.c), below the drivers: access.c installs its provider into memory.c, which
+// would call up into the AF_XDP driver (driver/xdp.c) if this were there.
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,7 +29,8 @@ static void xdp_memory_free(struct dma_memory* mem) {
 	}
 }
 
+static const struct dma_provider ordinary_memory = {
+    .name = "ordinary memory", .iommu = true, .allocate = xdp_memory_allocate, .free = xdp_memory_free};
+
 const struct pci_access xdp_memory_access = {.name = "AF_XDP (ordinary memory, no PCI devices)",
-					     .iommu = true,
-					     .allocate = xdp_memory_allocate,
-					     .free = xdp_memory_free};
+					     .dma = &ordinary_memory};

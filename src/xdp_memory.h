@@ -5,7 +5,7 @@
 
 #include "pci.h"
 
-// Ordinary memory, with no device addresses to look up; only allocate and free are set. check_taking (checks.c)
+// Ordinary memory, with no device addresses to look up; only its DMA memory (.dma) is set. check_taking (checks.c)
 // chooses it.
 extern const struct pci_access xdp_memory_access;
 

@@ -7,7 +7,7 @@
 #include "flows.h"
 #include "packet.h"
 
-// A decimal number of at most 5 digits in [0, max] (as options.h's parse_u64, without linking the options).
+// A decimal number of at most 5 digits in [0, max] (as parse.h's parse_u64, with a bound on digits).
 static bool parse_small(const char* text, uint64_t max, uint64_t* value) {
 	size_t len = strlen(text);
 	if (len == 0 || len > 5 || strspn(text, "0123456789") != len || strtoull(text, NULL, 10) > max) {

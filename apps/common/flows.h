@@ -78,8 +78,8 @@ const char* parse_ip_range(const char* text, struct ip_range* range, uint8_t* fa
 const char* parse_port_range(const char* text, struct port_range* range);
 const char* parse_vlan(const char* text, uint16_t* tci);
 
-// The option of options.h's ARG_ADDRESSES (its letter: A --src-mac, B --dst-mac, I --src-ip, J --dst-ip, O --src-port,
-// D --dst-port, V --vlan, E --mark-end) with value text into spec; false after one line on stderr.
+// The option of pktgen_options.h's ARG_ADDRESSES (its letter: A --src-mac, B --dst-mac, I --src-ip, J --dst-ip, O
+// --src-port, D --dst-port, V --vlan, E --mark-end) with value text into spec; false after one line on stderr.
 bool arg_address(const char* prog, char option, const char* text, struct packet_spec* spec);
 
 // What is wrong with a whole spec (IPv4 and IPv6 mixed), or NULL.

@@ -1,8 +1,6 @@
 // The apps' options and the strict parsing of their values (see options.h).
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -10,22 +8,6 @@
 #include <ixy/ixy.h>
 
 #include "options.h"
-
-const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value) {
-	if (text[0] == '\0') {
-		return "is empty";
-	}
-	if (strspn(text, "0123456789") != strlen(text)) { // before strtoull, which takes signs, spaces and "0x"
-		return "is not a decimal number";
-	}
-	errno = 0;
-	unsigned long long number = strtoull(text, NULL, 10);
-	if (errno == ERANGE || number < min || number > max) { // ERANGE: more than 2^64 - 1
-		return "is out of range";
-	}
-	*value = number;
-	return NULL;
-}
 
 bool arg_u64(const char* prog, const char* what, const char* text, uint64_t min, uint64_t max, uint64_t* value) {
 	const char* problem = parse_u64(text, min, max, value);
@@ -43,14 +25,6 @@ bool arg_u32(const char* prog, const char* what, const char* text, uint32_t min,
 	}
 	*value = (uint32_t)n;
 	return true;
-}
-
-// One line on stderr for a value a parser refused (problem not NULL), e.g. "ixy-pktgen: rate '10k' has no unit ...".
-static bool arg_problem(const char* prog, const char* what, const char* text, const char* problem) {
-	if (problem) {
-		fprintf(stderr, "%s: %s '%s' %s\n", prog, what, text, problem);
-	}
-	return !problem;
 }
 
 bool arg_pci_addrs(const char* prog, char* const addrs[], int count) {
@@ -106,36 +80,6 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 			case 'q':
 				ok = arg_u32(prog, "queues", optarg, 1, IXY_MAX_QUEUES, &options->queues);
 				break;
-			case 'f':
-				options->generator_shaped = options->flows_given = true;
-				ok = arg_u32(prog, "flows", optarg, 1, ARG_MAX_FLOWS, &options->flows);
-				break;
-			case 'R':
-				ok = arg_problem(prog, "rate", optarg, parse_rate(optarg, &options->rate));
-				break;
-			case 'S':
-				options->generator_shaped = options->size_given = true;
-				ok = arg_problem(prog, "size", optarg, parse_sizes(optarg, &options->sizes));
-				break;
-			case 'e':
-				options->generator_shaped = true;
-				ok = arg_u64(prog, "seed", optarg, 0, UINT64_MAX, &options->sizes.state);
-				break;
-			case 'c':
-				ok = arg_u64(prog, "packet count", optarg, 1, UINT64_MAX, &options->count);
-				break;
-			case 's':
-				ok = arg_u32(prog, "seconds", optarg, 1, 86400 * 365, &options->seconds);
-				break;
-			case 'P':
-				options->replay = optarg;
-				break;
-			case 'T':
-				options->replay_timing = true;
-				break;
-			case 'L':
-				options->loop = true;
-				break;
 			case 'M':
 				options->report = true;
 				break;
@@ -145,21 +89,13 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 			case 'u':
 				ok = ixy_sandbox_user(&options->sandbox, optarg) == 0;
 				break;
-			case 'A':
-			case 'B':
-			case 'I':
-			case 'J':
-			case 'O':
-			case 'D':
-			case 'V':
-			case 'E':
-				options->generator_shaped = true;
-				ok = arg_address(prog, (char)option, optarg, &options->spec); // common/flows.h
-				break;
 			case 'h':
 				return ARG_HELP;
-			default: // '?'
+			case '?':
 				return -1;
+			default: // an app's own option
+				ok = options->more && options->more(options, prog, option, optarg);
+				break;
 		}
 		waits += option == 'p' || option == 'w';
 		if (ok && waits > 1) {

@@ -5,19 +5,16 @@
 // Each app has a table of its own options (struct option, for libc's getopt_long), made of the entries below, and
 // arg_options reads them into a struct app_options. The first argument that is not an option ends them. Every option
 // but --help belongs to a feature, which takes its value from struct app_options:
-//   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep, or sleep on idle NICs reached
-//                         through VFIO at most <ms> (1 to 60000) at a time (a stop ends a sleep within 100 ms)
+//   --poll, --wait <ms>   interrupts and waiting (ixy/interrupts.h): never sleep (ixy-fwd's default), or sleep on idle
+//                         NICs reached through VFIO at most <ms> (1 to 60000) at a time (ixy-pcap's default: 1000; a
+//                         stop ends a sleep within 100 ms)
 //   --ring <n>            descriptors per ring, a power of two, 64 to 4096 (checked here; a device may allow fewer)
 //   --queues <n>          many cores (ixy/rss.h): RX and TX queues per device, 1 to IXY_MAX_QUEUES
-//   --flows <k>           ixy-pktgen's flows, 1 to ARG_MAX_FLOWS (common/generator.h)
 //   --report              ixy-pcap's report of loss, reordering, duplicates and latency (common/report.h)
-//   --rate, --size, --seed, --count, --seconds, --replay, --replay-timing, --loop   ixy-pktgen's test options
-//                         (issue 30: common/pacing.h, common/sizes.h, common/replay.h, apps/ixy-pktgen.c)
-//   --src-mac, --dst-mac, --src-ip, --dst-ip, --src-port, --dst-port, --vlan, --mark-end   ixy-pktgen's addresses,
-//                         tag and end markers (issue 37: common/flows.h); they shape generated frames as --flows does
 //   --no-sandbox, --user <name>   least privilege (ixy/sandbox.h): no seccomp filter; drop root to <name>, who is
 //                         looked up here, before any device is opened
-// A refused option leaves its field as it was.
+// ixy-pktgen's own options (--flows, --rate, --size, the addresses, ...) are common/pktgen_options.h's: arg_options
+// hands them back to it (struct app_options' more). A refused option leaves its field as it was.
 #ifndef IXY_APPS_OPTIONS_H
 #define IXY_APPS_OPTIONS_H
 
@@ -27,35 +24,23 @@
 
 #include <ixy/sandbox.h>
 
-#include "flows.h"
-#include "pacing.h"
-#include "sizes.h"
+#include "parse.h"
 
 // Exit code for a wrong command line (as in many Unix tools); failures at run time exit with 1.
 #define EXIT_USAGE 2
 // What arg_options returns for --help.
 #define ARG_HELP (-2)
-#define ARG_MAX_FLOWS 1024
 
 struct app_options {
 	uint32_t wait_ms;   // --poll: 0; --wait <ms>
 	uint32_t ring_size; // --ring; 0: the driver's default
 	uint32_t queues;    // --queues
-	uint32_t flows;     // --flows
 	bool report;        // --report
 	struct ixy_sandbox_config sandbox;
-	// ixy-pktgen (issue 30)
-	struct rate rate;         // --rate; per_second 0: none
-	struct frame_sizes sizes; // --size, --seed
-	uint64_t count;           // --count; 0: no limit
-	uint32_t seconds;         // --seconds; 0: no limit
-	const char* replay;       // --replay <file.pcap>; NULL: generate
-	bool replay_timing;       // --replay-timing
-	bool loop;                // --loop
-	bool generator_shaped;    // --flows, --size or --seed given (ixy-pktgen refuses them with --replay)
-	// ixy-pktgen's addresses (issue 37, common/flows.h); the app sets the defaults (spec_default) before parsing
-	struct packet_spec spec;
-	bool flows_given, size_given; // --flows, --size given
+	// An app's own options (ixy-pktgen's, pktgen_options.h): takes one (getopt_long's letter in the app's table,
+	// which arg_options does not know) with its value (NULL if it takes none); false after one line on stderr.
+	// NULL: none.
+	bool (*more)(struct app_options* options, const char* prog, int option, const char* value);
 };
 
 #define ARG_POLL_WAIT                                                                                                  \
@@ -66,28 +51,8 @@ struct app_options {
 	{ "ring", required_argument, NULL, 'r' }
 #define ARG_QUEUES                                                                                                     \
 	{ "queues", required_argument, NULL, 'q' }
-#define ARG_FLOWS                                                                                                      \
-	{ "flows", required_argument, NULL, 'f' }
 #define ARG_REPORT                                                                                                     \
 	{ "report", no_argument, NULL, 'M' }
-// ixy-pktgen's test options (issue 30): --rate <n><unit>, --size <bytes>|<min>-<max>|imix, --seed <n>, --count <n>,
-// --seconds <s>, --replay <file.pcap>, --replay-timing, --loop.
-#define ARG_PKTGEN                                                                                                     \
-	{"rate", required_argument, NULL, 'R'}, {"size", required_argument, NULL, 'S'},                                \
-	    {"seed", required_argument, NULL, 'e'}, {"count", required_argument, NULL, 'c'},                           \
-	    {"seconds", required_argument, NULL, 's'}, {"replay", required_argument, NULL, 'P'},                       \
-	    {"replay-timing", no_argument, NULL, 'T'}, {                                                               \
-		"loop", no_argument, NULL, 'L'                                                                         \
-	}
-// ixy-pktgen's addresses (issue 37): --src-mac, --dst-mac, --src-ip, --dst-ip, --src-port, --dst-port, --vlan, and
-// --mark-end (end markers, common/flows.h).
-#define ARG_ADDRESSES                                                                                                  \
-	{"src-mac", required_argument, NULL, 'A'}, {"dst-mac", required_argument, NULL, 'B'},                          \
-	    {"src-ip", required_argument, NULL, 'I'}, {"dst-ip", required_argument, NULL, 'J'},                        \
-	    {"src-port", required_argument, NULL, 'O'}, {"dst-port", required_argument, NULL, 'D'},                    \
-	    {"vlan", required_argument, NULL, 'V'}, {                                                                  \
-		"mark-end", no_argument, NULL, 'E'                                                                     \
-	}
 #define ARG_SANDBOX                                                                                                    \
 	{"no-sandbox", no_argument, NULL, 'n'}, {                                                                      \
 		"user", required_argument, NULL, 'u'                                                                   \
@@ -107,15 +72,7 @@ int arg_options(const char* prog, const struct option table[], int argc, char* a
 // (help true), returning 0; else on stderr, returning EXIT_USAGE. For `return usage(...)` in main.
 int usage(const char* usage_text, bool help);
 
-// ---- Strict values
-
-// A number must be all decimal digits (no sign, no spaces, no "0x", nothing after the digits), must fit into 64 bits
-// and must lie in the range the app allows. Anything else is refused with a one-line message, so that "10k" never
-// silently becomes 10.
-// Parses text as a decimal number in [min, max] into *value. Returns NULL, or what is wrong with text: "is empty",
-// "is not a decimal number" (a character that is not 0-9: "-1", "+1", " 1", "1k", "0x10") or "is out of range" (not
-// within [min, max], or more than 2^64 - 1); then *value is untouched.
-const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* value);
+// ---- Strict values (parse.h)
 
 // parse_u64() for a command-line argument: on failure prints one line to stderr, e.g.
 // "ixy-pcap: packet count '10k' is not a decimal number (allowed: 1 to 18446744073709551615)", and returns false.

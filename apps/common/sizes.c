@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
 #include "packet.h"
+#include "parse.h"
 #include "sizes.h"
 
 const char* parse_sizes(const char* text, struct frame_sizes* sizes) {

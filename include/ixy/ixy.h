@@ -1,7 +1,8 @@
 // The ixy device API: open a NIC by PCI address, receive and transmit batches of packets, read statistics.
 //
-// ixy_init() reads the PCI IDs of the device, picks the driver (ixgbe, igb or VirtIO) and returns a struct ixy_device
-// whose function pointers lead straight into that driver: an app is one call away from the descriptor rings.
+// ixy_init() reads the PCI IDs of the device, picks the driver (the paper-only build has ixgbe alone; the full build
+// also igb, e1000, VirtIO and AF_XDP) and returns a struct ixy_device whose function pointers lead straight into that
+// driver: an app is one call away from the descriptor rings.
 #ifndef IXY_IXY_H
 #define IXY_IXY_H
 
@@ -48,21 +49,20 @@ uint64_t monotonic_time_ns(void);
 #define IXY_MAX_QUEUES 64
 #define IXY_DRIVER_NAME_MAX 64 // a kernel driver's name, with its terminating zero
 
-// Threads (ixy-fwd --queues): shared nothing. A queue belongs to one thread: rx_batch and tx_batch on it from that
-// thread only, and the pools its buffers come from too (a tx_batch frees the sent buffers into their pools, memory.h),
-// so a buffer may only travel between queues of the same thread. Calls on different queues of a device may run in
-// different threads at once. read_stats reads clear-on-read NIC counters (ixgbe, igb): one reader per device, from
-// one thread (ixy-fwd: the main one), which may run while other threads use the queues; the count of frames the driver
-// itself dropped (ixgbe, igb: a bad descriptor) only grows, written by the queue's thread, and read_stats adds what it
-// grew by since its last call. VirtIO counts in its rx_batch/tx_batch, in counters of each queue that only the
-// queue's thread writes; its read_stats only reads them and touches no queue (one reader per device, from one thread,
-// as above), so nothing is lost, but a TX packet counts once a tx_batch on its queue saw the device take it (an empty
-// one counts the last). AF_XDP devices (xdp:<ifname>) count the same way (per socket; the kernel's drops by a
-// getsockopt), and a packet sent counts once a tx_batch took its completion back. AF_XDP queues share more: queue i
-// of every AF_XDP device of the process draws on one slice of the process's UMEM (its pool, src/driver/xdp.c), so
-// queue i of all of them belongs to one thread (ixy-fwd: thread i), and a thread may use no other queue number.
-// Everything else (init, set_promisc, MAC address, stop, close) from one thread while no other uses the device. The
-// interrupt waiter (interrupts.h) is one thread's: each thread makes its own for its own RX queues.
+// Threads (a feature: many cores, ixy-fwd --queues, book chapter 11). The paper's forwarder has one thread; with
+// more, ixy shares nothing between them, and these rules say who may call what:
+// - A queue belongs to one thread: rx_batch and tx_batch on it from that thread only. So do the pools its buffers
+//   come from (tx_batch frees sent buffers into their pools, memory.h): a buffer travels only between queues of
+//   one thread. Different queues of one device may be used by different threads at once.
+// - read_stats: one reader per device, from one thread (ixy-fwd: the main one), while other threads use the
+//   queues. ixgbe and igb read clear-on-read NIC counters and add what each queue's count of frames the driver
+//   dropped (a bad descriptor; only the queue's thread writes it) grew by since the last call. VirtIO and AF_XDP
+//   count in their rx_batch/tx_batch, per queue, and read_stats only reads those counts: nothing is lost, but a
+//   packet sent counts once a tx_batch on its queue saw it done (an empty tx_batch counts the last ones).
+// - AF_XDP (xdp:<ifname>, chapter 10) shares more: queue i of every AF_XDP device of the process uses one slice of
+//   the process's UMEM (src/driver/xdp.c), so queue i of all of them belongs to one thread (ixy-fwd: thread i).
+// - Everything else (init, settings, stop, close) from one thread while no other uses the device. An interrupt
+//   waiter (interrupts.h, chapter 8) is one thread's: each thread makes its own for its own RX queues.
 
 struct ixy_device {
 	const char* pci_addr;    // "0000:03:00.0", owned by the device
@@ -76,11 +76,8 @@ struct ixy_device {
 	uint32_t (*tx_batch)(struct ixy_device* dev, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs);
 	// Adds the counters since the last call to *stats.
 	void (*read_stats)(struct ixy_device* dev, struct device_stats* stats);
-	int (*set_promisc)(struct ixy_device* dev, bool enabled);
-	// Link speed in Mbit/s, 0 when the link is down.
-	uint32_t (*get_link_speed)(const struct ixy_device* dev);
-	int (*get_mac_addr)(const struct ixy_device* dev, uint8_t mac[6]);
-	int (*set_mac_addr)(struct ixy_device* dev, const uint8_t mac[6]);
+	// Promiscuous mode, link speed and MAC address, which no app of ixy changes (ixy/settings.h); NULL: none.
+	const struct ixy_settings* settings;
 	// Stops all DMA of the device and gives the buffers its rings hold back to their pools. Afterwards only close.
 	void (*stop)(struct ixy_device* dev);
 	// Stops the device if it is not stopped yet, then frees its memory and the struct itself.
@@ -92,37 +89,43 @@ struct ixy_device {
 };
 
 struct ixy_config {
+	// The paper's four fields (book chapters 1-4): which device, how many queues, how many descriptors a ring has.
 	const char* pci_addr;
-	uint16_t rx_queues; // 0..IXY_MAX_QUEUES
-	uint16_t tx_queues; // 0..IXY_MAX_QUEUES
-	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (VirtIO: the device's largest, at most
-	// 1024; the legacy interface: the device fixes it; AF_XDP: 4096, src/driver/xdp.c).
+	uint16_t rx_queues; // 0..IXY_MAX_QUEUES (the paper's forwarder: 1)
+	uint16_t tx_queues; // 0..IXY_MAX_QUEUES (the paper's forwarder: 1)
+	// Descriptors per queue: a power of two, 64..4096, or 0 for the default (IXY_DEFAULT_RING_SIZE; VirtIO: the
+	// device's largest, at most 1024, and its legacy interface fixes it; AF_XDP: 4096, src/driver/xdp.c).
 	uint32_t ring_size;
-	// 0: the app polls (the default). Otherwise, for a device reached through VFIO, each RX queue gets an
-	// interrupt (an AF_XDP device: its socket, which the kernel wakes), and an ixy_waiter sleeps while the queues
-	// are idle: at most this many ms (-1: until a packet comes). Devices reached through sysfs always poll.
+
+	// The features' fields, each named with its feature and chapter. Zero (false, NULL) is the paper's way.
+	// Interrupts (chapter 8): 0, the app polls. Otherwise, for a device reached through VFIO, each RX queue gets
+	// an interrupt (an AF_XDP device: its socket, which the kernel wakes), and an ixy_waiter sleeps while the
+	// queues are idle: at most this many ms (-1: until a packet comes). Devices reached through sysfs always poll.
 	int32_t interrupt_timeout_ms;
-	// Receive side scaling (ixy/rss.h): how the NIC spreads packets over more than one RX queue. NULL: the default
-	// (ixy_rss_default) when rx_queues > 1; with one RX queue RSS is off. The driver copies what it needs.
+	// Many cores (chapter 11): receive side scaling (ixy/rss.h), how the NIC spreads packets over several RX
+	// queues. NULL: ixy_rss_default when rx_queues > 1; with one RX queue RSS is off. The driver copies it.
 	const struct ixy_rss* rss;
 	// Switches an app may set; ixy_init also switches each on if its environment variable is 1 (check_config in
 	// src/checks.c reads them, nowhere else does).
-	bool force;         // IXY_FORCE: take a NIC even if its kernel interface is up or has an address (warns)
-	bool virtio_legacy; // IXY_VIRTIO_LEGACY: drive a transitional VirtIO NIC through its legacy interface
-	bool virtio_split;  // IXY_VIRTIO_SPLIT: split virtqueues even where the device offers packed ones (VirtIO 1.1)
-	bool trace;         // IXY_TRACE: print every register access (builds configured with -DIXY_TRACE=ON)
-	// For tests only, set by ixy_init (an app's value is ignored): the step at which the driver's init is to fail,
-	// from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this device, else NULL (src/driver/injected_failure.h).
+	bool force;         // fail safety (ch. 12), IXY_FORCE: take a NIC even if its interface is up or has an address
+	bool virtio_legacy; // VirtIO (ch. 6), IXY_VIRTIO_LEGACY: a transitional VirtIO NIC through its legacy interface
+	bool virtio_split;  // VirtIO (ch. 6), IXY_VIRTIO_SPLIT: split virtqueues even where packed ones are offered
+	bool trace;         // the register trace (ch. 13), IXY_TRACE: print every register access (-DIXY_TRACE=ON)
+	// Testing without hardware (chapter 9), for tests only, set by ixy_init (an app's value is ignored): the step
+	// at which the init of igb, e1000 or VirtIO is to fail, from IXY_TEST_FAIL_INIT=<pci addr>:<step> for this
+	// device, else NULL (src/driver/injected_failure.h).
 	const char* test_fail_step;
 };
 
 #define IXY_DEFAULT_RING_SIZE 512
 
-// Opens the device with rx_queues and tx_queues queues, in promiscuous mode (both drivers switch it on; VirtIO only
+// Opens the device with rx_queues and tx_queues queues, in promiscuous mode (every driver switches it on; VirtIO only
 // if the device has a control queue, and it warns if not). Returns NULL with a message on stderr if it cannot;
-// nothing is left half-initialised. A NIC whose kernel interface is up or has an IP address is refused, unless
-// config.force (IXY_FORCE=1). The first device decides how the process reaches all of them: through VFIO if it is
-// bound to vfio-pci, else through sysfs; a later device reached the other way is refused.
+// nothing is left half-initialised. A malformed address, queue counts or a ring size out of range are refused in
+// every build. The full build's fail safety (ixy/checks.h) also refuses a NIC whose kernel interface is up or has an
+// IP address, unless config.force (IXY_FORCE=1); and there the first device decides how the process reaches all of
+// them: through VFIO if it is bound to vfio-pci, else through sysfs; a later device reached the other way is refused.
+// The paper-only build takes every NIC through sysfs, unbinding whatever kernel driver it has.
 struct ixy_device* ixy_init(const char* pci_addr, uint16_t rx_queues, uint16_t tx_queues);
 struct ixy_device* ixy_init_config(const struct ixy_config* config);
 
@@ -141,22 +144,6 @@ static inline uint32_t ixy_tx_batch(struct ixy_device* dev, uint16_t queue, stru
 
 static inline void ixy_read_stats(struct ixy_device* dev, struct device_stats* stats) {
 	dev->read_stats(dev, stats);
-}
-
-static inline int ixy_set_promisc(struct ixy_device* dev, bool enabled) {
-	return dev->set_promisc(dev, enabled);
-}
-
-static inline uint32_t ixy_get_link_speed(const struct ixy_device* dev) {
-	return dev->get_link_speed(dev);
-}
-
-static inline int ixy_get_mac_addr(const struct ixy_device* dev, uint8_t mac[6]) {
-	return dev->get_mac_addr(dev, mac);
-}
-
-static inline int ixy_set_mac_addr(struct ixy_device* dev, const uint8_t mac[6]) {
-	return dev->set_mac_addr(dev, mac);
 }
 
 // Stops the device: no DMA after this returns, and every buffer it held is back in its pool.

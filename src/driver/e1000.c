@@ -12,6 +12,9 @@
 // e1000_rx_batch() and e1000_tx_batch(); then e1000_stop().
 #include <stdlib.h>
 
+#include <ixy/settings.h>
+
+#include "../trace.h" // ixy_trace_bar: the register trace for students
 #include "driver.h"
 #include "e1000_interrupts.h"
 #include "e1000_regs.h"
@@ -405,7 +408,15 @@ static const struct e1000_model* find_model(const struct ixy_config* config, str
 	return NULL;
 }
 
-static struct ixy_device* e1000_init(const struct ixy_config* config, struct pci_device* pci) {
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings e1000_settings = {.set_promisc = e1000_set_promisc,
+						   .get_link_speed = e1000_get_link_speed,
+						   .get_mac_addr = e1000_get_mac_addr,
+						   .set_mac_addr = e1000_set_mac_addr};
+
+static struct ixy_device* e1000_init(const struct ixy_config* config, struct pci_device* pci,
+				     const struct driver_features* features) {
+	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
 	const struct e1000_model* model = find_model(config, pci);
 	struct e1000_device* dev = model ? calloc(1, sizeof(*dev)) : NULL;
 	uint8_t* bar = dev ? pci->bar0 : NULL; // mapped by ixy_init (pci_map_bar0)
@@ -430,10 +441,7 @@ static struct ixy_device* e1000_init(const struct ixy_config* config, struct pci
 	    .rx_batch = e1000_rx_batch,
 	    .tx_batch = e1000_tx_batch,
 	    .read_stats = e1000_read_stats,
-	    .set_promisc = e1000_set_promisc,
-	    .get_link_speed = e1000_get_link_speed,
-	    .get_mac_addr = e1000_get_mac_addr,
-	    .set_mac_addr = e1000_set_mac_addr,
+	    .settings = &e1000_settings,
 	    .stop = e1000_stop,
 	    .close = e1000_close,
 	};
@@ -472,5 +480,9 @@ static uint32_t e1000_huge_pages_needed(const struct ixy_config* config) {
 	return config->rx_queues * (1 + pool) + config->tx_queues;
 }
 
-const struct ixy_driver e1000_driver = {
-    "e1000", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), e1000_init, e1000_huge_pages_needed};
+const struct ixy_driver e1000_driver = {.name = "e1000",
+					.vendor_id = 0x8086,
+					.device_ids = nic_ids,
+					.num_device_ids = sizeof(nic_ids) / sizeof(nic_ids[0]),
+					.init = e1000_init,
+					.huge_pages_needed = e1000_huge_pages_needed};

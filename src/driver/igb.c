@@ -11,6 +11,9 @@
 // igb_rx_batch() and igb_tx_batch(), which differ from ixgbe's only in register names; then igb_stop().
 #include <stdlib.h>
 
+#include <ixy/settings.h>
+
+#include "../trace.h" // ixy_trace_bar: the register trace for students
 #include "driver.h"
 #include "injected_failure.h"
 #include "igb_interrupts.h"
@@ -426,7 +429,15 @@ static bool write_phy_reg(struct igb_device* dev, uint32_t reg, uint16_t value) 
 	       !(get_reg32(dev->bar, IGB_MDIC) & IGB_MDIC_ERROR);
 }
 
-static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_device* pci) {
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings igb_settings = {.set_promisc = igb_set_promisc,
+						 .get_link_speed = igb_get_link_speed,
+						 .get_mac_addr = igb_get_mac_addr,
+						 .set_mac_addr = igb_set_mac_addr};
+
+static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_device* pci,
+				   const struct driver_features* features) {
+	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
 	if (config->rx_queues > IGB_MAX_QUEUES || config->tx_queues > IGB_MAX_QUEUES) {
 		ixy_error("%s: the 82576 has %d RX and %d TX queues, %u and %u were requested", pci->addr,
 			  IGB_MAX_QUEUES, IGB_MAX_QUEUES, config->rx_queues, config->tx_queues);
@@ -456,10 +467,7 @@ static struct ixy_device* igb_init(const struct ixy_config* config, struct pci_d
 	    .rx_batch = igb_rx_batch,
 	    .tx_batch = igb_tx_batch,
 	    .read_stats = igb_read_stats,
-	    .set_promisc = igb_set_promisc,
-	    .get_link_speed = igb_get_link_speed,
-	    .get_mac_addr = igb_get_mac_addr,
-	    .set_mac_addr = igb_set_mac_addr,
+	    .settings = &igb_settings,
 	    .stop = igb_stop,
 	    .close = igb_close,
 	};
@@ -497,5 +505,9 @@ static uint32_t igb_huge_pages_needed(const struct ixy_config* config) {
 	return config->rx_queues * (1 + pool) + config->tx_queues;
 }
 
-const struct ixy_driver igb_driver = {
-    "igb", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), igb_init, igb_huge_pages_needed};
+const struct ixy_driver igb_driver = {.name = "igb",
+				      .vendor_id = 0x8086,
+				      .device_ids = nic_ids,
+				      .num_device_ids = sizeof(nic_ids) / sizeof(nic_ids[0]),
+				      .init = igb_init,
+				      .huge_pages_needed = igb_huge_pages_needed};

@@ -1,5 +1,7 @@
-// A test hook of the fail safety (book chapter 12), for the PCI drivers' inits: IXY_TEST_FAIL_INIT=<pci addr>:<step>,
-// which check_config (src/checks.c) reads with the other environment variables into config->test_fail_step.
+// A test hook of the fail safety (book chapter 12), for the inits of igb, e1000 and VirtIO, the NICs QEMU has:
+// IXY_TEST_FAIL_INIT=<pci addr>:<step>, which check_config (src/checks.c) reads with the other environment variables
+// into config->test_fail_step. ixgbe's init, the paper's, has no test hook: its tests break the 82599 model instead
+// (model_ixgbe_set_fault, seam_dma_fail_next).
 #ifndef IXY_DRIVER_INJECTED_FAILURE_H
 #define IXY_DRIVER_INJECTED_FAILURE_H
 

@@ -11,11 +11,7 @@
 // ixgbe_tx_batch(); then ixgbe_stop() and ixgbe_close(). The small functions above them are what these call.
 #include <stdlib.h>
 
-#include "driver.h"
-#include "injected_failure.h"
-#include "ixgbe_interrupts.h"
-#include "ixgbe_regs.h"
-#include "intel_rss.h"
+#include "ixgbe.h"
 
 // Packet buffers of the receive pools. The NIC writes up to BSIZEPACKET bytes (whole KB) at the data offset, so the
 // buffer holds 3 KB after its 64 byte header: more than any frame the MAC accepts with jumbo frames off (1522 bytes).
@@ -33,48 +29,6 @@
 
 // The PCI device IDs of the NICs this driver takes (vendor 0x8086; ixgbe_regs.h lists them).
 static const uint16_t nic_ids[] = {IXGBE_DEVICE_IDS};
-
-// All rings of a device have the same number of descriptors, ixgbe_device.ring_size.
-//
-// A queue may be another thread's than its neighbour's (ixy-fwd --queues): each queue's state starts a cache line of
-// its own (_Alignas), so that two threads never write the same line (driver.h, IXY_CACHE_LINE). Only the queue's
-// thread writes it; what the statistics reader writes lives in the device (rx_dropped_read).
-struct ixgbe_rx_queue {
-	// the ring: NIC reads buffer addresses, writes back status (_Alignas: the queue starts a cache line)
-	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_rx_desc* descriptors;
-	struct dma_memory ring_memory;
-	struct mempool* mempool;   // buffers for this queue's descriptors
-	struct pkt_buf** bufs;     // bufs[i]: the buffer descriptor i points to (its own allocation, see ixy #30)
-	uint16_t rx_index;         // next descriptor to look at for a received packet
-	bool in_multi_desc_packet; // the last descriptor seen had no EOP: drop up to and including the next EOP
-	uint64_t dropped;          // packets the driver dropped (spanning descriptors, bad length); only grows
-};
-// One line: the packet path touches one line of queue state per batch.
-_Static_assert(sizeof(struct ixgbe_rx_queue) == IXY_CACHE_LINE, "an RX queue's state is one cache line");
-
-struct ixgbe_tx_queue {
-	// the ring: NIC reads packet addresses, writes back DD (_Alignas: as an RX queue, TX queue i + 1 may be
-	// another thread's)
-	_Alignas(IXY_CACHE_LINE) volatile union intel_adv_tx_desc* descriptors;
-	struct dma_memory ring_memory;
-	struct pkt_buf** bufs; // bufs[i]: the buffer descriptor i sends, freed once sent
-	uint16_t clean_index;  // oldest descriptor not yet cleaned
-	uint16_t tx_index;     // next descriptor to fill
-};
-_Static_assert(sizeof(struct ixgbe_tx_queue) == IXY_CACHE_LINE, "a TX queue's state is one cache line");
-
-struct ixgbe_device {
-	struct ixy_device ixy;
-	struct pci_device* pci; // ixy.pci_addr points to its address
-	uint8_t* bar;           // BAR0: the NIC's registers
-	uint16_t ring_size;     // descriptors per ring, a power of two: any index & (ring_size - 1) lies in the ring
-	struct ixgbe_rx_queue rx_queues[IXY_MAX_QUEUES];
-	struct ixgbe_tx_queue tx_queues[IXY_MAX_QUEUES];
-	// rx_queues[i].dropped at the last read_stats. The reader's, on lines of their own (_Alignas): its writes do
-	// not take a queue's line away from the thread that forwards it.
-	_Alignas(IXY_CACHE_LINE) uint64_t rx_dropped_read[IXY_MAX_QUEUES];
-	bool stopped; // no DMA any more: ixgbe_stop ran, and the rings hold no buffers
-};
 
 // Polls until (reg & mask) == expected, every POLL_INTERVAL_US, for at most timeout_ms. On timeout warns that the
 // NIC did not do `what` and returns false; the caller decides whether that is fatal.
@@ -127,50 +81,11 @@ static void ixgbe_read_stats(struct ixy_device* ixy, struct device_stats* stats)
 
 // 4.6.7: RXEN may only be set while the receive data path is halted (SECRXCTRL.RX_DIS): the 82599's RX DMA can
 // hang otherwise (specification update). Waits up to 1 s for the path to drain, then enables anyway, as Linux does.
-static void enable_receiver(struct ixgbe_device* dev) {
+void ixgbe_enable_receiver(struct ixgbe_device* dev) {
 	set_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
 	wait_for_reg(dev, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_SECRX_RDY, IXGBE_SECRXSTAT_SECRX_RDY, 1000, "SECRX_RDY");
 	set_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	clear_flags32(dev->bar, IXGBE_SECRXCTRL, IXGBE_SECRXCTRL_RX_DIS);
-}
-
-// 8.2.3.7.1: FCTRL may only change while the receiver is off.
-static int ixgbe_set_promisc(struct ixy_device* ixy, bool enabled) {
-	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	bool receiving = get_reg32(dev->bar, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN;
-	clear_flags32(dev->bar, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	// Promiscuous: accept all unicast (UPE) and all multicast (MPE) frames.
-	uint32_t fctrl = get_reg32(dev->bar, IXGBE_FCTRL) & ~(IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE);
-	set_reg32(dev->bar, IXGBE_FCTRL, enabled ? fctrl | IXGBE_FCTRL_MPE | IXGBE_FCTRL_UPE : fctrl);
-	if (receiving) {
-		enable_receiver(dev);
-	}
-	return 0;
-}
-
-// LINKS.SPEED (8.2.3.22.20) is 01b for 100 Mb/s, 10b for 1 Gb/s, 11b for 10 Gb/s.
-static uint32_t ixgbe_get_link_speed(const struct ixy_device* ixy) {
-	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
-	static const uint32_t speed_mbit[4] = {0, 100, 1000, 10000};
-	uint32_t links = get_reg32(dev->bar, IXGBE_LINKS);
-	return (links & IXGBE_LINKS_UP) ? speed_mbit[(links & IXGBE_LINKS_SPEED_MASK) >> IXGBE_LINKS_SPEED_SHIFT] : 0;
-}
-
-// Receive address entry 0 holds the NIC's own MAC address (8.2.3.7.9, 8.2.3.7.10), lowest byte first.
-static int ixgbe_get_mac_addr(const struct ixy_device* ixy, uint8_t mac[6]) {
-	const struct ixgbe_device* dev = IXY_TO_DRIVER(const struct ixgbe_device, ixy);
-	uint64_t addr = get_reg32(dev->bar, IXGBE_RAL0) | (uint64_t)get_reg32(dev->bar, IXGBE_RAH0) << 32;
-	for (int i = 0; i < 6; i++) {
-		mac[i] = (uint8_t)(addr >> (8 * i));
-	}
-	return 0;
-}
-
-static int ixgbe_set_mac_addr(struct ixy_device* ixy, const uint8_t mac[6]) {
-	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
-	set_reg32(dev->bar, IXGBE_RAL0, mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24);
-	set_reg32(dev->bar, IXGBE_RAH0, mac[4] | mac[5] << 8 | IXGBE_RAH_AV);
-	return 0;
 }
 
 // Gives descriptors first .. end - 1 of an RX ring to the NIC with the buffers in the ring's table, in read format
@@ -184,18 +99,23 @@ static void rx_give_buffers(struct ixgbe_rx_queue* queue, size_t first, size_t e
 
 // Receives up to num_bufs packets (1.8.2, 7.1): the NIC sets DD in a descriptor's write-back once the packet is in
 // memory. First the packets are taken from their descriptors, then the descriptors taken get fresh buffers from one
-// batch allocation, then all go back to the NIC with one tail write.
+// batch allocation, then all go back to the NIC with one tail write. A worked example, a ring of 8 descriptors from
+// descriptor 5 on: docs/book/04-the-ixgbe-driver.md, "Receive, step by step".
 static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct pkt_buf* bufs[], uint32_t num_bufs) {
 	struct ixgbe_device* dev = IXY_TO_DRIVER(struct ixgbe_device, ixy);
 	struct ixgbe_rx_queue* queue = &dev->rx_queues[queue_id];
 	struct pkt_buf** ring_bufs = queue->bufs; // a local: read once per batch, not per packet
 	size_t first = queue->rx_index, index = first, received = 0;
-	// A call stops at the ring's end, so that no index wraps (the next call starts at 0). It never looks at all
-	// ring_size descriptors (the NIC fills at most ring_size - 1): a NIC that keeps setting DD cannot keep it here.
+	// end: one past the last descriptor this call may look at. A call stops at the ring's end, so that no index
+	// wraps (the next call starts at 0). A call from 0 stops one earlier: the tail is then ring_size - 1 (the last
+	// call or start_rx wrote it), a descriptor the NIC cannot have filled. So no call looks at all ring_size
+	// descriptors, and a NIC that keeps setting DD cannot keep it here.
 	size_t end = dev->ring_size - (first == 0);
 	// Only as many packets as the pool can replace: the rest wait in their descriptors until the app frees buffers.
 	size_t wanted = num_bufs < queue->mempool->free_stack_top ? num_bufs : queue->mempool->free_stack_top;
-	// The status bit that ends a frame: EOP, or none while the rest of a frame that spans descriptors is dropped.
+	// frame_end_bit: the status bit a descriptor needs to be taken as a packet. EOP (end of packet: the frame ends
+	// in this descriptor), or 0 while the rest of a frame that spans descriptors is dropped: then no descriptor is
+	// taken, up to and including the one with EOP (the else branch below sets it back to EOP there).
 	uint32_t frame_end_bit = queue->in_multi_desc_packet ? 0 : ADV_RXD_STAT_EOP;
 	while (received < wanted && index < end) {
 		// Acquire: the length and the frame are read after the status that says the NIC wrote them.
@@ -215,12 +135,16 @@ static uint32_t ixgbe_rx_batch(struct ixy_device* ixy, uint16_t queue_id, struct
 			frame_end_bit = status & ADV_RXD_STAT_EOP; // the next descriptor starts a frame after an EOP
 			__atomic_store_n(&queue->dropped, queue->dropped + (frame_end_bit != 0), __ATOMIC_RELAXED);
 			// The buffer is reused: it moves in front of the descriptors taken so far, so that those
-			// needing a fresh buffer stay one run, for one batch allocation.
+			// needing a fresh buffer stay one run, for one batch allocation. So far ring_bufs[first ..
+			// index - received - 1] hold the reused buffers and ring_bufs[index - received .. index - 1]
+			// the buffers the app got (stale pointers): buf overwrites the first of those, and with
+			// index++ below the run moves up by one, to end at this descriptor.
 			ring_bufs[index - received] = buf;
 		}
 		index++;
 	}
-	// Fresh buffers for the run of taken descriptors; the pool has them (received <= wanted).
+	// Fresh buffers for the run of taken descriptors, the last `received` before index; the pool has them
+	// (received <= wanted). Then descriptors first .. index - 1 go back to the NIC, each with ring_bufs[i].
 	pkt_buf_alloc_batch(queue->mempool, &ring_bufs[index - received], received);
 	rx_give_buffers(queue, first, index);
 	if (index != first) {
@@ -355,7 +279,7 @@ static bool start_rx(struct ixgbe_device* dev) {
 		}
 		set_reg32(dev->bar, IXGBE_RDT(i), dev->ring_size - 1u);
 	}
-	enable_receiver(dev);
+	ixgbe_enable_receiver(dev);
 	return true;
 }
 
@@ -443,7 +367,9 @@ static void ixgbe_close(struct ixy_device* ixy) {
 	free(dev);
 }
 
-static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci) {
+// features: the register trace, RSS and interrupts (driver.h), NULL in the paper-only build.
+static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci_device* pci,
+				     const struct driver_features* features) {
 	size_t bar_size = pci->bar0_size;
 	struct ixgbe_device* dev = aligned_alloc(IXY_CACHE_LINE, sizeof(*dev)); // (its queues are cache line aligned)
 	uint8_t* bar = dev ? pci->bar0 : NULL;                                  // mapped by ixy_init (pci_map_bar0)
@@ -457,7 +383,9 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	memset(dev, 0, sizeof(*dev)); // (as calloc would)
 	dev->pci = pci;
 	dev->bar = bar;
-	ixy_trace_bar(pci->addr, &ixgbe_reg_names, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	if (features) {
+		features->trace(pci->addr, bar, bar_size); // IXY_TRACE=1 (src/trace.h)
+	}
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci->addr,
 	    .driver_name = "ixgbe",
@@ -466,20 +394,17 @@ static struct ixy_device* ixgbe_init(const struct ixy_config* config, struct pci
 	    .rx_batch = ixgbe_rx_batch,
 	    .tx_batch = ixgbe_tx_batch,
 	    .read_stats = ixgbe_read_stats,
-	    .set_promisc = ixgbe_set_promisc,
-	    .get_link_speed = ixgbe_get_link_speed,
-	    .get_mac_addr = ixgbe_get_mac_addr,
-	    .set_mac_addr = ixgbe_set_mac_addr,
+	    .settings = features ? features->settings : NULL, // promiscuous mode, link speed, MAC (ixgbe_settings.c)
 	    .stop = ixgbe_stop,
 	    .close = ixgbe_close,
 	};
 	dev->ring_size = config->ring_size ? (uint16_t)config->ring_size : IXY_DEFAULT_RING_SIZE; // ixy_init checked it
-	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX (and RSS, intel_rss.c),
-	// TX, interrupts (ixgbe_interrupts.c), and RX started last. (injected_failure: a test hook.)
-	bool ok = reset_device(dev) && !injected_failure(config, "reset") && init_link(dev) && init_rx(dev) &&
-		  !injected_failure(config, "memory") && intel_setup_rss(dev->bar, config, &intel_rss_82599) &&
-		  init_tx(dev) && !injected_failure(config, "queue") &&
-		  ixgbe_setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0 && start_rx(dev);
+	// 4.6.3: reset (and wait for the EEPROM and DMA init), then link and statistics, RX, TX, and RX started last.
+	// Where features take part: RSS after RX, interrupts before RX starts.
+	bool ok = reset_device(dev) && init_link(dev) && init_rx(dev) &&
+		  (!features || features->setup_rss(dev->bar, config)) && init_tx(dev) &&
+		  (!features || features->setup_interrupts(dev->bar, pci, config, &dev->ixy.interrupts) == 0) &&
+		  start_rx(dev);
 	if (!ok) {
 		ixy_error("%s: ixgbe init failed", dev->ixy.pci_addr);
 		ixgbe_close(&dev->ixy); // stops the NIC and frees what init allocated
@@ -498,5 +423,9 @@ static uint32_t ixgbe_huge_pages_needed(const struct ixy_config* config) {
 	return config->rx_queues * (1 + pool) + config->tx_queues;
 }
 
-const struct ixy_driver ixgbe_driver = {
-    "ixgbe", 0x8086, nic_ids, sizeof(nic_ids) / sizeof(nic_ids[0]), ixgbe_init, ixgbe_huge_pages_needed};
+const struct ixy_driver ixgbe_driver = {.name = "ixgbe",
+					.vendor_id = 0x8086,
+					.device_ids = nic_ids,
+					.num_device_ids = sizeof(nic_ids) / sizeof(nic_ids[0]),
+					.init = ixgbe_init,
+					.huge_pages_needed = ixgbe_huge_pages_needed};

@@ -10,8 +10,6 @@
 
 #include <stdint.h>
 
-#include "../trace.h" // struct ixy_reg_names
-
 #include "intel_adv_desc.h" // the advanced RX/TX descriptors, shared with the 82576 (igb)
 
 // PCI device IDs (vendor 0x8086) of the NICs ixgbe.c drives: 82599 (the first 16), X540 (0x1528, 0x1560), X550
@@ -166,7 +164,8 @@ _Static_assert(IXGBE_RDH(1) - IXGBE_RDBAL(1) == IXGBE_RING_HEAD && IXGBE_TDH(1) 
 _Static_assert(IXGBE_RDT(1) - IXGBE_RDBAL(1) == IXGBE_RING_TAIL && IXGBE_TDT(1) - IXGBE_TDBAL(1) == IXGBE_RING_TAIL,
 	       "RX and TX rings: same tail offset");
 
-// The names of these registers for the register trace (ixgbe_trace.c): ixgbe.c passes them to ixy_trace_bar.
+// The names of these registers for the register trace (src/trace.h), in ixgbe_trace.c.
+struct ixy_reg_names;
 extern const struct ixy_reg_names ixgbe_reg_names;
 
 #endif

@@ -1,7 +1,9 @@
 // The names of the 82599's registers (ixgbe_regs.h) for the register trace (src/trace.h): name, offset (of queue 0
-// for the per-queue ones), count, stride in bytes. ixgbe.c passes them to ixy_trace_bar when it maps BAR0.
+// for the per-queue ones), count, stride in bytes. ixgbe_features.c passes them to ixy_trace_bar when ixgbe.c
+// has mapped BAR0.
 #include <stddef.h>
 
+#include "../trace.h"
 #include "ixgbe_regs.h"
 
 static const struct ixy_reg_name regs[] = {

@@ -33,8 +33,10 @@
 #include <string.h>
 
 #include <ixy/interrupts.h>
+#include <ixy/settings.h>
 
 #include "../pci_interrupts.h"
+#include "../trace.h" // ixy_trace_bar: the register trace for students
 #include "driver.h"
 #include "injected_failure.h"
 #include "virtio_queue.h"
@@ -924,7 +926,8 @@ static int negotiate_features(struct virtio_device* dev, const struct ixy_config
 	struct virtio_transport* t = dev->transport;
 	// Behind an IOMMU (VFIO) the device must send its DMA through it (6.1): VIRTIO_F_ACCESS_PLATFORM. Without
 	// it, it would take our IO virtual addresses for physical ones.
-	uint64_t required = t->required_features | (dev->pci->access->iommu ? VIRTIO_F_ACCESS_PLATFORM : 0);
+	uint64_t required = t->required_features |
+			    (dev->pci->access->dma && dev->pci->access->dma->iommu ? VIRTIO_F_ACCESS_PLATFORM : 0);
 	uint64_t offered;
 	if (t->ops->get_features(t, &offered) != 0) {
 		return -1;
@@ -1054,7 +1057,7 @@ static struct virtio_transport* open_transport(struct pci_device* pci, bool forc
 	if (!force_legacy && virtio_modern_open(pci, &t) != 0) {
 		return NULL;
 	}
-	if (!t && pci->access->iommu) {
+	if (!t && pci->access->dma && pci->access->dma->iommu) {
 		ixy_error("%s: %s: the legacy VirtIO interface cannot send DMA through the IOMMU (no "
 			  "VIRTIO_F_ACCESS_PLATFORM), so ixy does not drive it through %s",
 			  pci->addr, force_legacy ? "IXY_VIRTIO_LEGACY=1" : "the device has only the legacy interface",
@@ -1064,7 +1067,15 @@ static struct virtio_transport* open_transport(struct pci_device* pci, bool forc
 	return t ? t : virtio_legacy_open(pci);
 }
 
-static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci) {
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings virtio_settings = {.set_promisc = virtio_set_promisc,
+						    .get_link_speed = virtio_get_link_speed,
+						    .get_mac_addr = virtio_get_mac_addr,
+						    .set_mac_addr = virtio_set_mac_addr};
+
+static struct ixy_device* virtio_init(const struct ixy_config* config, struct pci_device* pci,
+				      const struct driver_features* features) {
+	(void)features; // (ixgbe's init takes its features from the entries; this driver calls its own)
 	struct virtio_device* dev = aligned_alloc(IXY_CACHE_LINE, sizeof(*dev)); // (its queues are cache line aligned)
 	if (!dev) {
 		ixy_error("%s: out of memory", pci->addr);
@@ -1078,16 +1089,13 @@ static struct ixy_device* virtio_init(const struct ixy_config* config, struct pc
 	const char* pci_addr = pci->addr;
 	dev->ixy = (struct ixy_device){
 	    .pci_addr = pci_addr,
-	    .driver_name = virtio_driver.name,
+	    .driver_name = "virtio",
 	    .num_rx_queues = config->rx_queues,
 	    .num_tx_queues = config->tx_queues,
 	    .rx_batch = virtio_rx_two_desc, // until start_device knows the layout
 	    .tx_batch = virtio_tx_two_desc,
 	    .read_stats = virtio_read_stats,
-	    .set_promisc = virtio_set_promisc,
-	    .get_link_speed = virtio_get_link_speed,
-	    .get_mac_addr = virtio_get_mac_addr,
-	    .set_mac_addr = virtio_set_mac_addr,
+	    .settings = &virtio_settings,
 	    .stop = virtio_stop,
 	    .close = virtio_close,
 	};

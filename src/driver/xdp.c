@@ -15,6 +15,7 @@
 // are copied into a UMEM frame to be sent over AF_XDP (counted: tx_copied).
 //
 // Linux Documentation/networking/af_xdp.rst describes the socket, Documentation/bpf/ the program and its loading.
+#include <ctype.h>
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/capability.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include <ixy/interrupts.h>
+#include <ixy/settings.h>
 
 #include "../access.h"
 #include "driver.h"
@@ -886,6 +888,12 @@ static int attach(struct xdp_device* dev) {
 	return fd;
 }
 
+// Promiscuous mode, link speed, MAC address (ixy/settings.h).
+static const struct ixy_settings xdp_settings = {.set_promisc = xdp_set_promisc,
+						 .get_link_speed = xdp_get_link_speed,
+						 .get_mac_addr = xdp_get_mac_addr,
+						 .set_mac_addr = xdp_set_mac_addr};
+
 // The device for config, its queues' sockets, program, map and link not open yet. NULL with a message if out of
 // memory.
 static struct xdp_device* new_device(const struct ixy_config* config) {
@@ -920,10 +928,7 @@ static struct xdp_device* new_device(const struct ixy_config* config) {
 				       .rx_batch = xdp_rx_batch,
 				       .tx_batch = xdp_tx_batch,
 				       .read_stats = xdp_read_stats,
-				       .set_promisc = xdp_set_promisc,
-				       .get_link_speed = xdp_get_link_speed,
-				       .get_mac_addr = xdp_get_mac_addr,
-				       .set_mac_addr = xdp_set_mac_addr,
+				       .settings = &xdp_settings,
 				       .stop = xdp_stop,
 				       .close = xdp_close};
 	return dev;
@@ -1000,8 +1005,30 @@ static void print_started(const struct xdp_device* dev, uint32_t ring_size) {
 }
 
 // The map, the UMEM, the program, the sockets, then the link that attaches the program.
-static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci) {
-	(void)pci; // none: the interface stays the kernel's
+bool xdp_claims(const char* s) {
+	size_t prefix = strlen(XDP_NAME_PREFIX);
+	if (!s || strncmp(s, XDP_NAME_PREFIX, prefix) != 0) {
+		return false;
+	}
+	// An interface name as the kernel takes it (net/core/dev.c dev_valid_name): 1 to 15 bytes, not "." or "..",
+	// no '/', ':' or white space.
+	const char* ifname = s + prefix;
+	size_t len = strlen(ifname);
+	if (len == 0 || len >= IF_NAMESIZE || strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (ifname[i] == '/' || ifname[i] == ':' || isspace((unsigned char)ifname[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_device* pci,
+				   const struct driver_features* features) {
+	(void)features; // none joins AF_XDP's init
+	(void)pci;      // none: the interface stays the kernel's
 	struct xdp_device* dev = new_device(config);
 	if (!dev) {
 		return NULL;
@@ -1031,4 +1058,4 @@ static struct ixy_device* xdp_init(const struct ixy_config* config, struct pci_d
 	return &dev->ixy;
 }
 
-const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init};
+const struct ixy_driver xdp_driver = {.name = "xdp", .init = xdp_init, .claims = xdp_claims};

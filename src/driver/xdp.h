@@ -14,6 +14,9 @@
 
 #define XDP_NAME_PREFIX "xdp:"
 
+// s is "xdp:<ifname>" with a name an interface can have: the driver's claims (driver.h). Prints nothing.
+bool xdp_claims(const char* s);
+
 // The device's operations (driver.h declares it): init is called with pci NULL. It has no huge_pages_needed: the
 // process's UMEM is sized for all its AF_XDP devices together (struct xdp_plan).
 extern const struct ixy_driver xdp_driver;

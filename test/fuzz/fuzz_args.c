@@ -7,7 +7,8 @@
 //     [min, max]; then printing the value gives the text without leading zeros. Otherwise *value is untouched, and
 //     the answer names the first problem in the order: empty, not decimal, out of range (too large for 64 bits, or
 //     outside [min, max]). arg_u64 agrees.
-//   - arg_options' --queues and --flows: accepted exactly for what parse_u64 accepts in their ranges.
+//   - arg_options' --queues and pktgen_arg_options' --flows: accepted exactly for what parse_u64 accepts in their
+//   ranges.
 //   - ixy_valid_pci_addr: true exactly for the shape DDDD:BB:DD.F (hex digits, function 0-7), then scanning and
 //     printing the four numbers gives the text back (in lower case), and for "xdp:<ifname>" with a name an
 //     interface can have. arg_pci_addrs agrees.
@@ -20,6 +21,7 @@
 #include <ixy/ixy.h>
 
 #include "common/options.h"
+#include "common/pktgen_options.h"
 #include "fuzz_input.h"
 
 #define UNTOUCHED 0x5a5a5a5a5a5a5a5aull
@@ -134,13 +136,14 @@ static void check_many_option(const char* text) {
 		snprintf(option, sizeof(option), "--%s", names[i]);
 		uint64_t max = i == 0 ? IXY_MAX_QUEUES : ARG_MAX_FLOWS, value = UNTOUCHED;
 		bool valid = parse_u64(text, 1, max, &value) == NULL;
-		struct app_options opt = {.wait_ms = 1000, .queues = 0x5a5a5a5a, .flows = 0x5a5a5a5a};
+		struct pktgen_options opt = {.app = {.wait_ms = 1000, .queues = 0x5a5a5a5a}, .flows = 0x5a5a5a5a};
 		char* argv[] = {"fuzz", option, (char*)text, "a", NULL};
-		int first = arg_options("fuzz", i == 0 ? fwd_table : pktgen_table, 4, argv, &opt);
-		uint32_t many = i == 0 ? opt.queues : opt.flows;
+		int first = i == 0 ? arg_options("fuzz", fwd_table, 4, argv, &opt.app)
+				   : pktgen_arg_options("fuzz", pktgen_table, 4, argv, &opt);
+		uint32_t many = i == 0 ? opt.app.queues : opt.flows;
 		FUZZ_CHECK(first == (valid ? 3 : -1));
 		FUZZ_CHECK(many == (valid ? value : 0x5a5a5a5a));
-		FUZZ_CHECK(opt.wait_ms == 1000 && opt.ring_size == 0);
+		FUZZ_CHECK(opt.app.wait_ms == 1000 && opt.app.ring_size == 0);
 	}
 }
 

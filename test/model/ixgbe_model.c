@@ -295,6 +295,7 @@ struct model_ixgbe {
 	bool log_registers;
 	model_tx_hook tx_hook;
 	void* tx_hook_context;
+	enum model_ixgbe_fault fault;
 	// time-driven state
 	bool reset_pending;
 	uint64_t reset_done_at;
@@ -771,7 +772,8 @@ static uint32_t register_value(struct model_ixgbe* nic, uint32_t reg, bool consu
 			case RXQ_RDT:
 				return ring->tail;
 			case RXQ_RXDCTL:
-				return (reg_get(nic, reg) & ~RXDCTL_ENABLE) | (ring->enabled ? RXDCTL_ENABLE : 0);
+				return (reg_get(nic, reg) & ~RXDCTL_ENABLE) |
+				       (ring->enabled && nic->fault != MODEL_IXGBE_QUEUES_STAY_OFF ? RXDCTL_ENABLE : 0);
 			default:
 				return reg_get(nic, reg);
 		}
@@ -784,14 +786,16 @@ static uint32_t register_value(struct model_ixgbe* nic, uint32_t reg, bool consu
 			case TXQ_TDT:
 				return ring->tail;
 			case TXQ_TXDCTL:
-				return (reg_get(nic, reg) & ~TXDCTL_ENABLE) | (ring->enabled ? TXDCTL_ENABLE : 0);
+				return (reg_get(nic, reg) & ~TXDCTL_ENABLE) |
+				       (ring->enabled && nic->fault != MODEL_IXGBE_QUEUES_STAY_OFF ? TXDCTL_ENABLE : 0);
 			default:
 				return reg_get(nic, reg);
 		}
 	}
 	switch (reg) {
 		case REG_CTRL:
-			return reg_get(nic, reg) | (nic->reset_pending ? CTRL_RST | CTRL_LRST : 0);
+			return reg_get(nic, reg) |
+			       (nic->reset_pending || nic->fault == MODEL_IXGBE_STUCK_RESET ? CTRL_RST | CTRL_LRST : 0);
 		case REG_STATUS: {
 			uint32_t function = (uint32_t)(model_pci_addr(nic->pci)[11] - '0');
 			uint32_t gio = reg_get(nic, REG_CTRL) & CTRL_GIO_MASTER_DISABLE ? 0 : STATUS_GIO_MASTER_ENABLE;
@@ -2242,6 +2246,10 @@ void model_ixgbe_log_registers(struct model_ixgbe* nic, bool log) {
 void model_ixgbe_set_tx_hook(struct model_ixgbe* nic, model_tx_hook hook, void* context) {
 	nic->tx_hook = hook;
 	nic->tx_hook_context = context;
+}
+
+void model_ixgbe_set_fault(struct model_ixgbe* nic, enum model_ixgbe_fault fault) {
+	nic->fault = fault;
 }
 
 void model_ixgbe_set_perfect(struct model_ixgbe* nic, bool perfect) {

@@ -74,6 +74,10 @@ void model_ixgbe_set_tx_hook(struct model_ixgbe* nic, model_tx_hook hook, void* 
 // up and no TX hook, stamps or MSI-X vectors, a queue's tail writes (and model_ixgbe_inject_rx_burst) run under that
 // queue's own lock, not the models' lock: threads on different queues do not wait for each other (ixgbe_model.c).
 void model_ixgbe_set_perfect(struct model_ixgbe* nic, bool perfect);
+// A broken NIC, for the driver's failure paths: its reset never finishes (CTRL.RST stays set), or no queue ever
+// reports itself enabled (RXDCTL/TXDCTL.ENABLE read 0).
+enum model_ixgbe_fault { MODEL_IXGBE_WORKS, MODEL_IXGBE_STUCK_RESET, MODEL_IXGBE_QUEUES_STAY_OFF };
+void model_ixgbe_set_fault(struct model_ixgbe* nic, enum model_ixgbe_fault fault);
 
 // ---- receive ----
 

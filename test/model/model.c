@@ -511,10 +511,9 @@ int pci_read_ids(const char* pci_addr, struct pci_ids* ids) {
 
 // ---- src/failsafe.h: the checks, implemented for the model (no interface is ever in use) ----
 
-int failsafe_check_device(const struct ixy_config* config, char kernel_driver[IXY_DRIVER_NAME_MAX]) {
+int failsafe_check_device(const struct ixy_config* config, const char* kernel_driver) {
+	(void)kernel_driver;
 	struct model_pci_device* dev = find_device(config->pci_addr);
-	// Every modelled device has a kernel driver until ixy unbinds it (pci_unbind_driver below).
-	snprintf(kernel_driver, IXY_DRIVER_NAME_MAX, "%s", dev && !dev->unbound ? "kernel-driver-model" : "");
 	if (!dev) {
 		return -1;
 	}
@@ -549,6 +548,13 @@ void model_set_free_huge_pages(uint64_t pages) {
 }
 
 // ---- src/pci.h (continued) ----
+
+int pci_read_kernel_driver(const char* pci_addr, char name[IXY_DRIVER_NAME_MAX]) {
+	struct model_pci_device* dev = find_device(pci_addr);
+	// Every modelled device has a kernel driver until ixy unbinds it (pci_unbind_driver below).
+	snprintf(name, IXY_DRIVER_NAME_MAX, "%s", dev && !dev->unbound ? "kernel-driver-model" : "");
+	return dev ? 0 : -1;
+}
 
 int pci_unbind_driver(const char* pci_addr) {
 	struct model_pci_device* dev = find_device(pci_addr);

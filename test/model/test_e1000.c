@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 #include "../check.h"
 #include "e1000_model.h"

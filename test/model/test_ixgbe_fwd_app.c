@@ -8,6 +8,12 @@
 // on the TX queue with the number of the RX queue the software hash (ixy/rss.h, the default table) predicts, each
 // flow in order, and ixy-fwd's per-queue totals lines must count what that prediction says. A ThreadSanitizer build
 // (IXY_TSAN) runs these too (scripts/test.sh).
+//
+// IXY_TEST_FWD_DEFAULT_ONLY=1 (test_ixgbe_fwd_app_default; scripts/coverage-paper.sh measures it): only ixy-fwd's
+// default run, with no option but --no-sandbox (see main) and the two addresses, the feeder's frames forwarded both
+// ways, stopped by SIGTERM, its totals lines checked. In a gcov build the counts cover only ixy-fwd's main (and the
+// feeder, which meanwhile calls only the model: its frames and their queues are made before).
+// Without --poll or --wait ixy-fwd polls, the paper's path: no waiter, no waiter line (with --poll neither).
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +33,7 @@
 #include "fwd.h"
 
 #include "../check.h"
+#include "gcov_window.h"
 #include "ixgbe_model.h"
 #include "model_test.h"
 #include "seam.h"
@@ -107,6 +114,10 @@ static void queue_test_frame(uint8_t frame[PACKET_SIZE], int nic, uint32_t j) {
 	packet_stamp_seq(frame, j / FLOWS);
 }
 
+// Each NIC's frames and the RX queue the hash predicts for each, made before ixy-fwd starts.
+static uint8_t test_frames[2][FRAMES][PACKET_SIZE];
+static uint16_t test_queues[2][FRAMES];
+
 struct feeder {
 	struct model_ixgbe* nics[2];
 	struct ixy_rss rss;  // what the NICs should apply: the default for the queue count
@@ -119,8 +130,9 @@ struct feeder {
 };
 
 // Whether ixy-fwd's stdout (the file fd) holds the rate lines of every queue of both devices, a second's worth:
-// "[<pci>] queue <q> RX: <rate> Mpps". (A fixed 1.2 s after the last frame assumed that ixy-fwd's main thread ran in
-// the 0.2 s after its first second: not so on a busy machine.)
+// "[<pci>] queue <q> RX: <rate> Mpps"; with one queue the devices' own, "[<pci>] RX: <rate> Mbit/s <rate> Mpps". (A
+// fixed 1.2 s after the last frame assumed that ixy-fwd's main thread ran in the 0.2 s after its first second: not so
+// on a busy machine.)
 static bool rates_printed(int fd, unsigned queues) {
 	static char text[1 << 20]; // the lines of a minute and more
 	ssize_t len = pread(fd, text, sizeof(text) - 1, 0);
@@ -129,7 +141,8 @@ static bool rates_printed(int fd, unsigned queues) {
 	}
 	text[len] = '\0';
 	unsigned lines = 0;
-	for (const char* at = strstr(text, "] queue "); at; at = strstr(at + 1, "] queue ")) {
+	const char* marker = queues > 1 ? "] queue " : "] RX: ";
+	for (const char* at = strstr(text, marker); at; at = strstr(at + 1, marker)) {
 		const char* end = strchr(at, '\n');
 		lines += end && end - at > 5 && strncmp(end - 5, " Mpps", 5) == 0;
 	}
@@ -144,13 +157,12 @@ static void* feed(void* arg) {
 	uint32_t next[2] = {0, 0}, sent = 0;
 	for (int rounds = 0; rounds < 600000 && sent < 2 * FRAMES; rounds++) {
 		for (int n = 0; n < 2; n++) {
-			uint8_t frame[PACKET_SIZE];
 			for (int burst = 0; burst < 64 && next[n] < FRAMES; burst++) {
-				queue_test_frame(frame, n, next[n]);
-				uint16_t q = ixy_rss_queue(&feeder->rss, frame, sizeof(frame)), got;
+				const uint8_t* frame = test_frames[n][next[n]];
+				uint16_t q = test_queues[n][next[n]], got;
 				model_lock();
 				bool room = model_ixgbe_rx_descriptors_available(feeder->nics[n], q) > 0 &&
-					    model_ixgbe_receive(feeder->nics[n], frame, sizeof(frame), &got) ==
+					    model_ixgbe_receive(feeder->nics[n], frame, PACKET_SIZE, &got) ==
 						MODEL_RX_DELIVERED;
 				model_unlock();
 				if (!room) {
@@ -178,26 +190,41 @@ static void* feed(void* arg) {
 // Runs ixy-fwd --poll --queues <queues> and checks what came out of each NIC and what ixy-fwd printed. sandbox: with
 // the seccomp filter (the caller forks first: it stays on the process). interrupts: the NICs offer MSI-X (as through
 // VFIO) and ixy-fwd runs with --wait 10 instead of --poll: each thread's waiter sleeps on its own two RX queues.
-static void run_fwd_queues(const char* name, const char* queues, bool sandbox, bool interrupts) {
+// poll_option: pass --poll (else ixy-fwd polls by default). defaults: ixy-fwd's default run instead (queues "1"): no
+// --poll, --wait or --queues.
+static void run_fwd_queues(const char* name, const char* queues, bool sandbox, bool interrupts, bool poll_option,
+			   bool defaults) {
 	model_test_begin(name);
 	uint16_t n = (uint16_t)atoi(queues);
-	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)}, .linger = interrupts};
+	// (the default run lasts until it printed its rates: the once-a-second path is the paper's too)
+	struct feeder feeder = {.nics = {model_ixgbe_add(PORT_A), model_ixgbe_add(PORT_B)},
+				.linger = interrupts || defaults};
 	ixy_rss_default(&feeder.rss, n);
+	for (int nic = 0; nic < 2; nic++) {
+		for (uint32_t j = 0; j < FRAMES; j++) {
+			queue_test_frame(test_frames[nic][j], nic, j);
+			test_queues[nic][j] = ixy_rss_queue(&feeder.rss, test_frames[nic][j], PACKET_SIZE);
+		}
+	}
 	char* argv[10] = {"ixy-fwd"};
 	int argc = 1;
 	if (!sandbox) {
 		argv[argc++] = "--no-sandbox";
 	}
-	if (interrupts) {
+	if (defaults) {
+		CHECK(n == 1 && !interrupts);
+	} else if (interrupts) {
 		model_pci_offer_msix(model_ixgbe_pci(feeder.nics[0]), true);
 		model_pci_offer_msix(model_ixgbe_pci(feeder.nics[1]), true);
 		argv[argc++] = "--wait";
 		argv[argc++] = "10";
-	} else {
+	} else if (poll_option) {
 		argv[argc++] = "--poll";
 	}
-	argv[argc++] = "--queues";
-	argv[argc++] = (char*)queues;
+	if (!defaults) {
+		argv[argc++] = "--queues";
+		argv[argc++] = (char*)queues;
+	}
 	argv[argc++] = PORT_A;
 	argv[argc++] = PORT_B;
 	// ixy-fwd's stdout into a file, for the totals lines
@@ -211,7 +238,14 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 	pthread_t feeder_thread;
 	stop_signal = 0; // (the SIGTERM that stopped the run before)
 	CHECK(pthread_create(&feeder_thread, NULL, feed, &feeder) == 0 && pthread_detach(feeder_thread) == 0);
-	CHECK_EQ(ixy_fwd_main(argc, argv), 0);
+	if (defaults) {
+		gcov_window_open();
+	}
+	int status = ixy_fwd_main(argc, argv);
+	if (defaults) {
+		gcov_window_close();
+	}
+	CHECK_EQ(status, 0);
 	while (!atomic_load(&feeder.stopped)) {
 		nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 	}
@@ -250,7 +284,7 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 	char line[512], pci[32], device_counts[64];
 	snprintf(device_counts, sizeof(device_counts), " forwarded=%d tx_full=0\n", FRAMES);
 	unsigned queue_lines = 0, used_queues = 0, probes = 0, waiters = 0, interrupt_waiters = 0,
-		 rate_lines[2] = {0, 0};
+		 rate_lines[2] = {0, 0}, totals = 0, device_rate_lines = 0;
 	CHECK_EQ(fseek(out, 0, SEEK_SET), 0);
 	while (fgets(line, sizeof(line), out)) {
 		fputs(line, sandbox ? stderr : stdout);
@@ -272,6 +306,8 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 		} else if (sscanf(line, "[%31[^]]] queue %u RX: ", pci, &q) == 2) { // the rates, every second
 			CHECK(q < n && (strcmp(pci, PORT_A) == 0 || strcmp(pci, PORT_B) == 0));
 			rate_lines[strcmp(pci, PORT_B) == 0] += q < n && strstr(line, " Mpps\n") != NULL;
+		} else if (line[0] == '[' && strstr(line, "] RX: ") && strstr(line, " Mpps\n")) { // a device's
+			device_rate_lines++;
 		} else if (strncmp(line, "waiter app=ixy-fwd ", 19) == 0) {
 			// the waiter of thread k (printed in order) watches queue k of both NICs, and nothing else
 			char own[2][64];
@@ -286,17 +322,20 @@ static void run_fwd_queues(const char* name, const char* queues, bool sandbox, b
 			interrupt_waiters += strstr(line, " polls_only=0 ") != NULL;
 		} else if (strncmp(line, "totals app=ixy-fwd", 18) == 0) {
 			CHECK(strstr(line, device_counts) != NULL);
+			totals++;
 		}
 	}
 	fclose(out);
-	CHECK_EQ(queue_lines, 2u * n);
-	CHECK_EQ(probes, sandbox ? 1u : 0u); // under the filter: open and execve refused (EPERM)
-	CHECK_EQ(waiters, n);                // one per thread
+	CHECK_EQ(totals, 2u);                       // one per device
+	CHECK_EQ(queue_lines, n > 1 ? 2u * n : 0u); // with one queue, none
+	CHECK_EQ(probes, sandbox ? 1u : 0u);        // under the filter: open and execve refused (EPERM)
+	CHECK_EQ(waiters, interrupts ? n : 0u);     // one per thread with --wait; polling (the default, --poll): none
 	CHECK_EQ(interrupt_waiters, interrupts ? n : 0u);
 	if (interrupts) { // (the run that lasts more than a second) at least one rate line per device and queue
 		CHECK(rate_lines[0] >= n && rate_lines[1] >= n && rate_lines[0] % n == 0 && rate_lines[1] % n == 0);
 	}
-	CHECK_EQ(used_queues, 2u * n); // the flows are spread: every queue of both NICs had some
+	CHECK(!defaults || device_rate_lines >= 2); // a second passed: both devices' rates
+	CHECK_EQ(used_queues, n > 1 ? 2u * n : 0u); // the flows are spread: every queue of both NICs had some
 	CHECK_EQ(seam_dma_live_allocations(), 0);
 	CHECK_NO_NEW_VIOLATIONS();
 	model_pci_remove_all();
@@ -314,7 +353,7 @@ int main(void) {
 			// threads, or ixy_sandbox_enter refuses to go on (it checks every thread of the process).
 			struct ixy_sandbox_config drop = {0};
 			CHECK_EQ(ixy_sandbox_drop_privileges(&drop), 0);
-			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true, false);
+			run_fwd_queues("ixy-fwd --queues 4 under the seccomp filter", "4", true, false, true, false);
 			fflush(stdout);
 			_exit(model_test_summary());
 		}
@@ -331,11 +370,21 @@ int main(void) {
 	static const char* const ring64[] = {"--no-sandbox", "--poll", "--ring", "64", NULL};
 	static const char* const ring4096[] = {"--no-sandbox", "--poll", "--ring", "4096", NULL};
 	static const char* const plain[] = {"--no-sandbox", "--poll", NULL};
+	if (getenv("IXY_TEST_FWD_DEFAULT_ONLY")) {
+		// The sandbox is the default too, but its filter would refuse the open() with which gcov writes this
+		// process's counts at exit (and in a forked child the counts would be lost): --no-sandbox, said on
+		// stdout.
+		printf(
+		    "note: ixy-fwd's default run here passes --no-sandbox: the seccomp filter would stay on the test "
+		    "process and refuse gcov's writes at exit\n");
+		run_fwd_queues("ixy-fwd's default run (--no-sandbox)", "1", false, false, false, true);
+		return model_test_summary();
+	}
 	run_fwd("ixy-fwd --ring 64", ring64, 64);
 	run_fwd("ixy-fwd --ring 4096", ring4096, 4096);
 	run_fwd("ixy-fwd without --ring: 512", plain, 512);
-	run_fwd_queues("ixy-fwd --queues 2", "2", false, false);
-	run_fwd_queues("ixy-fwd --queues 4", "4", false, false);
-	run_fwd_queues("ixy-fwd --queues 2 --wait 10, MSI-X", "2", false, true);
+	run_fwd_queues("ixy-fwd --queues 2 --poll", "2", false, false, true, false);
+	run_fwd_queues("ixy-fwd --queues 4, polling by default: no waiter line", "4", false, false, false, false);
+	run_fwd_queues("ixy-fwd --queues 2 --wait 10, MSI-X", "2", false, true, false, false);
 	return model_test_summary();
 }

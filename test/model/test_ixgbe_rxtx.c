@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 #include "../check.h"
 #include "ixgbe_model.h"

@@ -1,5 +1,5 @@
 // The register trace (src/trace.h, IXY_TRACE=1) against the 82599 model: the lines the driver's accessors print
-// (src/driver/trace_io.h; the model prints nothing) are every register access of an ixgbe init and close, in the
+// (src/driver/traced/reg_io.h; the model prints nothing) are every register access of an ixgbe init and close, in the
 // order the model recorded them, with offset and value, each named as the model's own table names it.
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,16 +7,20 @@
 #include <string.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 #include <ixy/memory.h>
 
 #include "../check.h"
 #include "driver/driver.h"
+
 #include "driver/virtio_spec.h"
 #include "driver/virtio_transport.h"
 #include "model_test.h"
 #include "seam.h"
 #include "seam_io.h"
 #include "virtio_model.h"
+
+extern const struct ixy_driver virtio_driver; // src/driver/virtio.c (named only by src/feature_entries.c)
 
 #define NIC_ADDR "0000:04:00.0"
 static const uint8_t nic_mac[6] = {0x02, 0x00, 0x00, 0x01, 0x04, 0x00}; // the model's MAC for 04:00.0

@@ -1,6 +1,6 @@
 // The test side of the register access in src/driver/driver.h: in test builds (IXY_SEAM) register accesses and delays
 // of the drivers go to these functions. ixy_seam_read32/ixy_seam_write32 (trace_seam.c) are the tracing accessors of
-// src/driver/trace_io.h, out of line, with a software device model's register access below them
+// src/driver/traced/reg_io.h, out of line, with a software device model's register access below them
 // (ixy_model_read32/ixy_model_write32); the model (test/model/model.c) implements those and the delay, and keeps a
 // virtual clock.
 #ifndef IXY_TEST_SEAM_IO_H

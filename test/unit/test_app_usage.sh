@@ -171,6 +171,15 @@ expect_help() {   # expect_help APP [OPTIONS...]
 }
 expect_help ixy-fwd
 expect_help ixy-fwd --poll --queues 2
+# ixy-fwd polls by default (the paper's path); --wait opts into sleeping: its help says so.
+"$bin/ixy-fwd" --help >"$tmp/out" 2>&1
+if grep -qF "it polls, as the paper's forwarder, unless --wait <ms> lets it sleep" "$tmp/out"; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAILED: ixy-fwd --help does not say that it polls unless --wait:" >&2
+	cat "$tmp/out" >&2
+fi
 expect_help ixy-pktgen
 expect_help ixy-pktgen --flows 4
 expect_help ixy-pcap

@@ -1,8 +1,9 @@
-// Strict parsing of the apps' values and their options (apps/common/options.h).
+// Strict parsing of the apps' values and their options (apps/common/options.h, parse.h, pktgen_options.h).
 #include <string.h>
 
 #include "../check.h"
 #include "common/options.h"
+#include "common/pktgen_options.h"
 
 // Option tables as the apps have them: ixy-fwd and ixy-pcap (fwd), ixy-pktgen (pktgen), and two smaller ones.
 static const struct option fwd_table[] = {ARG_POLL_WAIT, ARG_RING, ARG_QUEUES, ARG_SANDBOX, ARG_HELP_OPTION, {0}};
@@ -103,10 +104,11 @@ static int options_of(char** argv, int32_t* wait_ms, uint32_t* ring, bool with_r
 	return first;
 }
 
-// arg_options with table on argc/argv: returns its result, and the options in *opt (queues and flows start at 1).
-static int many_of(const struct option table[], int argc, char** argv, struct app_options* opt) {
-	*opt = (struct app_options){.wait_ms = 1000, .queues = 1, .flows = 1};
-	return arg_options("app", table, argc, argv, opt);
+// pktgen_arg_options (arg_options, handing ixy-pktgen's own options to it) with table on argc/argv: returns its
+// result, and the options in *opt (queues and flows start at 1).
+static int many_of(const struct option table[], int argc, char** argv, struct pktgen_options* opt) {
+	*opt = (struct pktgen_options){.app = {.wait_ms = 1000, .queues = 1}, .flows = 1};
+	return pktgen_arg_options("app", table, argc, argv, opt);
 }
 
 static void test_options(void) {
@@ -148,45 +150,45 @@ static void test_options(void) {
 
 // --queues (ixy-fwd, ixy-pcap) and --flows (ixy-pktgen): the option the app names, in its range, nothing else.
 static void test_many_options(void) {
-	struct app_options opt;
+	struct pktgen_options opt;
 	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "4", "a", NULL}, &opt), 3);
-	CHECK_EQ(opt.queues, 4);
+	CHECK_EQ(opt.app.queues, 4);
 	CHECK_EQ(many_of(fwd_table, 5, (char*[]){"app", "--poll", "--queues=64", "a", NULL}, &opt), 3);
-	CHECK_EQ(opt.queues, 64);
-	CHECK_EQ(opt.wait_ms, 0);
+	CHECK_EQ(opt.app.queues, 64);
+	CHECK_EQ(opt.app.wait_ms, 0);
 	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "1024", "a", NULL}, &opt), 3);
 	CHECK_EQ(opt.flows, 1024);
 	fprintf(stderr, "(the following error lines are expected)\n");
 	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "0", "a", NULL}, &opt), -1);
-	CHECK_EQ(opt.queues, 1); // untouched by every refusal
+	CHECK_EQ(opt.app.queues, 1); // untouched by every refusal
 	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "65", "a", NULL}, &opt), -1);
-	CHECK_EQ(opt.queues, 1);
+	CHECK_EQ(opt.app.queues, 1);
 	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "1025", "a", NULL}, &opt), -1);
 	CHECK_EQ(opt.flows, 1);
 	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "0", "a", NULL}, &opt), -1);
 	CHECK_EQ(opt.flows, 1);
 	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--queues", "2", "a", NULL}, &opt), -1);
-	CHECK_EQ(opt.queues, 1);
+	CHECK_EQ(opt.app.queues, 1);
 	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--flows", "2", "a", NULL}, &opt), -1);
 	CHECK_EQ(opt.flows, 1);
 	CHECK_EQ(many_of(sandbox_table, 4, (char*[]){"app", "--queues", "2", "a", NULL}, &opt), -1);
 	CHECK_EQ(many_of(fwd_table, 4, (char*[]){"app", "--queues", "x", "a", NULL}, &opt), -1);
-	CHECK_EQ(opt.queues, 1);
+	CHECK_EQ(opt.app.queues, 1);
 	// ixy-pktgen has no --ring.
 	CHECK_EQ(many_of(pktgen_table, 3, (char*[]){"app", "--ring", "64", NULL}, &opt), -1);
 }
 
 // --no-sandbox and --user fill the sandbox's configuration; between --poll/--wait they do not count as one of those.
 static void test_sandbox_options(void) {
-	struct app_options opt;
+	struct pktgen_options opt;
 	CHECK_EQ(many_of(fwd_table, 2, (char*[]){"app", "a", NULL}, &opt), 1);
-	CHECK(!opt.sandbox.disabled && !opt.sandbox.drop_user);
+	CHECK(!opt.app.sandbox.disabled && !opt.app.sandbox.drop_user);
 	CHECK_EQ(
 	    many_of(fwd_table, 7, (char*[]){"app", "--wait", "5", "--no-sandbox", "--user", "root", "a", NULL}, &opt),
 	    6);
-	CHECK(opt.sandbox.disabled && opt.sandbox.drop_user);
-	CHECK_EQ(opt.sandbox.uid, 0);
-	CHECK_EQ(opt.wait_ms, 5);
+	CHECK(opt.app.sandbox.disabled && opt.app.sandbox.drop_user);
+	CHECK_EQ(opt.app.sandbox.uid, 0);
+	CHECK_EQ(opt.app.wait_ms, 5);
 	// Without --poll and --wait (ixy-pktgen): only the sandbox options.
 	CHECK_EQ(many_of(pktgen_table, 3, (char*[]){"app", "--no-sandbox", "a", NULL}, &opt), 2);
 	fprintf(stderr, "(the following error lines are expected)\n");
@@ -197,11 +199,40 @@ static void test_sandbox_options(void) {
 
 // --help: ARG_HELP wherever it comes among the options; an app without it in its table refuses it.
 static void test_help_option(void) {
-	struct app_options opt;
+	struct pktgen_options opt;
 	CHECK_EQ(many_of(fwd_table, 2, (char*[]){"app", "--help", NULL}, &opt), ARG_HELP);
 	CHECK_EQ(many_of(pktgen_table, 4, (char*[]){"app", "--flows", "2", "--help", NULL}, &opt), ARG_HELP);
 	fprintf(stderr, "(the following error line is expected)\n");
 	CHECK_EQ(many_of(sandbox_table, 2, (char*[]){"app", "--help", NULL}, &opt), -1);
+}
+
+// ixy-pktgen's own options (pktgen_options.h) reach their fields through arg_options; an app that does not hand
+// them on (ixy-fwd, ixy-pcap: no more) refuses them, even in its table.
+static void test_pktgen_options(void) {
+	static const struct option table[] = {ARG_FLOWS, ARG_PKTGEN, ARG_ADDRESSES, ARG_QUEUES, ARG_SANDBOX, {0}};
+	struct pktgen_options opt;
+	CHECK_EQ(many_of(table, 19,
+			 (char*[]){"app",      "--rate", "2.5Mpps",   "--size", "64-128", "--seed", "7",
+				   "--count",  "5",      "--seconds", "3",      "--vlan", "5",      "--mark-end",
+				   "--queues", "2",      "--flows",   "4",      "a",      NULL},
+			 &opt),
+		 18);
+	CHECK(opt.rate.per_second == 2.5e6 && !opt.rate.wire_bits);
+	CHECK(opt.sizes.mode == SIZE_UNIFORM && opt.sizes.min == 64 && opt.sizes.max == 128 && opt.sizes.state == 7);
+	CHECK(opt.count == 5 && opt.seconds == 3 && opt.app.queues == 2 && opt.flows == 4);
+	CHECK(opt.spec.vlan && opt.spec.vlan_tci == 5 && opt.spec.mark_end);
+	CHECK(opt.generator_shaped && opt.size_given && opt.flows_given && !opt.replay && !opt.loop);
+	CHECK_EQ(
+	    many_of(table, 6, (char*[]){"app", "--replay", "f.pcap", "--loop", "--replay-timing", "a", NULL}, &opt), 5);
+	CHECK(opt.replay && strcmp(opt.replay, "f.pcap") == 0 && opt.loop && opt.replay_timing &&
+	      !opt.generator_shaped);
+	fprintf(stderr, "(the following error lines are expected)\n");
+	CHECK_EQ(many_of(table, 4, (char*[]){"app", "--rate", "10k", "a", NULL}, &opt), -1);
+	CHECK(opt.rate.per_second == 0);
+	CHECK_EQ(many_of(table, 4, (char*[]){"app", "--size", "59", "a", NULL}, &opt), -1);
+	CHECK_EQ(opt.sizes.min, 0); // untouched
+	struct app_options app = {.queues = 1};
+	CHECK_EQ(arg_options("app", table, 4, (char*[]){"app", "--count", "5", "a", NULL}, &app), -1);
 }
 
 // The number of arguments after the options (issue 34): in range, or one line naming what is wrong; none at all
@@ -228,6 +259,7 @@ int main(void) {
 	test_options();
 	test_sandbox_options();
 	test_help_option();
+	test_pktgen_options();
 	test_arg_count();
 	return check_summary();
 }

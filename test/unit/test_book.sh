@@ -7,7 +7,8 @@
 #   a test program named after its source file, unless it is another project's name that the book compares with
 #   (listed below);
 # - every file it names as `path/file` or `file.c` exists;
-# - every chapter ends with "Real world" and "Exercises", and the diagrams are what docs/book/diagrams.py draws now.
+# - every chapter ends with "Real world" and "Exercises", and the diagrams are what docs/book/diagrams.py draws now;
+# - README.md's table rows are at most 120 characters, and its reading order is the ledger's paper line.
 # Works in a git checkout and in an exported tree (git archive) alike.
 # Usage: test_book.sh <ixy source directory>
 src=$(cd "$1" && pwd)
@@ -76,6 +77,21 @@ python3 "$book/diagrams.py" "$tmp" >/dev/null || fail "diagrams.py failed"
 for svg in "$tmp"/*.svg; do
 	cmp -s "$svg" "$book/img/${svg##*/}" || fail "docs/book/img/${svg##*/} is not what diagrams.py draws: run it"
 done
+
+# README.md's table rows fit a 120 column screen: a longer row wraps, and the first screen no longer shows the table.
+awk 'length($0) > 120 && /^\|/ { print FNR ":" length($0) }' "$src/README.md" >"$tmp/wide"
+while IFS=: read -r line width; do
+	fail "README.md line $line, a table row, has $width characters (at most 120)"
+done <"$tmp/wide"
+# README.md's reading order of the paper's path is the ledger's paper line, in its order: the files named in
+# backticks from "Chapters 1-4 read" up to the blank line that ends that paragraph.
+if [ -f "$src/scripts/count-lines.sh" ]; then
+	sh "$src/scripts/count-lines.sh" --files paper >"$tmp/ledger"
+	awk '/Chapters 1-4 read/ { on = 1 } on && /^$/ { exit } on' "$src/README.md" |
+		grep -oE '`(apps|include|src)/[A-Za-z0-9_./-]+`' | tr -d '`' >"$tmp/readme_order"
+	cmp -s "$tmp/ledger" "$tmp/readme_order" ||
+		fail "README.md's reading order is not the ledger's paper line (scripts/count-lines.sh --files paper)"
+fi
 
 chapters=$(ls "$book"/[0-9]*.md | wc -l)
 echo "book: $chapters chapters checked, $failed problems"

@@ -1,30 +1,43 @@
 #!/usr/bin/env python3
 """The floors of src/, include/ixy/ and apps/: who includes whom, who calls whom, and that no file calls or includes
-upwards.
+upwards (issue 35: no include or call cycles, no include or call from a lower floor to a higher one).
 
-Usage: test_layers.py SOURCE_DIR LIBIXY_A
+Usage: test_layers.py SOURCE_DIR OBJECT_OR_ARCHIVE...
 
-Include graph: the #include "..." lines of src/, include/ixy/ and apps/. Call graph: per object file of libixy.a
-(nm), the symbols it leaves undefined, each joined to the object that defines it; a reference to a table of
-function pointers (struct pci_access, struct ixy_driver) counts as a call. One call nm cannot see is added: the
-process's way to its devices (access.c) is a struct pci_access chosen at run time, and dma_provider.c calls its
-allocate and free, so it calls every file that defines a struct pci_access. The floors, top to bottom:
+Include graph: the #include "..." lines (and <ixy/...>) of src/, include/ixy/ and apps/. Call graph: per object file
+(nm) of libixy (target ixy), of the apps' helper library (ixy_apps) and of the apps' main files (ixy-fwd, ixy-pktgen,
+ixy-pcap), the symbols it leaves undefined, each joined to the one object that defines it; a reference to a table of
+function pointers (struct pci_access, struct ixy_driver) counts as a call. An object is named after its source file
+(<path>.c.o, as cmake does; the object paths or archives given, the longest matching end of the path decides). A
+symbol defined in several objects (main, once per app) joins no call. One call nm cannot see is added while
+src/dma_provider.c exists: the process's way to its devices (access.c) is a struct pci_access chosen at run time, and
+dma_provider.c calls its allocate and free, so it calls every file that defines a struct pci_access.
 
-  5 apps                apps/
-  4 API                 include/ixy/, the public headers
-  3 dispatch            src/device.c and the rest of the device API (stats.c, interrupts.c, sandbox.c), and the
-                        checks ixy_init makes before it takes a device (checks.c, failsafe.c)
-  2 drivers             src/driver/: the drivers, their register and descriptor headers, their register names for
-                        the trace (*_trace.c)
-  1 pci, vfio, memory   the rest of src/: the ways to devices (sysfs: pci.c, VFIO: vfio.c, AF_XDP's memory:
-                        xdp_memory.c) and the process's choice of one (access.c), DMA memory and pools, the software
-                        RSS hash, the register trace (trace.c, which knows no driver)
+The floors, top to bottom, each a pattern of paths (a file no pattern matches is a failure: "has no floor"):
+
+  7 apps                apps/*.c, apps/*.h: the apps' main files and what only they include (fwd.h)
+  6 app helpers         apps/common/: everything of the apps but main (library ixy_apps); calls no app's main file
+  5 API                 include/ixy/, the public headers
+  4 dispatch            src/device.c and the rest of the device API (stats.c, interrupts.c, sandbox.c, no_queue.c,
+                        the queue refusal ixy/ixy.h's inline wrappers call), the tables naming drivers and features
+                        for device.c (src/entries.h, src/*_entries.c), and the checks ixy_init makes before it takes a device
+                        (checks.c, failsafe.c)
+  3 drivers             src/driver/: the drivers, their register and descriptor headers, their register names for
+                        the trace (*_trace.c), their register accessors (plain/reg_io.h, traced/reg_io.h)
+  2 pci, vfio           the ways to devices, each a struct pci_access: sysfs (pci*.c/h, with pci_interrupts.h),
+                        VFIO (vfio*.c/h), AF_XDP's ordinary memory (xdp_memory.c/h: it defines a struct pci_access
+                        for the devices' DMA memory, so it is a way, not memory) and the process's choice of one
+                        (access.c/h)
+  1 memory              DMA memory and pools (memory.c, mempool.c, dma*.c/h such as dma_provider.c), and the leaf
+                        helpers that call nothing of ixy: the software RSS hash (rss.c), the register trace (trace.c,
+                        which knows no driver)
   0 log                 src/log.h
 
-Fails on a call between files that are in a cycle (a file calling a file that calls it back, however far round),
-on a call from a lower floor to a higher one, and on an include from a lower floor of a higher one's header. One
-exception: include/ixy/ holds the types every floor shares (struct ixy_device, struct ixy_config, struct
-dma_memory); any file may include it, and it includes only itself. Prints the floors and both graphs.
+Fails on a call between files that are in a cycle (a file calling a file that calls it back, however far round), on
+an include cycle, on a call from a lower floor to a higher one, and on an include from a lower floor of a higher
+one's header. One exception: include/ixy/ holds the types every floor shares (struct ixy_device, struct ixy_config,
+struct dma_memory); any file may include it, and it includes only itself. Prints the floors and both graphs, then
+the counts `cycles: include=<n> call=<n>` (cycles, each a set of files) and `upward: include=<n> call=<n>` (edges).
 """
 import os
 import re
@@ -32,27 +45,42 @@ import subprocess
 import sys
 import textwrap
 
-FLOOR_NAMES = {0: "log", 1: "pci, vfio, memory", 2: "drivers", 3: "dispatch", 4: "API", 5: "apps"}
-DISPATCH = re.compile(r"^src/(device|stats|interrupts|sandbox)\.c$|^src/(checks|failsafe)\.[ch]$")
+# The floors, bottom to top: number, name, the paths on it.
+FLOORS = [
+    (0, "log", re.compile(r"^src/log\.h$")),
+    (1, "memory", re.compile(r"^src/(memory|mempool|dma\w*|rss|trace)\.[ch]$")),
+    (2, "pci, vfio", re.compile(r"^src/(pci\w*|vfio\w*|access|xdp_memory)\.[ch]$")),
+    (3, "drivers", re.compile(r"^src/driver/([^/]+|plain/reg_io|traced/reg_io)\.[ch]$")),
+    (
+        4,
+        "dispatch",
+        re.compile(r"^src/(device|stats|interrupts|sandbox|no_queue)\.c$|^src/(checks|failsafe|\w*entries)\.[ch]$"),
+    ),
+    (5, "API", re.compile(r"^include/ixy/[^/]+\.h$")),
+    (6, "app helpers", re.compile(r"^apps/common/[^/]+\.[ch]$")),
+    (7, "apps", re.compile(r"^apps/[^/]+\.[ch]$")),
+]
+FLOOR_NAMES = {number: name for number, name, _ in FLOORS}
 # The calls through the process's struct pci_access (see above): the caller, and how a table is defined.
 WAY_CALLER = "src/dma_provider.c"
 WAY_DEFINITION = re.compile(r"^const struct pci_access \w+", re.MULTILINE)
 
 
 def floor(path):
-    if path.startswith("apps/"):
-        return 5
-    if path.startswith("include/ixy/"):
-        return 4
-    if DISPATCH.match(path):
-        return 3
-    if path.startswith("src/driver/"):
-        return 2
-    if path == "src/log.h":
-        return 0
-    if path.startswith("src/"):
-        return 1
+    for number, _, pattern in FLOORS:
+        if pattern.match(path):
+            return number
     return None
+
+
+def label(path):
+    number = floor(path)
+    return "?" if number is None else str(number)
+
+
+def floor_name(path):
+    number = floor(path)
+    return "no floor" if number is None else FLOOR_NAMES[number]
 
 
 def source_files(root):
@@ -84,38 +112,53 @@ def include_graph(root, files):
     return graph
 
 
-def call_graph(root, library, files):
-    """Edges between source files from nm on the library's objects (named <file>.o by cmake)."""
-    out = subprocess.run(["nm", "-A", library], check=True, capture_output=True, text=True).stdout
+def source_of(obj, files):
+    """The source file an object is compiled from: src/device.c for .../ixy.dir/src/device.c.o, apps/common/sizes.c
+    for .../ixy_apps.dir/common/sizes.c.o, or for a member of an archive (libixy.a:device.c.o) by its name alone.
+    The longest end of the object's path that ends a source file's path decides; it must name one file."""
+    parts = obj[: -len(".o")].replace(os.sep, "/").split("/")
+    for length in range(len(parts), 0, -1):
+        tail = "/".join(parts[-length:])
+        candidates = [p for p in files if p == tail or p.endswith("/" + tail)]
+        if len(candidates) == 1:
+            return candidates[0]
+        if candidates:
+            sys.exit("test_layers: cannot tell which source file %s comes from (%s)" % (obj, candidates))
+    sys.exit("test_layers: %s is compiled from no file of src/, include/ixy/ or apps/" % obj)
+
+
+def call_graph(root, objects, files):
+    """Edges between source files from nm on the objects (or archives of objects) given."""
+    out = subprocess.run(["nm", "-A"] + objects, check=True, capture_output=True, text=True).stdout
     defined, undefined = {}, {}
-    by_base = {}
-    for path in files:
-        by_base.setdefault(os.path.basename(path), []).append(path)
     for line in out.splitlines():
-        # libixy.a:device.c.o:                 U access_check  /  libixy.a:device.c.o:0000000000000000 T ixy_init
-        m = re.match(r"[^:]+:([^:]+)\.o:\s*(?:[0-9a-f]+\s+)?([A-Za-z])\s+(\S+)$", line)
+        # build/CMakeFiles/ixy.dir/src/device.c.o:                 U access_check
+        # libixy.a:device.c.o:0000000000000000 T ixy_init
+        m = re.match(r"(.*?\.o):\s*(?:[0-9a-f]+\s+)?([A-Za-z])\s+(\S+)$", line)
         if not m:
             continue
-        base, kind, symbol = m.groups()
-        candidates = by_base.get(base, [])
-        if len(candidates) != 1:
-            sys.exit("test_layers: cannot tell which source file %s.o comes from (%s)" % (base, candidates))
-        source = candidates[0]
+        obj, kind, symbol = m.groups()
+        source = source_of(obj.split(":")[-1], files)
         if kind == "U":
             undefined.setdefault(source, set()).add(symbol)
         elif kind.isupper():
-            defined[symbol] = source
-    graph = {}
+            defined.setdefault(symbol, set()).add(source)
+    graph = {source: set() for sources in defined.values() for source in sources}
+    for source in undefined:
+        graph.setdefault(source, set())
     for source, symbols in undefined.items():
-        graph[source] = sorted({defined[s] for s in symbols if s in defined and defined[s] != source})
-    for source in set(defined.values()):
-        graph.setdefault(source, [])
+        for symbol in symbols:
+            if len(defined.get(symbol, ())) == 1:
+                graph[source] |= defined[symbol] - {source}
+    # Defined by several objects (main, once per app): which one a reference means depends on the program linked.
+    several = {symbol: definers for symbol, definers in defined.items() if len(definers) > 1}
     # The calls through the process's way to its devices (see above), to each file that defines a way.
-    for path in files:
-        with open(os.path.join(root, path)) as f:
-            if path != WAY_CALLER and WAY_DEFINITION.search(f.read()):
-                graph[WAY_CALLER] = sorted(set(graph.get(WAY_CALLER, [])) | {path})
-    return graph
+    if WAY_CALLER in files:
+        for path in files:
+            with open(os.path.join(root, path)) as f:
+                if path != WAY_CALLER and WAY_DEFINITION.search(f.read()):
+                    graph.setdefault(WAY_CALLER, set()).add(path)
+    return {source: sorted(targets) for source, targets in graph.items()}, several
 
 
 def cycles(graph):
@@ -154,53 +197,55 @@ def print_floors(files):
     for number in sorted(FLOOR_NAMES, reverse=True):
         names = [p for p in files if floor(p) == number]
         head = "  %d %-18s " % (number, FLOOR_NAMES[number])
-        print(textwrap.fill(", ".join(names), width=120, initial_indent=head, subsequent_indent=" " * len(head)))
+        print(textwrap.fill(", ".join(names) or "-", width=120, initial_indent=head, subsequent_indent=" " * len(head)))
 
 
 def print_graph(title, graph):
     print(title)
-    for source in sorted(graph, key=lambda p: (-floor(p), p)):
-        print("  [%d] %-32s -> %s" % (floor(source), source, ", ".join(graph[source]) or "-"))
+    for source in sorted(graph, key=lambda p: (-(floor(p) if floor(p) is not None else -1), p)):
+        print("  [%s] %-32s -> %s" % (label(source), source, ", ".join(graph[source]) or "-"))
+
+
+def upward(graph, verb):
+    """The edges from a lower floor to a higher one, as problems. include/ixy/ may be included from every floor and
+    includes only itself."""
+    problems = []
+    for source, targets in sorted(graph.items()):
+        for target in targets:
+            if floor(source) is None or floor(target) is None:
+                continue  # reported as having no floor
+            if verb == "includes" and target.startswith("include/ixy/"):
+                continue  # the shared types: allowed from every floor
+            if (verb == "includes" and source.startswith("include/ixy/")) or floor(target) > floor(source):
+                problems.append(
+                    "%s (%s) %s %s (%s)" % (source, floor_name(source), verb, target, floor_name(target))
+                )
+    return problems
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    root, library = sys.argv[1], sys.argv[2]
+    root, objects = sys.argv[1], sys.argv[2:]
     files = source_files(root)
-    problems = []
-    for path in files:
-        if floor(path) is None:
-            problems.append("%s has no floor" % path)
+    unplaced = ["%s has no floor" % path for path in files if floor(path) is None]
     includes = include_graph(root, files)
-    calls = call_graph(root, library, files)
+    calls, several = call_graph(root, objects, files)
     print_floors(files)
     print_graph("include graph ([floor] file -> files it includes):", includes)
-    print_graph("call graph of libixy ([floor] file -> files whose functions or tables it uses):", calls)
+    print_graph("call graph of libixy and the apps ([floor] file -> files whose functions or tables it uses):", calls)
+    for symbol, definers in sorted(several.items()):
+        print("  (joins no call: %s is defined in %s)" % (symbol, ", ".join(sorted(definers))))
 
-    for source, targets in includes.items():
-        for target in targets:
-            if target.startswith("include/ixy/"):
-                continue  # the shared types: allowed from every floor
-            if source.startswith("include/ixy/") or floor(target) > floor(source):
-                problems.append(
-                    "%s (%s) includes %s (%s)"
-                    % (source, FLOOR_NAMES[floor(source)], target, FLOOR_NAMES[floor(target)])
-                )
-    for source, targets in calls.items():
-        for target in targets:
-            if floor(target) > floor(source):
-                problems.append(
-                    "%s (%s) calls up into %s (%s)"
-                    % (source, FLOOR_NAMES[floor(source)], target, FLOOR_NAMES[floor(target)])
-                )
-    for component in cycles(calls):
-        problems.append("call cycle between %s" % ", ".join(component))
-    for component in cycles(includes):
-        problems.append("include cycle between %s" % ", ".join(component))
-
+    include_up = upward(includes, "includes")
+    call_up = upward(calls, "calls up into")
+    include_cycles = ["include cycle between %s" % ", ".join(c) for c in cycles(includes)]
+    call_cycles = ["call cycle between %s" % ", ".join(c) for c in cycles(calls)]
+    problems = unplaced + include_up + call_up + call_cycles + include_cycles
     for p in problems:
         print("FAILED: " + p)
+    print("cycles: include=%d call=%d" % (len(include_cycles), len(call_cycles)))
+    print("upward: include=%d call=%d" % (len(include_up), len(call_up)))
     print("layers: %d files, %d problems" % (len(files), len(problems)))
     return 1 if problems else 0
 

@@ -246,7 +246,7 @@ free_hugepages() { cat $HUGEPAGE_SYSFS/free_hugepages; }
 pipeline() { # pipeline FWD_DEVICE_1 FWD_DEVICE_2
 	run_app ixy-pcap --user ixy --report $NIC_D /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 	pcap_pid=$!
-	run_app ixy-fwd --user ixy "$1" "$2" >/tmp/fwd.log 2>&1 &
+	run_app ixy-fwd --user ixy --wait 1000 "$1" "$2" >/tmp/fwd.log 2>&1 &
 	fwd_pid=$!
 	if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
 		marker "receivers running"

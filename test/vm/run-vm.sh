@@ -408,7 +408,7 @@ check_fwd_rss() {   # check_fwd_rss OPTION...
 }
 
 # The fwd-rss scenarios through VFIO (--vfio): setup-vfio.sh's hand-over and return, every NIC reached through VFIO by
-# DRIVER, and --wait (the apps' default) with each RX queue on its own MSI-X vector (queue i, vector i): each of
+# DRIVER, and --wait 1000 (ixy-fwd's explicitly, ixy-pcap's default) with each RX queue on its own MSI-X vector (queue i, vector i): each of
 # ixy-fwd's threads sleeps on queue i of B and C until frames come, and B's vector i wakes it; ixy-pcap sleeps on D's
 # 4 queues. A waiter line counts a device queue's interrupts as interrupts/<pci>/<queue>=<n>.
 vfio_queue_checks() {   # vfio_queue_checks DRIVER QUEUES

@@ -52,7 +52,7 @@ marker "fwd-rss: ixy-fwd --queues $fwd_queues, ixy-pktgen --flows 64, ixy-pcap -
 run_app ixy-pcap --user ixy $pcap_ring --queues 4 "$NIC_D" /tmp/capture.pcap "$packets" >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
 # shellcheck disable=SC2086  # ring_option: none or two words
-run_app ixy-fwd --user ixy $ring_option --queues "$fwd_queues" "$NIC_B" "$NIC_C" >/tmp/fwd.log 2>&1 &
+run_app ixy-fwd --user ixy --wait 1000 $ring_option --queues "$fwd_queues" "$NIC_B" "$NIC_C" >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 if wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; then
 	marker "receivers running"

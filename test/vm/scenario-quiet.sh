@@ -52,7 +52,7 @@ run_app ixy-pcap $NIC_D /tmp/quiet.pcap 2000 >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
 (
 	export IXY_TEST_SANDBOX_PROBE=1
-	run_app ixy-fwd $NIC_B $NIC_C
+	run_app ixy-fwd --wait 1000 $NIC_B $NIC_C
 ) >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
@@ -118,7 +118,7 @@ no_filter() { # no_filter NAME APP ARGS...: the app where no filter can be insta
 }
 no_filter ixy-pcap ixy-pcap $NIC_D /tmp/nofilter.pcap
 check "no seccomp: then D is reset, without queues, bus master off" probe_is $NIC_D quiet
-no_filter ixy-fwd ixy-fwd $NIC_B $NIC_C
+no_filter ixy-fwd ixy-fwd --wait 1000 $NIC_B $NIC_C
 check "no seccomp: after ixy-fwd, B is reset, without queues, bus master off" probe_is $NIC_B quiet
 check "no seccomp: after ixy-fwd, C is reset, without queues, bus master off" probe_is $NIC_C quiet
 no_filter ixy-pktgen ixy-pktgen $NIC_A

@@ -16,7 +16,7 @@ wait_idle() { # wait_idle LOG PCI LINES_BEFORE
 
 ixy-pcap $NIC_D /dev/null >/tmp/pcap.log 2>&1 &
 pcap_pid=$!
-ixy-fwd $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
+ixy-fwd --wait 1000 $NIC_B $NIC_C >/tmp/fwd.log 2>&1 &
 fwd_pid=$!
 receivers_running() { wait_running /tmp/pcap.log $pcap_pid && wait_running /tmp/fwd.log $fwd_pid; }
 check "ixy-pcap and ixy-fwd run" receivers_running

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 #include "common/generator.h"
 #include "common/packet.h"

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 #include "../check.h"
 

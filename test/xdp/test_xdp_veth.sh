@@ -117,7 +117,7 @@ for port in brB brD; do
 	wait_for 30 grep -q "listening on" "$work/$port.err" || echo "tcpdump on $port did not start: $(cat "$work/$port.err")"
 done
 ip -n "$ns" -s -j link show >"$work/before.json"
-ip netns exec "$ns" "$bin/ixy-fwd" xdp:vethB xdp:vethC >"$work/fwd.out" 2>"$work/fwd.err" &
+ip netns exec "$ns" "$bin/ixy-fwd" --wait 1000 xdp:vethB xdp:vethC >"$work/fwd.out" 2>"$work/fwd.err" &
 fwd=$!
 pids="$pids $fwd"
 check "ixy-fwd attached its program to vethB and vethC" wait_for 30 eval 'is_attached vethB && is_attached vethC'

@@ -81,7 +81,7 @@ check "the burst woke ixy-pcap's waiter through its socket (interrupts/xdp:vethB
 check "ixy-pcap's waiter can sleep on AF_XDP (polls_only=0)" eq "$(waiter_key "$work/pcap.out" polls_only)" 0
 
 echo "== 2. ixy-fwd --queues 2 xdp:vethD xdp:vethE, idle"
-ip netns exec "$ns" "$bin/ixy-fwd" --queues 2 --ring 256 xdp:vethD xdp:vethE >"$work/fwd.out" \
+ip netns exec "$ns" "$bin/ixy-fwd" --wait 1000 --queues 2 --ring 256 xdp:vethD xdp:vethE >"$work/fwd.out" \
 	2>"$work/fwd.err" &
 fwd=$!
 pids="$fwd"

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include <ixy/ixy.h>
+#include <ixy/settings.h>
 
 int main(int argc, char* argv[]) {
 	if (argc != 2) {
