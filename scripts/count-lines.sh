@@ -37,12 +37,12 @@ interrupts         329 src/interrupts.c include/ixy/interrupts.h src/pci_interru
 af-xdp            1176 src/driver/xdp*.[ch] src/xdp_memory.[ch]
 many-cores         463 apps/fwd_queues.h apps/common/queue_rate.h include/ixy/rss.h src/rss.c src/driver/*_rss.[ch]
 fail-safety        382 src/checks.[ch] src/failsafe.[ch] include/ixy/checks.h src/driver/injected_failure.h
-options            245 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
+options            259 apps/common/options.[ch] apps/common/parse.[ch] apps/fwd_features.c
 trace              280 src/trace.[ch] src/driver/traced/reg_io.h src/driver/[iv]*_trace.c
 entries             29 src/feature_entries.c src/driver/ixgbe_features.c
 settings            59 include/ixy/settings.h src/driver/ixgbe_settings.c
 least-privilege    382 src/sandbox.c include/ixy/sandbox.h
-other-apps        2503 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
+other-apps        2483 apps/ixy-pktgen.c apps/ixy-pcap.c apps/common/generator.[ch] apps/common/packet.[ch]
                        apps/common/pcap.[ch] apps/common/pacing.[ch] apps/common/sizes.[ch]
                        apps/common/pcap_read.[ch] apps/common/replay.[ch] apps/common/sender.h
                        apps/common/histogram.[ch] apps/common/report.[ch] apps/common/flows.[ch]

@@ -6,15 +6,11 @@
 
 #include "flows.h"
 #include "packet.h"
+#include "parse.h"
 
-// A decimal number of at most 5 digits in [0, max] (as parse.h's parse_u64, with a bound on digits).
+// A decimal number of at most 5 digits in [0, max] (parse_u64, with a bound on digits).
 static bool parse_small(const char* text, uint64_t max, uint64_t* value) {
-	size_t len = strlen(text);
-	if (len == 0 || len > 5 || strspn(text, "0123456789") != len || strtoull(text, NULL, 10) > max) {
-		return false;
-	}
-	*value = strtoull(text, NULL, 10);
-	return true;
+	return strlen(text) <= 5 && parse_u64(text, 0, max, value) == NULL;
 }
 
 void spec_default(struct packet_spec* spec) {
@@ -61,16 +57,13 @@ static uint8_t parse_ip(const char* text, uint8_t out[16]) {
 
 const char* parse_ip_range(const char* text, struct ip_range* range, uint8_t* family) {
 	char first[64];
-	const char* dash = strchr(text, '-');
-	size_t first_len = dash ? (size_t)(dash - text) : strlen(text);
-	if (first_len >= sizeof(first)) {
+	const char* last; // after the dash, NULL without one
+	if (!parse_split(text, '-', first, sizeof(first), &last)) {
 		return "is not an address or <first>-<last>";
 	}
-	memcpy(first, text, first_len);
-	first[first_len] = '\0';
 	struct ip_range r;
-	uint8_t f = parse_ip(first, r.first), l = dash ? parse_ip(dash + 1, r.last) : f;
-	if (!dash) {
+	uint8_t f = parse_ip(first, r.first), l = last ? parse_ip(last, r.last) : f;
+	if (!last) {
 		memcpy(r.last, r.first, 16);
 	}
 	if (f == 0 || l == 0) {
@@ -89,18 +82,13 @@ const char* parse_ip_range(const char* text, struct ip_range* range, uint8_t* fa
 
 const char* parse_port_range(const char* text, struct port_range* range) {
 	char first[8];
-	const char* dash = strchr(text, '-');
-	size_t first_len = dash ? (size_t)(dash - text) : strlen(text);
+	const char* last; // after the dash, NULL without one
 	uint64_t a, b;
-	if (first_len >= sizeof(first)) {
+	if (!parse_split(text, '-', first, sizeof(first), &last) || !parse_small(first, 65535, &a) ||
+	    (last && !parse_small(last, 65535, &b))) {
 		return "is not a port (0 to 65535) or <first>-<last>";
 	}
-	memcpy(first, text, first_len);
-	first[first_len] = '\0';
-	if (!parse_small(first, 65535, &a) || (dash && !parse_small(dash + 1, 65535, &b))) {
-		return "is not a port (0 to 65535) or <first>-<last>";
-	}
-	if (!dash) {
+	if (!last) {
 		b = a;
 	} else if (b < a) {
 		return "ends below its start";
@@ -111,15 +99,10 @@ const char* parse_port_range(const char* text, struct port_range* range) {
 
 const char* parse_vlan(const char* text, uint16_t* tci) {
 	char id[8];
-	const char* colon = strchr(text, ':');
-	size_t id_len = colon ? (size_t)(colon - text) : strlen(text);
+	const char* priority_text; // after the colon, NULL without one
 	uint64_t vid, priority = 0;
-	if (id_len >= sizeof(id)) {
-		return "is not <id>[:<priority>], id 0 to 4094, priority 0 to 7";
-	}
-	memcpy(id, text, id_len);
-	id[id_len] = '\0';
-	if (!parse_small(id, FLOWS_VLAN_MAX_ID, &vid) || (colon && !parse_small(colon + 1, 7, &priority))) {
+	if (!parse_split(text, ':', id, sizeof(id), &priority_text) || !parse_small(id, FLOWS_VLAN_MAX_ID, &vid) ||
+	    (priority_text && !parse_small(priority_text, 7, &priority))) {
 		return "is not <id>[:<priority>], id 0 to 4094, priority 0 to 7";
 	}
 	*tci = (uint16_t)(priority << 13 | vid);

@@ -20,3 +20,15 @@ const char* parse_u64(const char* text, uint64_t min, uint64_t max, uint64_t* va
 	*value = number;
 	return NULL;
 }
+
+bool parse_split(const char* text, char sep, char* first, size_t size, const char** rest) {
+	const char* at = strchr(text, sep);
+	size_t len = at ? (size_t)(at - text) : strlen(text);
+	if (len >= size) {
+		return false;
+	}
+	memcpy(first, text, len);
+	first[len] = '\0';
+	*rest = at ? at + 1 : NULL;
+	return true;
+}

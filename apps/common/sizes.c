@@ -14,24 +14,21 @@ const char* parse_sizes(const char* text, struct frame_sizes* sizes) {
 		return NULL;
 	}
 	char number[16];
-	const char* dash = strchr(text, '-');
-	size_t first_len = dash ? (size_t)(dash - text) : strlen(text);
-	if (first_len >= sizeof(number)) {
+	const char* last; // after the dash, NULL without one
+	if (!parse_split(text, '-', number, sizeof(number), &last)) {
 		return "is not <bytes>, <min>-<max> or imix";
 	}
-	memcpy(number, text, first_len);
-	number[first_len] = '\0';
 	uint64_t min, max;
 	if (parse_u64(number, PACKET_MIN_SIZE, PACKET_MAX_SIZE, &min) != NULL ||
-	    (dash && parse_u64(dash + 1, PACKET_MIN_SIZE, PACKET_MAX_SIZE, &max) != NULL)) {
+	    (last && parse_u64(last, PACKET_MIN_SIZE, PACKET_MAX_SIZE, &max) != NULL)) {
 		return "is not <bytes>, <min>-<max> or imix, with bytes 60 to 1514 (without FCS)";
 	}
-	if (!dash) {
+	if (!last) {
 		max = min;
 	} else if (min > max) {
 		return "has <min> above <max>";
 	}
-	sizes->mode = dash ? SIZE_UNIFORM : SIZE_FIXED;
+	sizes->mode = last ? SIZE_UNIFORM : SIZE_FIXED;
 	sizes->min = (uint32_t)min;
 	sizes->max = (uint32_t)max;
 	return NULL;

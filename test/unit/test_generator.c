@@ -210,6 +210,22 @@ static uint32_t frames_tx(struct ixy_device* dev, uint16_t queue, struct pkt_buf
 	return n;
 }
 
+// A generator (on the heap: it is large) and a fake device of one TX queue that keeps the frames; false (checked, both
+// freed) if there is no memory for them.
+static bool frames_setup(struct generator** gen, struct frames_dev** fake) {
+	*gen = malloc(sizeof(**gen));
+	*fake = calloc(1, sizeof(**fake));
+	CHECK(*gen && *fake);
+	if (!*gen || !*fake) {
+		free(*gen);
+		free(*fake);
+		return false;
+	}
+	(*fake)->ixy.tx_batch = frames_tx;
+	(*fake)->ixy.num_tx_queues = 1;
+	return true;
+}
+
 static uint32_t be16(const uint8_t* p) {
 	return (uint32_t)p[0] << 8 | p[1];
 }
@@ -226,16 +242,11 @@ static void test_ipv4_ranges_sizes(struct mempool* pool) {
 	spec.src_port_given = true;
 	CHECK(parse_vlan("42", &spec.vlan_tci) == NULL);
 	spec.vlan = true;
-	struct generator* gen = malloc(sizeof(*gen));
-	struct frames_dev* fake = calloc(1, sizeof(*fake));
-	CHECK(gen && fake);
-	if (!gen || !fake) {
-		free(gen);
-		free(fake);
+	struct generator* gen;
+	struct frames_dev* fake;
+	if (!frames_setup(&gen, &fake)) {
 		return;
 	}
-	fake->ixy.tx_batch = frames_tx;
-	fake->ixy.num_tx_queues = 1;
 	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 0, 1), 0);
 	CHECK(gen->vary_ips);
 	gen->flows = 10;
@@ -270,16 +281,11 @@ static void test_ipv6_queue_end(struct mempool* pool) {
 	CHECK(parse_ip_range("fd00::a:1-fd00::a:9", &spec.src_ip, &spec.src_family) == NULL);
 	CHECK(parse_vlan("7:1", &spec.vlan_tci) == NULL);
 	spec.vlan = true;
-	struct generator* gen = malloc(sizeof(*gen));
-	struct frames_dev* fake = calloc(1, sizeof(*fake));
-	CHECK(gen && fake);
-	if (!gen || !fake) {
-		free(gen);
-		free(fake);
+	struct generator* gen;
+	struct frames_dev* fake;
+	if (!frames_setup(&gen, &fake)) {
 		return;
 	}
-	fake->ixy.tx_batch = frames_tx;
-	fake->ixy.num_tx_queues = 1;
 	CHECK_EQ(generator_init_spec(gen, pool, &spec, mac, 1, 3), 0);
 	CHECK_EQ(gen->form.min_size, 84);
 	gen->flows = 3;
