@@ -133,7 +133,7 @@ check "... and its UMEM holds them and the spare: umem_frames=36864" wait_for 30
 check "ixy-fwd maps no huge pages" eq "$(grep -cE 'hugetlbfs|/mnt/huge|anon_hugepage' "/proc/$fwd/maps")" 0
 # One UMEM for both devices (XDP_SHARED_UMEM), as the kernel holds ixy-fwd's sockets: nothing else tells, as each
 # socket registering a UMEM of its own over the same memory forwards just as well, without a copy.
-in_ns "$xsk_umems" "$fwd" >"$work/umems" 2>&1
+in_ns_bounded "$xsk_umems" "$fwd" >"$work/umems" 2>&1
 sed 's/^/    kernel: ixy-fwd: /' "$work/umems"
 check "the kernel: ixy-fwd has two AF_XDP sockets, on vethB and vethC, queue 0 each" \
 	eq "$(sed -n 's/^xsk fd=[0-9]* \(ifname=[^ ]* queue=[0-9]*\) umem=.*$/\1/p' "$work/umems" | sort | tr '\n' ' ')" \
@@ -160,7 +160,7 @@ sleep 1.5
 statuses=""
 stop() { # stop PID: SIGTERM, its exit status into $statuses
 	kill -TERM "$1"
-	wait "$1"
+	finish 30 "$1"
 	statuses="$statuses $?"
 }
 stop "$pktgen"
@@ -178,7 +178,7 @@ wait_until 60 eval '[ "$(pcap_records "$work/brD.pcap")" = "$k_vethD_rx_packets"
 	echo "    tcpdump on brD did not record all vethD received in 60 s"
 for pid in $tcpdumps; do
 	kill -TERM "$pid"
-	wait "$pid"
+	finish 30 "$pid"
 	statuses="$statuses $?"
 done
 pids=""
@@ -260,7 +260,7 @@ victim=$!
 pids="$victim"
 check "ixy-fwd attached its programs again" wait_for 30 eval 'is_attached vethB && is_attached vethC'
 kill -KILL "$victim"
-wait "$victim" 2>/dev/null
+finish 30 "$victim" 2>/dev/null
 pids=""
 check "after SIGKILL: no XDP program in the namespace (the BPF links died with the process)" wait_for 30 none_attached
 
@@ -274,7 +274,7 @@ refuse() {
 	before=$(link_state)
 	programs=$(attached)
 	# In the namespace; a command that is not refused runs until stopped.
-	timeout -s TERM 20 ip netns exec "$ns" "$@" >"$work/refusal.out" 2>"$work/refusal.err"
+	bounded 20 ip netns exec "$ns" "$@" >"$work/refusal.out" 2>"$work/refusal.err"
 	local status=$?
 	local lines
 	lines=$(wc -l <"$work/refusal.err")
@@ -290,7 +290,7 @@ refuse() {
 forced() {
 	local what=$1 error=$2 before
 	before=$(xdp_programs vethD)
-	in_ns env IXY_FORCE=1 "$bin/ixy-pcap" xdp:vethD "$work/r.pcap" >"$work/force.out" 2>"$work/force.err"
+	in_ns_bounded env IXY_FORCE=1 "$bin/ixy-pcap" xdp:vethD "$work/r.pcap" >"$work/force.out" 2>"$work/force.err"
 	local status=$?
 	sed 's/^/    IXY_FORCE=1: /' "$work/force.err"
 	check "IXY_FORCE=1 $what: exit status 1" eq "$status" 1
@@ -317,13 +317,13 @@ refuse "an MTU above what a frame holds" "MTU 3000 is above" "$bin/ixy-pcap" xdp
 in_ns ip link set vethD mtu 1775
 refuse "an MTU one byte above what a frame holds" "MTU 1775 is above" "$xdp_open" xdp:vethD 1 1
 in_ns ip link set vethD mtu 1774
-in_ns "$xdp_open" xdp:vethD 1 1 </dev/null >"$work/mtu.out" 2>&1
+in_ns_bounded "$xdp_open" xdp:vethD 1 1 </dev/null >"$work/mtu.out" 2>&1
 check "MTU 1774, the largest a frame holds: opened" eq "$?" 0
 in_ns ip link set vethD mtu 1500
 refuse "a queue the interface does not have" "2 queue(s) asked, but vethD has 1 RX and 1 TX" \
 	"$xdp_open" xdp:vethD 2 2
 # A batch on a queue number the device does not have (issue 34): refused for every driver in ixy.h's wrappers.
-in_ns "$xdp_open" --bad-queue xdp:vethD </dev/null >"$work/badq.out" 2>"$work/badq.err"
+in_ns_bounded "$xdp_open" --bad-queue xdp:vethD </dev/null >"$work/badq.out" 2>"$work/badq.err"
 status=$?
 sed 's/^/    /' "$work/badq.out" "$work/badq.err"
 check "RX and TX queue 1 of a device of one: no packet received, none taken" \
@@ -343,7 +343,7 @@ refuse "an XDP program attached already" "has an XDP program attached already" \
 forced "beside another ixy-pcap" \
 	"binding the AF_XDP socket of queue 0 failed: Device or resource busy (another AF_XDP socket has this queue)"
 kill -INT "$first"
-wait "$first"
+finish 30 "$first"
 pids=""
 check "the first ixy-pcap's program went with it" none_attached
 # Programs attached with netlink (IFLA_XDP, as ip link set ... xdp obj ... does), not with a BPF link: they stay
@@ -352,7 +352,7 @@ check "the first ixy-pcap's program went with it" none_attached
 # beside a generic one with EEXIST (native and generic XDP cannot be active at the same time; ixy asks for native).
 for attach in native:1:xdpdrv:"Device or resource busy" generic:2:xdpgeneric:"File exists"; do
 	IFS=: read -r mode number keyword error <<<"$attach"
-	in_ns "$xdp_open" --attach-netlink "$mode" vethD >"$work/attach.out" 2>&1
+	in_ns_bounded "$xdp_open" --attach-netlink "$mode" vethD >"$work/attach.out" 2>&1
 	sed 's/^/    /' "$work/attach.out"
 	id=$(sed -n 's/^attached: ifname=vethD mode=[a-z]* id=\([0-9]*\)$/\1/p' "$work/attach.out")
 	check "a program attached to vethD with netlink, $mode mode (id ${id:-?})" \
@@ -374,14 +374,14 @@ echo "== 4. The UMEM holds every frame the rings can give the kernel, and frames
 ip -n "$ns" link add vethQ numtxqueues 4 numrxqueues 4 type veth peer name vethR numtxqueues 4 numrxqueues 4
 no_ipv6 vethQ vethR
 ip -n "$ns" link set vethQ up && ip -n "$ns" link set vethR up
-in_ns "$xdp_open" --send 4096 xdp:vethQ 4 4 </dev/null >"$work/send.out" 2>"$work/send.err"
+in_ns_bounded "$xdp_open" --send 4096 xdp:vethQ 4 4 </dev/null >"$work/send.out" 2>"$work/send.err"
 status=$?
 sed 's/^/    /' "$work/send.out" "$work/send.err"
 check "4 queues of 4096 descriptors: opened, every TX queue took its batch" eq "$status" 0
 check "4 queues of 4096 descriptors: 4 batches of 64 taken" eq "$(grep -c 'taken=64 of=64' "$work/send.out")" 4
 check "4 queues of 4096 descriptors: every RX queue's fill ring full" grep -q "fill_frames=16384$" "$work/send.err"
 # One RX queue, four TX queues: the TX-only queues' fill rings stay empty (their packets go to the kernel's stack).
-in_ns "$xdp_open" --send 4096 xdp:vethQ 1 4 </dev/null >"$work/send.out" 2>"$work/send.err"
+in_ns_bounded "$xdp_open" --send 4096 xdp:vethQ 1 4 </dev/null >"$work/send.out" 2>"$work/send.err"
 status=$?
 sed 's/^/    /' "$work/send.out" "$work/send.err"
 check "1 RX and 4 TX queues: opened, every TX queue took its batch" eq "$status" 0
@@ -389,7 +389,7 @@ check "1 RX and 4 TX queues: only the RX queue's fill ring filled" grep -q "fill
 check "after it: no XDP program in the namespace" none_attached
 # Two devices in one process: checked together (ixy_check_configs) the UMEM is made for both; opened one after the
 # other without it, the UMEM is made for the first (rings of 64) and the second (rings of 4096) is refused.
-in_ns "$xdp_open" --two planned xdp:vethQ xdp:vethR </dev/null >"$work/two.out" 2>"$work/two.err"
+in_ns_bounded "$xdp_open" --two planned xdp:vethQ xdp:vethR </dev/null >"$work/two.out" 2>"$work/two.err"
 status=$?
 sed 's/^/    planned: /' "$work/two.out" "$work/two.err"
 check "two devices checked together: both opened" eval '[ "$status" = 0 ] && grep -qx "opened=2" "$work/two.out"'
@@ -397,7 +397,7 @@ check "two devices checked together: both opened" eval '[ "$status" = 0 ] && gre
 ip -n "$ns" link add vethU type veth peer name vethV
 no_ipv6 vethU vethV
 ip -n "$ns" link set vethU up && ip -n "$ns" link set vethV up
-in_ns "$xdp_open" --two unplanned xdp:vethU xdp:vethV </dev/null >"$work/two.out" 2>"$work/two.err"
+in_ns_bounded "$xdp_open" --two unplanned xdp:vethU xdp:vethV </dev/null >"$work/two.out" 2>"$work/two.err"
 status=$?
 sed 's/^/    unplanned: /' "$work/two.out" "$work/two.err"
 check "two devices opened without the check: the second is refused, exit status 1" eq "$status" 1
@@ -423,7 +423,7 @@ ip -n "$ns" link set vethS up
 # (until the kernel reports it operational: "state UP", not a fixed 0.5 s)
 wait_until 60 eval 'ip -n "$ns" link show dev vethS | grep -q "state UP"' || echo "    vethS not operational in 60 s"
 exec 7>&-
-wait "$drain"
+finish 30 "$drain"
 status=$?
 pids=""
 sed 's/^/    /' "$work/drain.out" "$work/drain.err"

@@ -61,11 +61,11 @@ run() {
 	wait_until 60 eval '[ "$(pcap_records "$work/$name.ixy.pcap")" -ge $((COUNT + ${checker[1]} * 3)) ]' ||
 		echo "    ixy-pcap's file has $(pcap_records "$work/$name.ixy.pcap") records after 60 s"
 	kill -TERM "$pcap"
-	wait "$pcap"
+	finish 30 "$pcap"
 	status="$status $?"
 	wait_for 10 eval '[ "$(stat -c %s "$work/$name.pcap")" = "$(sleep 0.3; stat -c %s "$work/$name.pcap")" ]'
 	kill -TERM "$tcpdump"
-	wait "$tcpdump"
+	finish 30 "$tcpdump"
 	pids=""
 	check "$name: ixy-pktgen and ixy-pcap exited with status 0" eq "$status" "0 0"
 	grep -h -E '^(totals|queue|report)' "$work/$name.gen.out" "$work/$name.pcap.out" | sed 's/^/    /'

@@ -87,12 +87,12 @@ drained() {
 }
 wait_until 60 drained || echo "    not drained through ixy-fwd in 60 s (a frame lost or dropped for a full TX queue)"
 kill -TERM "$fwd"
-wait "$fwd"
+finish 30 "$fwd"
 fwd_status=$?
 wait_until 60 eval '[ "$(pcap_records "$work/vethD.pcap")" = "$(kernel vethD rx packets)" ]' ||
 	echo "    tcpdump did not record all vethD received in 60 s"
 kill -TERM "$tcpdump"
-wait "$tcpdump"
+finish 30 "$tcpdump"
 pids=""
 
 to_b=$(($(kernel vethB rx packets) - before_b))

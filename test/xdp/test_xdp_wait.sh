@@ -67,7 +67,7 @@ sed 's/^/    sender: /' "$work/send.out"
 # It stops by itself after BURST packets; if some were lost it waits for more: stop it then.
 wait_for 30 eval '! kill -0 "$pcap" 2>/dev/null'
 kill -TERM "$pcap" 2>/dev/null
-wait "$pcap"
+finish 30 "$pcap"
 status=$?
 pids=""
 grep -E '^(totals|waiter)' "$work/pcap.out" | sed 's/^/    /'
@@ -93,7 +93,7 @@ sleep 3
 used=$(($(cpu_ticks "$fwd") - cpu0))
 idle=$(($(now_ticks) - t0))
 kill -TERM "$fwd"
-wait "$fwd"
+finish 30 "$fwd"
 status=$?
 pids=""
 grep -E '^waiter' "$work/fwd.out" | sed 's/^/    /'
@@ -119,7 +119,7 @@ check "ixy-pcap attached its program to vethB again" wait_for 10 is_attached vet
 wait_for 10 grep -q "fill_frames=" "$work/pcap.err"
 in_ns sh -c 'echo 1 >/sys/class/net/vethB/threaded' 2>/dev/null || echo "    (no threaded NAPI on vethB: completions may come at once)"
 for run in 1 2 3; do
-	in_ns "$bin/ixy-pktgen" --count 100 xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err"
+	in_ns_bounded "$bin/ixy-pktgen" --count 100 xdp:vethA >"$work/pktgen.out" 2>"$work/pktgen.err"
 	status=$?
 	grep '^totals' "$work/pktgen.out" | sed 's/^/    /'
 	check "run $run: ixy-pktgen exited with status 0, sent=100 tx_packets=100" \
@@ -127,7 +127,7 @@ for run in 1 2 3; do
 done
 wait_for 10 eval '! kill -0 "$pcap" 2>/dev/null'
 kill -TERM "$pcap" 2>/dev/null
-wait "$pcap"
+finish 30 "$pcap"
 pids=""
 grep '^totals' "$work/pcap.out" | sed 's/^/    /'
 check "ixy-pcap on vethB captured the 300 frames" eq "$(count pcap vethB captured)" 300

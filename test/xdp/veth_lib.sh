@@ -17,12 +17,17 @@ veth_missing=$(host_feature_missing root netns veth af_xdp ${veth_features:-})
 [ -z "$veth_missing" ] || { echo "skipped: this host has no $veth_missing"; exit 77; }
 . "$veth_src/test/vm/totals.sh"
 
+exec 8>&1 # the test's output (stuck writes there)
 ns=$veth_ns_prefix-$$-$RANDOM
 work=$(mktemp -d)
 pids=""
+# At the exit: every process of the test (in $pids) and every process left in the namespace killed. Only the test's
+# own are waited for, each for at most 10 s: a bare wait would also wait for any other child, and forever.
 cleanup() {
-	for pid in $pids; do kill -9 "$pid" 2>/dev/null; done
-	wait 2>/dev/null
+	local pid
+	# shellcheck disable=SC2046 # a list of process ids
+	for pid in $pids $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+	for pid in $pids; do finish 10 "$pid" 2>/dev/null; done
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$work"
 }
@@ -91,6 +96,42 @@ add() { # their sum, or "?..." if one is not a number
 	echo $total
 }
 in_ns() { ip netns exec "$ns" "$@"; }
+# running PID: the process is there and has not ended (a process that ended is a zombie until it is waited for).
+running() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) \(.\).*$/\1/' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+ended() { ! running "$1"; }
+# stuck PID: one line on the process that did not end (its command, state and where the kernel holds it), then
+# the kernel's stack of each of its threads: a test that would have hung says where.
+stuck() {
+	local task
+	{
+	echo "    still running: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)(pid $1)"
+	for task in /proc/"$1"/task/*; do
+		echo "      thread ${task##*/}: state $(sed 's/^.*) \(.\).*$/\1/' "$task/stat" 2>/dev/null)," \
+			"waits in $(cat "$task/wchan" 2>/dev/null)"
+		sed 's/^/        /' "$task/stack" 2>/dev/null
+	done
+	} >&8 # the test's output, also when the command's own is redirected to a file
+}
+# finish SECONDS PID: waits for a process of the test to end, for at most SECONDS; if it has not ended then, says
+# where it is (stuck) and kills it. Returns its exit status (137 when killed).
+finish() {
+	if ! wait_until "$1" ended "$2"; then
+		stuck "$2"
+		kill -KILL "$2" 2>/dev/null
+	fi
+	wait "$2"
+}
+# bounded SECONDS COMMAND...: runs the command (a program, not a shell function: its process is the one watched)
+# and waits for it as finish does. Its standard input is /dev/null unless redirected.
+bounded() {
+	local seconds=$1
+	shift
+	"$@" &
+	finish "$seconds" $!
+}
+# in_ns_bounded COMMAND...: the command in the namespace, given 60 s to end (none of the tests' commands takes more
+# than a few); a command that hangs is named and killed, and the test goes on.
+in_ns_bounded() { bounded 60 ip netns exec "$ns" "$@"; }
 # no_ipv6 [DEV...]: IPv6 off in the namespace, for all and new interfaces or the ones named (its router
 # solicitations, neighbour discovery and MLD reports would be frames no app sent). A kernel without IPv6 sends none.
 no_ipv6() {
