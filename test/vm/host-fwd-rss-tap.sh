@@ -28,6 +28,7 @@ tap_dirs=(in out in out) # tcpdump -Q: what the tap got from the guest's NIC, or
 tap_files=(host-a host-b host-c host-d)
 qemu_prefix=(ip netns exec "$tap_ns")
 host_needs=(netns tap bridge)
+host_tools=(tcpdump) # the host's records (run-vm.sh installs it, or skips with one line naming it)
 ns() { ip netns exec "$tap_ns" "$@"; }
 
 network() {

@@ -5,7 +5,8 @@
 # benchmarks. Each host file says what its scenario does, sets mode (its default, e.g. mode=${mode:-bare}), may set
 # time_limit, out, guest_options, host_ends_ok=yes, qemu_prefix (a command QEMU runs under, e.g. ip netns exec) and
 # host_needs (what the host must do beyond QEMU: netns, tap, bridge; test/host_features.sh: without one the test
-# skips, exit 77, with a line "skipped: ..." naming it) or refuse options (exit 2), and defines the functions
+# skips, exit 77, with a line "skipped: ..." naming it), host_tools (Debian packages of programs it runs on the host,
+# installed here as QEMU is) or refuse options (exit 2), and defines the functions
 #   network   the netdevs nic_a ... nic_d (pair_network, hub_network or its own)
 #   devices   (optional) QEMU devices and records after NICs A-D; extra: more words for the kernel command line
 #   checks    the host's checks once QEMU has ended: expect, marker, guest_checks, and total (totals.sh) to read
@@ -114,6 +115,7 @@ time_limit=300
 guest_options=()
 qemu_prefix=() # a host file may run QEMU through a command, e.g. (ip netns exec NS)
 host_needs=()  # a host file's needs of the host (test/host_features.sh)
+host_tools=()  # programs a host file runs on the host, each from the Debian package of its name (e.g. tcpdump)
 host_ends_ok=no
 queues_ok=no # a host file that reads --queues sets queues_ok=yes
 vcpus=1
@@ -166,6 +168,7 @@ fi
 need=()
 { command -v busybox >/dev/null && ! readelf -l "$(command -v busybox)" | grep -q INTERP; } || need+=(busybox-static)
 command -v cpio >/dev/null || need+=(cpio)
+for tool in "${host_tools[@]}"; do command -v "$tool" >/dev/null || need+=("$tool"); done
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing ${need[*]}"
 	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"; } >/dev/null 2>&1; then
@@ -173,6 +176,9 @@ if [ ${#need[@]} -gt 0 ]; then
 		exit 77
 	fi
 fi
+for tool in "${host_tools[@]}"; do
+	command -v "$tool" >/dev/null || { say "skipped: this host has no $tool (scenario $scenario)"; exit 77; }
+done
 
 rm -rf "$out"
 mkdir -p "$out/guest"
