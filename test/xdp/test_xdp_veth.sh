@@ -416,7 +416,7 @@ mkfifo "$work/hold"
 ip netns exec "$ns" "$xdp_open" --send 512 xdp:vethS 1 1 <"$work/hold" >"$work/drain.out" 2>"$work/drain.err" &
 drain=$!
 pids="$pids $drain"
-exec 7>"$work/hold"
+exec 7<>"$work/hold" # (read and write: the open does not wait for xdp_open's; closing it is the end of input)
 wait_for 30 grep -q "^sent" "$work/drain.out"
 before_t=$(kernel vethT rx packets)
 ip -n "$ns" link set vethS up

@@ -54,7 +54,7 @@ run() {
 	local pcap=$!
 	pids="$pids $pcap"
 	check "$name: ixy-pcap attached its program to vethB" wait_for 10 is_attached vethB
-	ip netns exec "$ns" timeout 30 "$bin/ixy-pktgen" "$@" xdp:vethA >"$work/$name.gen.out" 2>"$work/$name.gen.err"
+	ip netns exec "$ns" timeout -k 5 30 "$bin/ixy-pktgen" "$@" xdp:vethA >"$work/$name.gen.out" 2>"$work/$name.gen.err"
 	status=$?
 	# What was sent reaches ixy-pcap: its file (flushed each second) holds every frame and end marker, at most 60 s
 	# (a lost frame fails the report's checks below, after the wait).

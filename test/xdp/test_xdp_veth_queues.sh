@@ -74,7 +74,7 @@ for sender in 0 1; do
 done
 sender_status=""
 for pid in $senders; do
-	wait "$pid"
+	finish 90 "$pid"
 	sender_status="$sender_status $?"
 done
 sent=$(add "$(sed -n 's/^sent=//p' "$work/sender0.out")" "$(sed -n 's/^sent=//p' "$work/sender1.out")")

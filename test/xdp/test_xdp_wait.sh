@@ -62,7 +62,7 @@ idle=$((t1 - t0))
 echo "    idle: ixy-pcap used $used of $idle clock ticks ($hz a second)"
 check "idle: ixy-pcap used less than 10 % of the idle period's CPU time ($used < $idle / 10 ticks)" \
 	eval '[ $((10 * used)) -lt "$idle" ]'
-in_ns python3 "$src/test/xdp/xdp_flows.py" send vethA 0 1 "$BURST" 60 >"$work/send.out"
+bounded 90 ip netns exec "$ns" python3 "$src/test/xdp/xdp_flows.py" send vethA 0 1 "$BURST" 60 >"$work/send.out"
 sed 's/^/    sender: /' "$work/send.out"
 # It stops by itself after BURST packets; if some were lost it waits for more: stop it then.
 wait_for 30 eval '! kill -0 "$pcap" 2>/dev/null'

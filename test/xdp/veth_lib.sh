@@ -96,15 +96,20 @@ add() { # their sum, or "?..." if one is not a number
 	echo $total
 }
 in_ns() { ip netns exec "$ns" "$@"; }
-# running PID: the process is there and has not ended (a process that ended is a zombie until it is waited for).
-running() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/^.*) \(.\).*$/\1/' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+# running PID: the test's child process is there and has not ended (a process that ended is a zombie until it is
+# waited for; bash may reap it before, and a process of another parent with that number is not the test's).
+running() {
+	local state_parent
+	state_parent=$(sed 's/^.*) \(.\) \([0-9]*\) .*$/\1 \2/' "/proc/$1/stat" 2>/dev/null)
+	[ "${state_parent#* }" = "$$" ] && [ "${state_parent% *}" != Z ]
+}
 ended() { ! running "$1"; }
 # stuck PID: one line on the process that did not end (its command, state and where the kernel holds it), then
 # the kernel's stack of each of its threads: a test that would have hung says where.
 stuck() {
 	local task
 	{
-	echo "    still running: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)(pid $1)"
+	echo "    still running: $(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")(pid $1)"
 	for task in /proc/"$1"/task/*; do
 		echo "      thread ${task##*/}: state $(sed 's/^.*) \(.\).*$/\1/' "$task/stat" 2>/dev/null)," \
 			"waits in $(cat "$task/wchan" 2>/dev/null)"
@@ -113,20 +118,22 @@ stuck() {
 	} >&8 # the test's output, also when the command's own is redirected to a file
 }
 # finish SECONDS PID: waits for a process of the test to end, for at most SECONDS; if it has not ended then, says
-# where it is (stuck) and kills it. Returns its exit status (137 when killed).
+# where it is (stuck) and kills it. Returns its exit status (137 when killed). A process the kernel holds so that
+# even SIGKILL does not end it (state D) is left after 5 s more, with a line saying so, and 137 returned.
 finish() {
 	if ! wait_until "$1" ended "$2"; then
 		stuck "$2"
 		kill -KILL "$2" 2>/dev/null
+		wait_until 5 ended "$2" || { echo "    pid $2 did not end on SIGKILL: left behind" >&8; return 137; }
 	fi
-	wait "$2"
+	wait "$2" 2>/dev/null # (without bash's "Killed" notice in the command's own error file)
 }
 # bounded SECONDS COMMAND...: runs the command (a program, not a shell function: its process is the one watched)
-# and waits for it as finish does. Its standard input is /dev/null unless redirected.
+# with the standard input, output and error of the call, and waits for it as finish does.
 bounded() {
 	local seconds=$1
 	shift
-	"$@" &
+	"$@" 0<&0 8>&- &
 	finish "$seconds" $!
 }
 # in_ns_bounded COMMAND...: the command in the namespace, given 60 s to end (none of the tests' commands takes more
