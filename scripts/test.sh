@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio pkgconf gnuplot-nox"
+packages="cmake gcc clang clang-format cppcheck valgrind cloc python3 tcpdump busybox-static cpio pkgconf gnuplot-nox
+	gcc-aarch64-linux-gnu"
 vagrant_packages="vagrant vagrant-libvirt debootstrap"
 if [ "$(id -u)" = 0 ]; then
 	missing=""
