@@ -29,7 +29,7 @@ BURST=2000
 hz=$(getconf CLK_TCK)
 # cpu_ticks PID: the CPU time the process used so far, user and system, in clock ticks (fields 14 and 15 of its
 # stat, counted after the command name, which may hold blanks).
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+cpu_ticks() { stat_fields "/proc/$1" | awk '{ print $12 + $13 }'; }
 now_ticks() { awk -v hz="$hz" '{ printf "%d\n", $1 * hz }' /proc/uptime; }
 waiter_key() { # waiter_key FILE KEY [N]: KEY on the N-th (default 1st) waiter line of FILE
 	sed -n 's/^waiter app=.* \('"$2"'=[0-9]*\).*$/\1/p' "$1" | sed -n "${3:-1}p" | cut -d= -f2

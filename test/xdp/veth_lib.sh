@@ -96,12 +96,15 @@ add() { # their sum, or "?..." if one is not a number
 	echo $total
 }
 in_ns() { ip netns exec "$ns" "$@"; }
+# stat_fields DIR: the fields of DIR/stat (a process's or a thread's) after its command's name, which may hold spaces
+# and parentheses: state, parent, ... (fields 3 on in proc(5)); nothing if it is gone.
+stat_fields() { sed 's/^.*) //' "$1/stat" 2>/dev/null; }
 # running PID: the test's child process is there and has not ended (a process that ended is a zombie until it is
 # waited for; bash may reap it before, and a process of another parent with that number is not the test's).
 running() {
-	local state_parent
-	state_parent=$(sed 's/^.*) \(.\) \([0-9]*\) .*$/\1 \2/' "/proc/$1/stat" 2>/dev/null)
-	[ "${state_parent#* }" = "$$" ] && [ "${state_parent% *}" != Z ]
+	local fields
+	read -r -a fields <<<"$(stat_fields "/proc/$1")"
+	[ "${fields[1]:-}" = "$$" ] && [ "${fields[0]:-}" != Z ]
 }
 ended() { ! running "$1"; }
 # stuck PID: one line on the process that did not end (its command, state and where the kernel holds it), then
@@ -111,7 +114,7 @@ stuck() {
 	{
 	echo "    still running: $(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")(pid $1)"
 	for task in /proc/"$1"/task/*; do
-		echo "      thread ${task##*/}: state $(sed 's/^.*) \(.\).*$/\1/' "$task/stat" 2>/dev/null)," \
+		echo "      thread ${task##*/}: state $(stat_fields "$task" | cut -d ' ' -f 1)," \
 			"waits in $(cat "$task/wchan" 2>/dev/null)"
 		sed 's/^/        /' "$task/stack" 2>/dev/null
 	done
