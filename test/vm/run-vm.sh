@@ -465,16 +465,16 @@ packed_checks
 echo "vm ($scenario, $mode, ${elapsed}s): $passed passed, $failed failed"
 # A failed run boots again, at most three boots in all, if the emulator failed rather than ixy, by one of four
 # signatures (a CI run here saw the RCU stall twice in a row on vm_igb_fwd_rss4, 4 vCPUs on 2 host CPUs; of 8 runs
-# alone, 2 needed a second boot): a vCPU that lost
-# its timer interrupts (above), QEMU's TCG aborting in its memory map lookup (seen under load with 4 vCPUs while
-# the guest enumerated PCI: "iotlb_to_section: Assertion `section_index < d->map.sections_nb' failed"), or the guest
-# kernel giving up at boot, long before /init and ixy, because the emulated timer did not tick in time for its check
-# (seen with the IOMMU, 4 vCPUs and a host load of 13: "Kernel panic - not syncing: timer doesn't work through
-# Interrupt-remapped IO-APIC"). A fourth: the guest kernel hung a task of its own while the NICs went to vfio-pci
-# (guest-init.sh's hand_over_to_vfio, sysfs writes only), before any ixy program ran: the handover never printed its
-# last marker (seen once, vm_vfio_igb_fwd_rss2 with 4 vCPUs: "INFO: task setup-vfio.sh:175 blocked for more than 120
-# seconds", nothing after it). Any other QEMU assertion (a device model's, which a driver's register writes might
-# reach), stall, hang or panic fails the test. Each failed boot's console is kept as console-boot-<n>.log.
+# alone, 2 needed a second boot): a vCPU that lost its timer interrupts (above), QEMU's TCG aborting in its memory map
+# lookup (seen under load with 4 vCPUs while the guest enumerated PCI: "iotlb_to_section: Assertion `section_index <
+# d->map.sections_nb' failed"), or the guest kernel giving up at boot, long before /init and ixy, because the emulated
+# timer did not tick in time for its check (seen with the IOMMU, 4 vCPUs and a host load of 13: "Kernel panic - not
+# syncing: timer doesn't work through Interrupt-remapped IO-APIC"). A fourth: the guest kernel hung a task of its own
+# while the NICs went to vfio-pci (guest-init.sh's hand_over_to_vfio, sysfs writes only), before any ixy program ran:
+# the handover never printed its last marker (seen once, vm_vfio_igb_fwd_rss2 with 4 vCPUs: "INFO: task
+# setup-vfio.sh:175 blocked for more than 120 seconds", nothing after it). Any other QEMU assertion (a device model's,
+# which a driver's register writes might reach), stall, hang or panic fails the test. Each failed boot's console is kept
+# as console-boot-<n>.log.
 fault=
 grep -q "$stall_pattern" "$out/console.log" && fault="a vCPU took no timer interrupts (RCU stall)"
 grep -q "Kernel panic - not syncing: timer doesn't work through Interrupt-remapped IO-APIC" "$out/console.log" &&
